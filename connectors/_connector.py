@@ -1,0 +1,39 @@
+"""The shape every provider package exposes, so CLI, flows and tests can iterate them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from connectors._page import FetchContext, FetchFailure, Page
+
+APPEND = "append"  # every page ever landed is part of the current state (time series)
+SNAPSHOT = "snapshot"  # only the latest successful load of each scope is current
+
+
+@dataclass(frozen=True)
+class Connector:
+    name: str
+    # endpoint -> SNAPSHOT | APPEND
+    endpoints: dict[str, str]
+    # live fetch: builds its clients from the standard credential chains
+    fetch_live: Callable[[FetchContext], Iterator[Page | FetchFailure]]
+    # pure: a frame of raw pages (endpoint, load_id, fetched_at, scope, source_url,
+    # request, payload) -> canonical offers (warehouse.schemas.OFFER_SCHEMA, plus an
+    # optional `_item` struct holding the raw record for quarantine)
+    parse: Callable[[pl.DataFrame], pl.DataFrame]
+    # extra staged entities: table name -> (DDL, parser over the same pages frame)
+    extra_staging: dict[str, tuple[str, Callable[[pl.DataFrame], pl.DataFrame]]] = field(
+        default_factory=dict
+    )
+    # providers a connector's rows may carry (sheets publish rows for coreweave, ...)
+    emits_providers: tuple[str, ...] = ()
+
+    @property
+    def staging_table(self) -> str:
+        return f"stg_{self.name}__offers"
+
+    def raw_table(self, endpoint: str) -> str:
+        return f"raw_{self.name}__{endpoint}"

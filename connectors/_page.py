@@ -1,0 +1,104 @@
+"""`Page`: one recorded API response (or one downloaded file), the unit that flows from
+`fetch()` into raw landing and from raw back into `parse()`.
+
+The body is kept exactly as received. `sha256` covers the request and the body (not the
+fetch time), so a page that comes back unchanged is recognised and not stored twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+# Request keys that say which slice of a provider a page belongs to. A load covers one
+# (provider, endpoint, scope); the current state of an endpoint is the latest successful
+# load of each of its scopes, so a region that fails tonight keeps yesterday's pages.
+SCOPE_KEYS = ("region", "sheet", "scope")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+@dataclass(frozen=True)
+class Page:
+    provider: str
+    endpoint: str
+    fetched_at: datetime  # naive UTC
+    request: dict[str, Any]
+    body: Any = None  # the decoded JSON body, exactly as returned
+    path: Path | None = None  # a file endpoint (CSV): the bytes live here, body is None
+    source_url: str | None = None
+    _sha: list[str] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def scope(self) -> str:
+        for key in SCOPE_KEYS:
+            if self.request.get(key):
+                return str(self.request[key])
+        return ""
+
+    @property
+    def payload(self) -> str:
+        """The stored form of the body: JSON text, or the file's text."""
+        if self.path is not None:
+            return self.path.read_text(encoding="utf-8")
+        return json.dumps(self.body, ensure_ascii=False, separators=(",", ":"))
+
+    @property
+    def sha256(self) -> str:
+        if not self._sha:
+            h = hashlib.sha256(canonical_json(self.request).encode())
+            if self.path is not None:
+                with self.path.open("rb") as fh:
+                    for chunk in iter(lambda: fh.read(1 << 20), b""):
+                        h.update(chunk)
+            else:
+                h.update(canonical_json(self.body).encode())
+            self._sha.append(h.hexdigest())
+        return self._sha[0]
+
+
+@dataclass(frozen=True)
+class FetchFailure:
+    """A scope (region, sheet ...) whose fetch failed: recorded in `_loads`, others go on."""
+
+    provider: str
+    endpoint: str
+    scope: str
+    error: Exception
+
+
+@dataclass(frozen=True)
+class FetchContext:
+    """What a live fetch may know about the warehouse: incremental watermarks and config."""
+
+    # (endpoint, scope) -> newest timestamp already stored, for incremental endpoints.
+    watermarks: dict[tuple[str, str], datetime] = field(default_factory=dict)
+    regions: tuple[str, ...] | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def per_scope(
+    provider: str,
+    endpoint: str,
+    scopes: Any,
+    fetch_one: Any,
+) -> Any:
+    """Run `fetch_one(scope)` (an iterator of pages) for every scope; a scope that raises
+    yields a FetchFailure instead and the next scope still runs."""
+    from connectors.errors import PricingError
+
+    for scope in scopes:
+        try:
+            yield from fetch_one(scope)
+        except PricingError as exc:
+            yield FetchFailure(provider, endpoint, str(scope), exc)

@@ -1,0 +1,126 @@
+"""The snapshot format (CONTRACT §2): recorded raw responses on disk, replayed through the
+same landing and parse path as live data.
+
+    DIR/<provider>/<endpoint>/<name>.json      {"fetched_at", "request", "body"}
+    DIR/<provider>/<endpoint>/<name>.csv       a file endpoint, byte for byte,
+    DIR/<provider>/<endpoint>/<name>.csv.json  with its sidecar {"fetched_at", "request"}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from connectors._page import Page
+from connectors.errors import InvalidInput
+
+DEMO_DIR = Path(__file__).parent / "demo_snapshot"
+
+
+def resolve(snapshot: str | Path) -> Path:
+    path = DEMO_DIR if str(snapshot) == "demo" else Path(snapshot)
+    if not path.is_dir():
+        raise InvalidInput(f"snapshot {snapshot!s}: no such directory")
+    return path
+
+
+def _parse_time(value: object, where: Path) -> datetime:
+    if not isinstance(value, str):
+        raise InvalidInput(
+            f"snapshot file {where}: fetched_at must be an ISO 8601 string, got {value!r}"
+        )
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InvalidInput(f"snapshot file {where}: fetched_at {value!r} is not ISO 8601") from exc
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    return parsed
+
+
+def _load_json(path: Path) -> dict:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInput(f"snapshot file {path}: not valid JSON ({exc})") from exc
+    if not isinstance(doc, dict):
+        raise InvalidInput(
+            f"snapshot file {path}: expected a JSON object, got {type(doc).__name__}"
+        )
+    return doc
+
+
+def read_provider(root: Path, provider: str) -> Iterator[Page]:
+    """Yield the pages recorded for one provider, endpoint by endpoint, in file-name order."""
+    base = root / provider
+    if not base.is_dir():
+        return
+    for endpoint_dir in sorted(p for p in base.iterdir() if p.is_dir()):
+        for path in sorted(endpoint_dir.iterdir(), key=lambda p: _natural(p.name)):
+            if path.name.endswith(".csv.json") or path.name.startswith((".", "_")):
+                continue
+            if path.suffix == ".json":
+                doc = _load_json(path)
+                missing = {"fetched_at", "request", "body"} - doc.keys()
+                if missing:
+                    raise InvalidInput(f"snapshot file {path}: missing key(s) {sorted(missing)}")
+                yield Page(
+                    provider=provider,
+                    endpoint=endpoint_dir.name,
+                    fetched_at=_parse_time(doc["fetched_at"], path),
+                    request=doc["request"],
+                    body=doc["body"],
+                    source_url=doc.get("source_url"),
+                )
+            elif path.suffix == ".csv":
+                sidecar = path.with_name(path.name + ".json")
+                if not sidecar.exists():
+                    raise InvalidInput(f"snapshot file {path}: missing sidecar {sidecar.name}")
+                doc = _load_json(sidecar)
+                yield Page(
+                    provider=provider,
+                    endpoint=endpoint_dir.name,
+                    fetched_at=_parse_time(doc.get("fetched_at"), sidecar),
+                    request=doc.get("request", {}),
+                    path=path,
+                    source_url=doc.get("source_url"),
+                )
+
+
+def _natural(name: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "page"
+
+
+def write_pages(root: Path, pages: Iterable[Page]) -> int:
+    """Write pages in the snapshot format; returns the number written."""
+    counters: dict[tuple[str, str, str], int] = {}
+    written = 0
+    for page in pages:
+        folder = root / page.provider / page.endpoint
+        folder.mkdir(parents=True, exist_ok=True)
+        key = (page.provider, page.endpoint, page.scope)
+        counters[key] = counters.get(key, 0) + 1
+        stem = f"{_safe(page.scope or page.endpoint)}-{counters[key]:04d}"
+        meta = {
+            "fetched_at": page.fetched_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "request": page.request,
+        }
+        if page.source_url:
+            meta["source_url"] = page.source_url
+        if page.path is not None or (page.body is None and page.endpoint.endswith("csv")):
+            (folder / f"{stem}.csv").write_text(page.payload, encoding="utf-8")
+            (folder / f"{stem}.csv.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        else:
+            meta["body"] = page.body
+            (folder / f"{stem}.json").write_text(
+                json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8"
+            )
+        written += 1
+    return written

@@ -1,0 +1,11 @@
+"""Azure: Retail Prices API (public) for prices, Resource SKUs (ARM) for VM specs."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.azure import fetch, parse
+
+CONNECTOR = Connector(
+    name="azure",
+    endpoints={"retail_prices": SNAPSHOT, "resource_skus": SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

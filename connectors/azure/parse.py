@@ -1,0 +1,230 @@
+"""Azure parse: raw Retail Prices pages (+ optional Resource SKU pages) -> canonical offers.
+
+Pure Polars: the page JSON is decoded with a declared schema, `Items` exploded, and every
+rule is an expression. Unknown fields are ignored by the declared schema; a missing field
+decodes to null and is rejected (quarantine) with a reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from connectors.azure import settings as s
+
+ITEM = pl.Struct(
+    {
+        "currencyCode": pl.String,
+        "tierMinimumUnits": pl.Float64,
+        "retailPrice": pl.Float64,
+        "unitPrice": pl.Float64,
+        "armRegionName": pl.String,
+        "location": pl.String,
+        "effectiveStartDate": pl.String,
+        "effectiveEndDate": pl.String,
+        "meterId": pl.String,
+        "meterName": pl.String,
+        "productId": pl.String,
+        "skuId": pl.String,
+        "productName": pl.String,
+        "skuName": pl.String,
+        "serviceName": pl.String,
+        "serviceId": pl.String,
+        "serviceFamily": pl.String,
+        "unitOfMeasure": pl.String,
+        "type": pl.String,
+        "isPrimaryMeterRegion": pl.Boolean,
+        "armSkuName": pl.String,
+        "reservationTerm": pl.String,
+    }
+)
+RETAIL_PAGE = pl.Struct(
+    {"BillingCurrency": pl.String, "Items": pl.List(ITEM), "NextPageLink": pl.String}
+)
+SKU_PAGE = pl.Struct(
+    {
+        "value": pl.List(
+            pl.Struct(
+                {
+                    "resourceType": pl.String,
+                    "name": pl.String,
+                    "size": pl.String,
+                    "family": pl.String,
+                    "locations": pl.List(pl.String),
+                    "capabilities": pl.List(pl.Struct({"name": pl.String, "value": pl.String})),
+                }
+            )
+        )
+    }
+)
+VM_SIZES_CSV = Path(__file__).with_name("vm_sizes.csv")
+
+
+def bundled_specs() -> pl.DataFrame:
+    return pl.read_csv(
+        VM_SIZES_CSV,
+        schema_overrides={"vcpus": pl.Float64, "memory_gib": pl.Float64, "gpu_count": pl.Float64},
+    ).select("arm_sku_name", "vcpus", "memory_gib", "gpu_count")
+
+
+def _capability(name: str) -> pl.Expr:
+    """A Resource SKU capability value (all are strings in ARM) as a number."""
+    return (
+        pl.col("capabilities")
+        .list.eval(
+            pl.element().filter(pl.element().struct.field("name") == name).struct.field("value")
+        )
+        .list.first()
+        .cast(pl.Float64, strict=False)
+    )
+
+
+def parse_resource_skus(pages: pl.DataFrame) -> pl.DataFrame:
+    """VM specs from Resource SKU pages: arm_sku_name, vcpus, memory_gib, gpu_count."""
+    skus = (
+        pages.filter(pl.col("endpoint") == "resource_skus")
+        .select(pl.col("payload").str.json_decode(SKU_PAGE).struct.field("value").alias("sku"))
+        .explode("sku")
+        .drop_nulls("sku")
+        .unnest("sku")
+        .filter(pl.col("resourceType") == "virtualMachines")
+    )
+    if skus.is_empty():
+        return pl.DataFrame(
+            schema={
+                "arm_sku_name": pl.String,
+                "vcpus": pl.Float64,
+                "memory_gib": pl.Float64,
+                "gpu_count": pl.Float64,
+            }
+        )
+    return skus.select(
+        pl.col("name").alias("arm_sku_name"),
+        _capability("vCPUs").alias("vcpus"),
+        _capability("MemoryGB").alias("memory_gib"),
+        _capability("GPUs").alias("gpu_count"),
+    ).unique("arm_sku_name", keep="first")
+
+
+def _family(col: str) -> tuple[pl.Expr, pl.Expr]:
+    name: pl.Expr = pl.lit(None, dtype=pl.String)
+    mem: pl.Expr = pl.lit(None, dtype=pl.Float64)
+    for pattern, gpu, gib in reversed(s.GPU_FAMILIES):
+        hit = pl.col(col).str.contains(pattern)
+        name = pl.when(hit).then(pl.lit(gpu)).otherwise(name)
+        mem = pl.when(hit).then(pl.lit(float(gib))).otherwise(mem)
+    return name, mem
+
+
+def parse(pages: pl.DataFrame) -> pl.DataFrame:
+    retail = pages.filter(pl.col("endpoint") == "retail_prices")
+    items = (
+        retail.select(
+            "load_id",
+            "fetched_at",
+            "endpoint",
+            pl.col("payload").str.json_decode(RETAIL_PAGE).struct.field("Items").alias("_item"),
+        )
+        .explode("_item")
+        .drop_nulls("_item")
+        .with_columns(pl.col("_item").struct.unnest())
+    )
+    specs = _specs(pages)
+    gpu_name, gpu_mem = _family("armSkuName")
+    meter = pl.col("meterName").fill_null("")
+    sku = pl.col("skuName").fill_null("")
+    product = pl.col("productName").fill_null("")
+    kind = pl.col("type")
+    term_years = pl.col("reservationTerm").str.extract(r"^(\d+) Years?$").cast(pl.Int32)
+    unit_hours = pl.col("unitOfMeasure").str.extract(r"^(\d+) Hours?$").cast(pl.Float64)
+    is_spot = meter.str.ends_with(" Spot") | sku.str.ends_with(" Spot")
+
+    excluded = (
+        pl.when(
+            (pl.col("serviceName") != "Virtual Machines")
+            | (pl.col("armSkuName").fill_null("") == "")
+        )
+        .then(pl.lit(s.EXCLUDE_NOT_VM))
+        .when(product.str.contains("Windows"))
+        .then(pl.lit(s.EXCLUDE_WINDOWS))
+        .when(meter.str.contains("Low Priority") | sku.str.contains("Low Priority"))
+        .then(pl.lit(s.EXCLUDE_LOW_PRIORITY))
+        .when(kind == "DevTestConsumption")
+        .then(pl.lit(s.EXCLUDE_DEVTEST))
+        .when(product.str.contains("Dedicated Host") | product.str.contains("Cloud Services"))
+        .then(pl.lit(s.EXCLUDE_DEDICATED))
+        .when(pl.col("armSkuName").str.contains(s.FPGA_PATTERN))
+        .then(pl.lit(s.EXCLUDE_FPGA))
+        .when((kind == "Reservation") & ~term_years.is_in([1, 3]).fill_null(False))
+        .then(pl.format("{} ({})", pl.lit(s.EXCLUDE_TERM), pl.col("reservationTerm")))
+    )
+    rejected = (
+        pl.when(pl.col("retailPrice").is_null())
+        .then(pl.lit("missing field retailPrice"))
+        .when(pl.col("armRegionName").is_null())
+        .then(pl.lit("missing field armRegionName"))
+        .when(kind.is_null() | ~kind.is_in(["Consumption", "Reservation"]))
+        .then(pl.format("unknown price type {}", kind))
+        .when((kind == "Consumption") & unit_hours.is_null())
+        .then(pl.format("unit of measure {} is not hourly", pl.col("unitOfMeasure")))
+    )
+    price_per_hour = (
+        pl.when(kind == "Reservation")
+        .then(pl.col("retailPrice") / (term_years * s.HOURS_PER_YEAR))
+        .otherwise(pl.col("retailPrice") / unit_hours)
+    )
+    pricing_model = (
+        pl.when(kind == "Reservation")
+        .then(pl.format("reserved_{}y", term_years))
+        .when(is_spot)
+        .then(pl.lit("spot"))
+        .otherwise(pl.lit("on_demand"))
+    )
+    return items.join(
+        specs, left_on="armSkuName", right_on="arm_sku_name", how="left"
+    ).with_columns(
+        provider=pl.lit(s.PROVIDER),
+        region=pl.col("armRegionName").str.to_lowercase(),
+        zone=pl.lit(None, dtype=pl.String),
+        instance_type=pl.col("armSkuName"),
+        pricing_model=pricing_model,
+        pricing_detail=pl.when(kind == "Reservation").then(
+            pl.format("{} reservation", pl.col("reservationTerm"))
+        ),
+        gpu_name=gpu_name,
+        gpu_memory_gib=gpu_mem,
+        price_usd_per_hour=price_per_hour,
+        source_currency=pl.col("currencyCode"),
+        source_price=pl.col("retailPrice"),
+        source_unit=pl.when(kind == "Reservation")
+        .then(pl.format("{} total", pl.col("reservationTerm")))
+        .otherwise(pl.col("unitOfMeasure")),
+        effective_at=pl.col("effectiveStartDate")
+        .str.to_datetime(time_zone="UTC", strict=False)
+        .dt.replace_time_zone(None),
+        status=pl.when(excluded.is_not_null())
+        .then(pl.lit("excluded"))
+        .when(rejected.is_not_null())
+        .then(pl.lit("rejected"))
+        .otherwise(pl.lit("ok")),
+        reason=pl.coalesce(excluded, rejected),
+    )
+
+
+def _specs(pages: pl.DataFrame) -> pl.DataFrame:
+    """Live Resource SKU specs where we have them, the bundled table for the rest. A
+    fractional GPU count (NVadsA10 v5: 1/6 of an A10) comes from the bundled table, since
+    the `GPUs` capability cannot say it."""
+    live = parse_resource_skus(pages)
+    bundled = bundled_specs()
+    merged = bundled.join(live, on="arm_sku_name", how="full", coalesce=True, suffix="_live")
+    return merged.select(
+        "arm_sku_name",
+        pl.coalesce("vcpus_live", "vcpus").alias("vcpus"),
+        pl.coalesce("memory_gib_live", "memory_gib").alias("memory_gib"),
+        pl.when(pl.col("gpu_count") < 1)
+        .then("gpu_count")
+        .otherwise(pl.coalesce("gpu_count_live", "gpu_count"))
+        .alias("gpu_count"),
+    )

@@ -1,0 +1,90 @@
+"""Azure settings: endpoints, request filters, VM-family -> GPU map, and each exclusion
+with why and a source."""
+
+from __future__ import annotations
+
+PROVIDER = "azure"
+
+RETAIL_URL = "https://prices.azure.com/api/retail/prices"
+# 2023-01-01-preview: filter values are case-sensitive from this version on (docs), which
+# our filter is written for; it also adds savingsPlan (ignored for now).
+RETAIL_API_VERSION = "2023-01-01-preview"
+# Request-side filter, one walk per region: $skip paging drifts when prices change during
+# a long crawl (API_SHAPES §6), so a walk is kept short. Every Azure GPU VM size is an
+# N-series size (NC, ND, NG, NV: learn.microsoft.com/azure/virtual-machines/sizes/overview),
+# so `Standard_N` keeps the walk to GPU families and a few thousand items per region.
+RETAIL_FILTER = (
+    "serviceName eq 'Virtual Machines' and armRegionName eq '{region}' "
+    "and contains(armSkuName, 'Standard_N')"
+)
+
+# Regions with GPU VM sizes (learn.microsoft.com "Products available by region", 2026-11).
+# Overridable from config (`[providers.azure] regions = [...]`).
+DEFAULT_REGIONS = (
+    "eastus",
+    "eastus2",
+    "southcentralus",
+    "westus2",
+    "westus3",
+    "northcentralus",
+    "centralus",
+    "westus",
+    "canadacentral",
+    "brazilsouth",
+    "westeurope",
+    "northeurope",
+    "uksouth",
+    "francecentral",
+    "germanywestcentral",
+    "swedencentral",
+    "switzerlandnorth",
+    "norwayeast",
+    "polandcentral",
+    "italynorth",
+    "uaenorth",
+    "qatarcentral",
+    "centralindia",
+    "southindia",
+    "japaneast",
+    "koreacentral",
+    "southeastasia",
+    "eastasia",
+    "australiaeast",
+)
+
+ARM_URL = "https://management.azure.com"
+SUBSCRIPTION_ENV = "AZURE_SUBSCRIPTION_ID"
+
+HOURS_PER_YEAR = 8760  # reservation totals are spread over 365-day years
+
+# Exclusions: (reason, why / source). Matched in parse.py with vectorised string tests.
+EXCLUDE_WINDOWS = "windows: OS licence included in the price; we publish Linux prices"
+EXCLUDE_LOW_PRIORITY = (
+    "low priority: Azure Batch low-priority VMs are being retired (2025-09) and are not "
+    "the Spot market; see learn.microsoft.com/azure/batch/batch-spot-vms"
+)
+EXCLUDE_DEVTEST = "devtest: DevTestConsumption prices need a Dev/Test subscription"
+EXCLUDE_DEDICATED = "dedicated host / cloud services product, not a VM size price"
+EXCLUDE_NOT_VM = "not a VM meter (empty armSkuName or serviceName is not Virtual Machines)"
+EXCLUDE_FPGA = "FPGA size (NP-series, Xilinx U250), not a GPU"
+EXCLUDE_TERM = "reservation term outside reserved_1y/reserved_3y"
+
+# VM size (armSkuName) -> (gpu_name, gpu_memory_gib per GPU). First match wins, so the
+# patterns are anchored and mutually exclusive; tests pin one size per family.
+# Sources: learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/* (2026-11).
+GPU_FAMILIES: tuple[tuple[str, str, float], ...] = (
+    (r"^Standard_ND\d+isr_H200_v5$", "H200", 141),  # ND H200 v5: 8x H200 141GB
+    (r"^Standard_ND\d+isr_H100_v5$", "H100", 80),  # ND H100 v5: 8x H100 SXM 80GB
+    (r"^Standard_NCC?\d+adi?s_H100_v5$", "H100NVL", 94),  # NC(C) H100 v5: H100 NVL 94GB
+    (r"^Standard_ND\d+isr_MI300X_v5$", "MI300X", 192),  # ND MI300X v5
+    (r"^Standard_ND\d+amsr_A100_v4$", "A100", 80),  # NDm A100 v4: 8x A100 SXM 80GB
+    (r"^Standard_ND\d+asr_v4$", "A100", 40),  # ND A100 v4: 8x A100 SXM 40GB
+    (r"^Standard_NC\d+ads_A100_v4$", "A100", 80),  # NC A100 v4: A100 PCIe 80GB
+    (r"^Standard_NC\d+as_T4_v3$", "T4", 16),  # NCasT4_v3
+    (r"^Standard_NC\d+r?s_v3$", "V100", 16),  # NCv3: V100 PCIe 16GB
+    (r"^Standard_ND\d+rs_v2$", "V100", 32),  # NDv2: 8x V100 SXM2 32GB
+    (r"^Standard_NV\d+adm?s_A10_v5$", "A10", 24),  # NVadsA10 v5: fractions of an A10
+    (r"^Standard_NC\d+ads_A10_v4$", "A10", 24),  # NCads A10 v4
+    (r"^Standard_NV\d+s_v3$", "M60", 8),  # NVv3: Tesla M60 (8GB per GPU)
+)
+FPGA_PATTERN = r"^Standard_NP\d+s$"

@@ -1,0 +1,46 @@
+"""The exception tree every connector raises from (HOUSE_STYLE §7).
+
+Connectors raise the specific type low; flows decide whether to skip, retry or fail.
+Messages name the provider, the endpoint and the offending value, never a credential.
+"""
+
+from __future__ import annotations
+
+from warehouse.errors import WarehouseError as _WarehouseError
+
+
+class PricingError(Exception):
+    """Root of everything gpu-pricing raises on purpose."""
+
+
+class ConnectorError(PricingError):
+    def __init__(self, provider: str, endpoint: str, message: str) -> None:
+        self.provider = provider
+        self.endpoint = endpoint
+        super().__init__(f"{provider}/{endpoint}: {message}")
+
+
+class MissingCredentials(ConnectorError):
+    """No credentials in the standard chain: the provider (or endpoint) is skipped, not failed."""
+
+
+class SourceUnavailable(ConnectorError):
+    """Retryable: timeouts, connection errors, 5xx, 429 and throttling."""
+
+
+class UnexpectedResponse(ConnectorError):
+    """Not retryable: the response does not have the shape we parse (schema drift, 4xx)."""
+
+    def __init__(self, provider: str, endpoint: str, message: str, excerpt: str = "") -> None:
+        self.excerpt = excerpt[:300]
+        detail = f"{message}; excerpt: {self.excerpt}" if excerpt else message
+        super().__init__(provider, endpoint, detail)
+
+
+class InvalidInput(PricingError):
+    """Bad user input (a snapshot, a flag, a config value): exit code 2."""
+
+
+class WarehouseError(PricingError, _WarehouseError):
+    """The warehouse could not be read, written or published. Raised by warehouse/ as its
+    own base class (warehouse may not import connectors); catch either."""

@@ -1,0 +1,19 @@
+"""The one dict of providers that the CLI, the flows and the tests iterate."""
+
+from __future__ import annotations
+
+from connectors import azure
+from connectors._connector import Connector
+
+PROVIDERS: dict[str, Connector] = {c.name: c for c in (azure.CONNECTOR,)}
+
+
+def get(name: str) -> Connector:
+    from connectors.errors import InvalidInput
+
+    try:
+        return PROVIDERS[name]
+    except KeyError:
+        raise InvalidInput(
+            f"unknown provider {name!r}; known: {', '.join(sorted(PROVIDERS))}"
+        ) from None

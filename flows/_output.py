@@ -1,0 +1,49 @@
+"""CLI output helpers: one JSON document on stdout with --json, else aligned tables."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date, datetime
+from typing import Any
+
+import polars as pl
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat() + ("Z" if value.tzinfo is None else "")
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
+
+
+def emit_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, default=_default, indent=2) + "\n")
+
+
+def table(df: pl.DataFrame, float_digits: int = 4) -> str:
+    if df.is_empty():
+        return "(no rows)"
+    cells = [
+        [
+            ""
+            if v is None
+            else (
+                f"{v:.{float_digits}f}"
+                if isinstance(v, float)
+                else v.strftime("%Y-%m-%d %H:%M")
+                if isinstance(v, datetime)
+                else str(v)
+            )
+            for v in row
+        ]
+        for row in df.iter_rows()
+    ]
+    widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(df.columns)]
+    line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths, strict=True)).rstrip()  # noqa: E731
+    return "\n".join([line(df.columns), line(["-" * w for w in widths]), *map(line, cells)])
+
+
+def err(message: str) -> None:
+    sys.stderr.write(f"gpu-pricing: {message}\n")

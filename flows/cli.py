@@ -1,0 +1,347 @@
+"""`gpu-pricing`: the command line (CONTRACT §1).
+
+Exit codes: 0 ok, 1 partial (some sources failed, others landed), 2 usage or input
+error, 3 nothing landed. With --json, stdout carries exactly one JSON document.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from connectors import registry
+from connectors.errors import InvalidInput, PricingError
+from flows._output import emit_json, err, table
+from warehouse import db
+from warehouse.errors import WarehouseError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
+app.add_typer(snapshot_app, name="snapshot")
+
+WarehouseOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--warehouse",
+        help="DuckDB file (default: $GPU_PRICING_WAREHOUSE, else warehouse/gpu_pricing.duckdb)",
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+
+
+def warehouse_path(path: Path | None) -> Path:
+    return path if path is not None else db.default_path()
+
+
+def parse_providers(value: str | None) -> list[str] | None:
+    if not value:
+        return None
+    names = [p.strip() for p in value.split(",") if p.strip()]
+    for name in names:
+        registry.get(name)  # raises InvalidInput naming the value
+    return names
+
+
+def run(fn, *args, **kwargs):
+    """Call a command body, mapping our errors to the contract's exit codes."""
+    try:
+        return fn(*args, **kwargs)
+    except (InvalidInput, ValueError) as exc:
+        err(str(exc))
+        raise typer.Exit(2) from None
+    except WarehouseError as exc:
+        err(str(exc))
+        raise typer.Exit(3 if "assertions failed" in str(exc) else 2) from None
+    except PricingError as exc:
+        err(str(exc))
+        raise typer.Exit(3) from None
+
+
+def open_readonly(path: Path):
+    try:
+        return db.connect_readonly(path)
+    except WarehouseError as exc:
+        raise InvalidInput(str(exc)) from None
+
+
+CHEAPEST_SQL = """
+    SELECT gpu_name, gpu_memory_gib, pricing_model, price_usd_per_gpu_hour, provider, region,
+           instance_type, median_provider_usd_per_gpu_hour, providers
+    FROM mart_cheapest_gpu_hour
+    ORDER BY gpu_name, gpu_memory_gib, pricing_model
+"""
+
+
+@app.command()
+def refresh(
+    warehouse: WarehouseOpt = None,
+    snapshot: Annotated[
+        str | None,
+        typer.Option(help="Replay a snapshot directory instead of the network ('demo' = bundled)."),
+    ] = None,
+    providers: Annotated[
+        str | None, typer.Option(help="Comma-separated providers (default: all).")
+    ] = None,
+    regions: Annotated[
+        str | None, typer.Option(help="Comma-separated regions to fetch (live only).")
+    ] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Run the refresh flow (Prefect): fetch, land raw, normalise, publish."""
+
+    def body() -> int:
+        from connectors import _snapshot
+
+        path = warehouse_path(warehouse)
+        names = parse_providers(providers)
+        if snapshot is not None:
+            _snapshot.resolve(snapshot)  # a bad path is a usage error, before Prefect starts
+        from flows.refresh import refresh as refresh_flow
+
+        summary = refresh_flow(
+            warehouse=str(path),
+            snapshot=snapshot,
+            providers=names,
+            regions=[r.strip() for r in regions.split(",")] if regions else None,
+        )
+        con = db.connect_readonly(path)
+        try:
+            cheapest = db.query(con, CHEAPEST_SQL)
+        finally:
+            con.close()
+        if json_out:
+            emit_json({**summary.to_dict(), "cheapest": cheapest.to_dicts()})
+        else:
+            from flows.refresh import summary_markdown
+
+            print(summary_markdown(summary))
+            print("\nCheapest per-GPU-hour offers now:\n")
+            print(table(cheapest))
+        return summary.exit_code
+
+    raise typer.Exit(run(body))
+
+
+@app.command()
+def rates(
+    warehouse: WarehouseOpt = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU name, e.g. H100")] = None,
+    memory: Annotated[float | None, typer.Option(help="GPU memory in GiB, e.g. 80")] = None,
+    pricing: Annotated[
+        str | None, typer.Option(help="on_demand | spot | reserved_1y | reserved_3y")
+    ] = None,
+    provider: Annotated[str | None, typer.Option()] = None,
+    region: Annotated[str | None, typer.Option()] = None,
+    limit: Annotated[int, typer.Option(min=1)] = 50,
+    json_out: JsonOpt = False,
+) -> None:
+    """Current per-GPU-hour rates, cheapest first."""
+
+    def body() -> None:
+        from warehouse.schemas import PRICING_MODELS
+
+        if pricing and pricing not in PRICING_MODELS:
+            raise InvalidInput(
+                f"--pricing {pricing!r}: expected one of {', '.join(PRICING_MODELS)}"
+            )
+        con = open_readonly(warehouse_path(warehouse))
+        try:
+            df = db.query(
+                con,
+                """
+                SELECT provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+                       vcpus, memory_gib, pricing_model, pricing_detail, price_usd_per_hour,
+                       price_usd_per_gpu_hour, price_flag, effective_at, fetched_at, load_id
+                FROM mart_gpu_offers_current
+                WHERE ($gpu IS NULL OR gpu_name = upper($gpu))
+                  AND ($memory IS NULL OR gpu_memory_gib = $memory)
+                  AND ($pricing IS NULL OR pricing_model = $pricing)
+                  AND ($provider IS NULL OR provider = $provider)
+                  AND ($region IS NULL OR region = $region)
+                ORDER BY price_usd_per_gpu_hour NULLS LAST, price_usd_per_hour, provider, region, instance_type
+                LIMIT $limit
+                """,
+                {
+                    "gpu": gpu,
+                    "memory": memory,
+                    "pricing": pricing,
+                    "provider": provider,
+                    "region": region,
+                    "limit": limit,
+                },
+            )
+        finally:
+            con.close()
+        if json_out:
+            emit_json({"rates": df.to_dicts(), "count": df.height})
+        else:
+            print(
+                table(
+                    df.select(
+                        "provider",
+                        "region",
+                        "zone",
+                        "instance_type",
+                        "gpu_name",
+                        "gpu_memory_gib",
+                        "gpu_count",
+                        "pricing_model",
+                        "price_usd_per_hour",
+                        "price_usd_per_gpu_hour",
+                        "effective_at",
+                    )
+                )
+            )
+
+    run(body)
+
+
+@app.command()
+def history(
+    gpu: Annotated[str, typer.Option(help="GPU name, e.g. H100")],
+    warehouse: WarehouseOpt = None,
+    memory: Annotated[float | None, typer.Option()] = None,
+    pricing: Annotated[str | None, typer.Option()] = None,
+    provider: Annotated[str | None, typer.Option()] = None,
+    since: Annotated[str | None, typer.Option(help="YYYY-MM-DD")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Effective-dated price history of a GPU (spot: every price point, per zone)."""
+
+    def body() -> None:
+        from datetime import date
+
+        try:
+            since_d = date.fromisoformat(since) if since else None
+        except ValueError:
+            raise InvalidInput(f"--since {since!r}: expected YYYY-MM-DD") from None
+        con = open_readonly(warehouse_path(warehouse))
+        params = {
+            "gpu": gpu,
+            "memory": memory,
+            "pricing": pricing,
+            "provider": provider,
+            "since": since_d,
+        }
+        try:
+            if pricing == "spot":
+                df = db.query(
+                    con,
+                    """
+                    SELECT provider, region, zone, instance_type, gpu_name, gpu_memory_gib,
+                           price_usd_per_hour, price_usd_per_gpu_hour, observed_at
+                    FROM fct_spot_prices
+                    WHERE gpu_name = upper($gpu) AND ($memory IS NULL OR gpu_memory_gib = $memory)
+                      AND ($provider IS NULL OR provider = $provider)
+                      AND ($since IS NULL OR observed_at >= $since) AND $pricing = 'spot'
+                    ORDER BY provider, region, zone, instance_type, observed_at""",
+                    params,
+                )
+            else:
+                df = db.query(
+                    con,
+                    """
+                    SELECT provider, region, zone, instance_type, pricing_model, pricing_detail,
+                           gpu_name, gpu_memory_gib, price_usd_per_hour, price_usd_per_gpu_hour,
+                           valid_from, valid_to
+                    FROM fct_gpu_prices
+                    WHERE gpu_name = upper($gpu) AND ($memory IS NULL OR gpu_memory_gib = $memory)
+                      AND ($pricing IS NULL OR pricing_model = $pricing)
+                      AND ($provider IS NULL OR provider = $provider)
+                      AND ($since IS NULL OR coalesce(valid_to, TIMESTAMP '9999-12-31') >= $since)
+                    ORDER BY valid_from, provider, region, instance_type, pricing_model""",
+                    params,
+                )
+        finally:
+            con.close()
+        if json_out:
+            emit_json({"history": df.to_dicts(), "count": df.height})
+        else:
+            print(table(df))
+
+    run(body)
+
+
+@snapshot_app.command("record")
+def snapshot_record(
+    directory: Annotated[Path, typer.Argument(help="Where to write the snapshot.")],
+    providers: Annotated[str | None, typer.Option()] = None,
+    regions: Annotated[str | None, typer.Option()] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Call the live APIs and write what they return, untouched, as a snapshot."""
+
+    def body() -> int:
+        from connectors import _snapshot
+        from connectors._page import FetchContext, FetchFailure
+
+        names = parse_providers(providers) or list(registry.PROVIDERS)
+        ctx = FetchContext(
+            regions=tuple(r.strip() for r in regions.split(",")) if regions else None
+        )
+        report = {}
+        for name in names:
+            pages, failures = [], []
+            for item in registry.get(name).fetch_live(ctx):
+                (failures if isinstance(item, FetchFailure) else pages).append(item)
+            written = _snapshot.write_pages(directory, pages)
+            report[name] = {
+                "pages": written,
+                "failures": [f"{f.endpoint}/{f.scope}: {f.error}" for f in failures],
+            }
+            for f in failures:
+                err(f"{name} {f.endpoint}/{f.scope or '*'}: {f.error}")
+        if json_out:
+            emit_json({"snapshot": str(directory), "providers": report})
+        else:
+            for name, r in report.items():
+                print(f"{name}: {r['pages']} page(s) written, {len(r['failures'])} failure(s)")
+        landed = sum(r["pages"] for r in report.values())
+        failed = any(r["failures"] for r in report.values())
+        return 3 if not landed and failed else 1 if failed else 0
+
+    raise typer.Exit(run(body))
+
+
+@snapshot_app.command("export")
+def snapshot_export(
+    directory: Annotated[Path, typer.Argument(help="Where to write the snapshot.")],
+    warehouse: WarehouseOpt = None,
+    load_id: Annotated[str | None, typer.Option("--load-id")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Write raw payloads already in the warehouse back out as a snapshot."""
+
+    def body() -> None:
+        from flows.export import export_snapshot
+
+        con = open_readonly(warehouse_path(warehouse))
+        try:
+            counts = export_snapshot(con, directory, load_id)
+        finally:
+            con.close()
+        if load_id and not counts:
+            raise InvalidInput(f"--load-id {load_id!r}: no such load with stored pages")
+        if json_out:
+            emit_json({"snapshot": str(directory), "pages": counts})
+        else:
+            for key, n in counts.items():
+                print(f"{key}: {n} page(s)")
+
+    run(body)
+
+
+def main() -> None:
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""Composition of one refresh, without Prefect: the single writer.
+
+`fetch_pages` gets a provider's pages (live or from a snapshot); `load_and_publish` lands
+every provider's pages, re-parses each refreshed provider from raw, stages, quarantines,
+merges history, rebuilds views, runs the assertions and publishes atomically. The Prefect
+flow (flows/refresh.py) wraps these two in tasks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from connectors import _snapshot, registry
+from connectors._normalise import normalise
+from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from warehouse import db, history, raw, sql_runner, staging
+from warehouse.db import run
+from warehouse.schemas import staging_ddl
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ProviderSummary:
+    provider: str
+    fetched: int = 0  # pages fetched
+    unchanged: int = 0  # pages already stored
+    loaded: int = 0  # offers staged (current state)
+    rejected: int = 0  # records quarantined by this parse
+    excluded: int = 0
+    unknown_gpu: int = 0
+    failed: list[str] = field(default_factory=list)  # "endpoint/scope: error"
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        if self.failed and not self.fetched:
+            return "failed"
+        if self.failed:
+            return "partial"
+        return "ok" if self.fetched or not self.skipped else "skipped"
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    warehouse: str
+    source: str
+    providers: list[ProviderSummary]
+    history: dict[str, int]
+    assertions: dict[str, int]
+
+    @property
+    def exit_code(self) -> int:
+        statuses = {p.status for p in self.providers}
+        if not self.providers or statuses <= {"failed", "skipped"} and "failed" in statuses:
+            return 3
+        return 1 if statuses & {"failed", "partial"} else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for p, s in zip(d["providers"], self.providers, strict=True):
+            p["status"] = s.status
+        d["exit_code"] = self.exit_code
+        return d
+
+
+def fetch_pages(
+    provider: str, snapshot: str | Path | None, ctx: FetchContext
+) -> list[Page | FetchFailure]:
+    connector = registry.get(provider)
+    if snapshot is not None:
+        return list(_snapshot.read_provider(_snapshot.resolve(snapshot), provider))
+    return list(connector.fetch_live(ctx))
+
+
+def watermarks(path: Path, provider: str) -> dict[tuple[str, str], datetime]:
+    """Newest fetched page time per (endpoint, scope) already published, for incremental
+    fetches. Empty when the warehouse does not exist yet."""
+    if not path.exists():
+        return {}
+    con = db.connect_readonly(path)
+    try:
+        rows = db.query(
+            con,
+            """SELECT endpoint, scope, max(l.finished_at) AS at FROM _loads l
+               WHERE provider = $p AND status = 'ok' GROUP BY ALL""",
+            {"p": provider},
+        )
+    finally:
+        con.close()
+    return {(r["endpoint"], r["scope"]): r["at"] for r in rows.iter_rows(named=True)}
+
+
+def _stage_provider(con, run_id: str, name: str, summary: ProviderSummary) -> None:
+    connector = registry.get(name)
+    pages = raw.current_pages(con, name, connector.endpoints)
+    parsed = connector.parse(pages)
+    result = normalise(parsed)
+    staging.replace_staged(con, connector.staging_table, result.offers)
+    for table, (ddl, parser) in connector.extra_staging.items():
+        staging.replace_staged(con, table, parser(pages), ddl=ddl)
+    summary.rejected = staging.quarantine(con, result.rejected, utc_now())
+    summary.loaded = result.offers.height
+    summary.excluded = int(result.excluded["n"].sum()) if result.excluded.height else 0
+    summary.unknown_gpu = int(result.unknown_gpu["n"].sum()) if result.unknown_gpu.height else 0
+    counts = (
+        pl.concat(
+            [
+                result.offers.group_by("load_id").len("rows"),
+                result.rejected.group_by("load_id").len("rejected"),
+                result.excluded.group_by("load_id").agg(pl.col("n").sum().alias("excluded")),
+                result.unknown_gpu.rename({"n": "unknown_gpu"}),
+            ],
+            how="diagonal_relaxed",
+        )
+        .group_by("load_id")
+        .agg(pl.col("rows", "rejected", "excluded", "unknown_gpu").sum().cast(pl.Int32))
+    )
+    raw.update_counts(con, run_id, counts)
+
+
+def load_and_publish(
+    path: Path,
+    fetched: dict[str, Iterable[Page | FetchFailure]],
+    *,
+    source: str,
+    run_id: str | None = None,
+) -> RunSummary:
+    run_id = run_id or raw.new_run_id()
+    started = utc_now()
+    summaries: dict[str, ProviderSummary] = {}
+    with db.building(path) as con:
+        run(
+            con,
+            "INSERT INTO _runs (run_id, started_at, source, providers) VALUES (?, ?, ?, ?)",
+            [run_id, started, source, ",".join(fetched)],
+        )
+        for connector in registry.PROVIDERS.values():
+            run(con, staging_ddl(connector.staging_table))
+            for table, (ddl, _) in connector.extra_staging.items():
+                run(con, ddl)
+        refreshed = []
+        for name, items in fetched.items():
+            connector = registry.get(name)
+            summary = summaries[name] = ProviderSummary(name)
+            loads = raw.land(con, run_id, name, connector.endpoints, items)
+            for load in loads:
+                summary.fetched += load.pages
+                summary.unchanged += load.pages_unchanged
+                where = f"{load.endpoint}/{load.scope or '*'}: {load.error}"
+                if load.status == "failed":
+                    summary.failed.append(where)
+                elif load.status == "skipped":
+                    summary.skipped.append(where)
+            if any(ld.status == "ok" for ld in loads):
+                refreshed.append(name)
+        for name in refreshed:
+            _stage_provider(con, run_id, name, summaries[name])
+        sql_runner.load_seeds(con)
+        sql_runner.build_views(con)
+        merged = history.merge(con, refreshed, utc_now())
+        results = sql_runner.assert_healthy(con)
+        run(
+            con,
+            "UPDATE _runs SET finished_at = ?, status = ? WHERE run_id = ?",
+            [utc_now(), "ok", run_id],
+        )
+    return RunSummary(
+        run_id=run_id,
+        warehouse=str(path),
+        source=source,
+        providers=list(summaries.values()),
+        history=merged,
+        assertions={r.name: r.failures for r in results},
+    )

@@ -1,0 +1,122 @@
+"""The nightly refresh flow: fetch every provider concurrently, then one writer lands,
+parses, stages, merges history, rebuilds views, asserts and publishes.
+
+Retries (exponential backoff with jitter) sit on the fetch task only, and only for
+retryable errors; a provider whose fetch fails is recorded in `_loads` and the others go
+on. Every run leaves a table artifact and a markdown summary.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.tasks import exponential_backoff
+
+from connectors import registry
+from connectors._page import FetchContext, FetchFailure
+from connectors.errors import SourceUnavailable
+from flows import pipeline
+
+
+def _retryable(task, task_run, state) -> bool:  # noqa: ARG001 (Prefect's signature)
+    try:
+        state.result()
+    except SourceUnavailable:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+@task(
+    retries=2,
+    retry_delay_seconds=exponential_backoff(backoff_factor=10),
+    retry_jitter_factor=0.5,
+    retry_condition_fn=_retryable,
+    task_run_name="fetch-{provider}",
+)
+def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> list:
+    return pipeline.fetch_pages(provider, snapshot, ctx)
+
+
+@task(task_run_name="load-and-publish")
+def load_and_publish(path: Path, fetched: dict, source: str) -> pipeline.RunSummary:
+    return pipeline.load_and_publish(path, fetched, source=source)
+
+
+def summary_markdown(summary: pipeline.RunSummary) -> str:
+    lines = [
+        f"# gpu-pricing refresh {summary.run_id}",
+        "",
+        f"Source: `{summary.source}`; warehouse: `{summary.warehouse}`; exit code {summary.exit_code}.",
+        f"History: {summary.history.get('opened', 0)} price periods opened, "
+        f"{summary.history.get('closed', 0)} closed.",
+        "",
+        "| provider | status | pages | unchanged | offers | rejected | excluded | unknown GPU |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for p in summary.providers:
+        lines.append(
+            f"| {p.provider} | {p.status} | {p.fetched} | {p.unchanged} | {p.loaded} | "
+            f"{p.rejected} | {p.excluded} | {p.unknown_gpu} |"
+        )
+    for p in summary.providers:
+        for failure in p.failed:
+            lines.append(f"\n- **{p.provider} failed**: {failure}")
+        for skip in p.skipped:
+            lines.append(f"\n- {p.provider} skipped: {skip}")
+    return "\n".join(lines)
+
+
+@flow(name="gpu-pricing-refresh", log_prints=False)
+def refresh(
+    warehouse: str | None = None,
+    snapshot: str | None = None,
+    providers: list[str] | None = None,
+    regions: list[str] | None = None,
+) -> pipeline.RunSummary:
+    log = get_run_logger()
+    path = Path(warehouse) if warehouse else pipeline.db.default_path()
+    names = providers or list(registry.PROVIDERS)
+    futures = {}
+    for name in names:
+        ctx = FetchContext(
+            watermarks=pipeline.watermarks(path, name),
+            regions=tuple(regions) if regions else None,
+        )
+        futures[name] = fetch_provider.submit(name, snapshot, ctx)
+    fetched: dict[str, list] = {}
+    for name, future in futures.items():
+        try:
+            fetched[name] = future.result()
+        except Exception as exc:  # one failing provider does not fail the others
+            log.error("fetch %s failed: %s", name, exc)
+            fetched[name] = [FetchFailure(name, "*", "", exc)]
+    summary = load_and_publish(path, fetched, snapshot or "live")
+    create_table_artifact(
+        key="gpu-pricing-refresh",
+        table=[
+            {
+                **vars(p),
+                "status": p.status,
+                "failed": "; ".join(p.failed),
+                "skipped": "; ".join(p.skipped),
+            }
+            for p in summary.providers
+        ],
+        description=f"Refresh {summary.run_id}",
+    )
+    create_markdown_artifact(key="gpu-pricing-refresh-summary", markdown=summary_markdown(summary))
+    for p in summary.providers:
+        log.info(
+            "%s: %s, %d pages (%d unchanged), %d offers, %d rejected",
+            p.provider,
+            p.status,
+            p.fetched,
+            p.unchanged,
+            p.loaded,
+            p.rejected,
+        )
+    return summary

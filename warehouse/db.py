@@ -1,0 +1,131 @@
+"""Connect to the warehouse, and publish a refresh atomically.
+
+Readers (analysts, the CLI) open the published file read-only. A refresh never writes to
+the published file: it copies it to `<file>.next`, does all its work there, checkpoints,
+and renames the copy over the published file (`os.replace`, atomic on POSIX). Readers
+with an open connection keep reading the old file; new connections see the new one. A
+refresh killed midway leaves only a stale `.next`, which the next refresh discards.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from warehouse.errors import WarehouseError
+from warehouse.schemas import BOOKKEEPING_DDL
+
+ENV_VAR = "GPU_PRICING_WAREHOUSE"
+DEFAULT_RELATIVE = Path("warehouse") / "gpu_pricing.duckdb"
+# DuckDB 2.0 writes a file format that DuckDB 1.x tools cannot open unless told to stay
+# compatible; analysts' `duckdb -readonly` CLI may well be a 1.x build.
+STORAGE_COMPATIBILITY = "v1.1.0"
+
+
+def default_path() -> Path:
+    return Path(os.environ.get(ENV_VAR) or Path.cwd() / DEFAULT_RELATIVE)
+
+
+def connect_readonly(path: Path) -> duckdb.DuckDBPyConnection:
+    if not path.exists():
+        raise WarehouseError(f"warehouse {path} does not exist: run `gpu-pricing refresh` first")
+    try:
+        return duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"warehouse {path} cannot be opened: {exc}") from exc
+
+
+def run(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> list[tuple]:
+    """Execute a statement and fetch everything: DuckDB 2.0 keeps the connection busy
+    until a result is fully consumed."""
+    result = con.execute(sql, params) if params is not None else con.execute(sql)
+    return result.fetchall()
+
+
+def query(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> pl.DataFrame:
+    """Run a query and return a Polars frame (DuckDB 2.0: via a relation and Arrow)."""
+    return pl.from_arrow(con.sql(sql, params=params).to_arrow_table())  # type: ignore[return-value]
+
+
+def insert_frame(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame) -> int:
+    """Insert a Polars frame into a declared table, by column name."""
+    if df.is_empty():
+        return 0
+    con.register("_frame", df.to_arrow())
+    try:
+        run(con, f"INSERT INTO {table} BY NAME SELECT * FROM _frame")
+    finally:
+        con.unregister("_frame")
+    return df.height
+
+
+def ensure_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:
+    for ddl in BOOKKEEPING_DDL:
+        run(con, ddl)
+
+
+@contextmanager
+def _exclusive_lock(path: Path) -> Iterator[None]:
+    lock_path = path.with_name(path.name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise WarehouseError(
+                f"another refresh holds {lock_path}; not starting a second one"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _remove(*paths: Path) -> None:
+    for p in paths:
+        p.unlink(missing_ok=True)
+
+
+@contextmanager
+def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection to the next version of the warehouse; published on clean
+    exit, discarded on any exception."""
+    path = Path(path)
+    nxt = path.with_name(path.name + ".next")
+    nxt_wal = nxt.with_name(nxt.name + ".wal")
+    with _exclusive_lock(path):
+        _remove(nxt, nxt_wal)
+        if path.exists():
+            shutil.copyfile(path, nxt)
+        try:
+            con = duckdb.connect(
+                str(nxt), config={"storage_compatibility_version": STORAGE_COMPATIBILITY}
+            )
+        except duckdb.Error as exc:
+            _remove(nxt, nxt_wal)
+            raise WarehouseError(f"cannot open {nxt}: {exc}") from exc
+        try:
+            ensure_bookkeeping(con)
+            yield con
+            run(con, "CHECKPOINT")
+            con.close()
+        except BaseException:
+            con.close()
+            _remove(nxt, nxt_wal)
+            raise
+        with nxt.open("rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(nxt, path)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

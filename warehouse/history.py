@@ -1,0 +1,99 @@
+"""Effective-dated offer history (SCD type 2) in `int_offers_historized`.
+
+After staging, the current offers of the refreshed connectors are merged in:
+- a key whose price is unchanged: nothing is added (descriptive columns such as
+  gpu_name are refreshed in place, so a parser fix reaches the open row);
+- a key whose price changed: the open row is closed (`valid_to`) and a new one opened;
+- a key that is new: a row is opened (`valid_from` = the source's effective date, or the
+  fetch time); rows carrying `expires_at` (historical price sheets) are inserted closed;
+- an open key that a refreshed connector no longer lists: closed at the refresh time.
+Re-merging the same offers is a no-op, so a repeated refresh adds no history rows.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import duckdb
+
+from warehouse.db import run
+from warehouse.schemas import OFFER_KEY
+
+
+def _match(a: str, b: str) -> str:
+    return " AND ".join(f"{a}.{k} IS NOT DISTINCT FROM {b}.{k}" for k in OFFER_KEY)
+
+
+def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime) -> dict[str, int]:
+    if not connectors:
+        return {"opened": 0, "closed": 0}
+    params = {"connectors": connectors, "as_of": as_of}
+    key = ", ".join(OFFER_KEY)
+    run(
+        con,
+        f"""
+        CREATE OR REPLACE TEMP TABLE _cur AS
+        SELECT * FROM int_offers_unioned WHERE connector IN (SELECT unnest($connectors))
+        QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY fetched_at DESC, price_usd_per_hour) = 1
+        """,
+        {"connectors": connectors},
+    )
+    run(
+        con,
+        f"""
+        CREATE OR REPLACE TEMP TABLE _plan AS
+        SELECT c.*, h.price_usd_per_hour AS _old_price, h.valid_from IS NOT NULL AS _has_open,
+               CASE WHEN h.valid_from IS NULL THEN coalesce(c.effective_at, c.fetched_at)
+                    WHEN coalesce(c.effective_at, c.fetched_at) > h.valid_from
+                        THEN coalesce(c.effective_at, c.fetched_at)
+                    WHEN c.fetched_at > h.valid_from THEN c.fetched_at
+                    ELSE h.valid_from + INTERVAL 1 MICROSECOND END AS _new_from
+        FROM _cur c
+        LEFT JOIN int_offers_historized h ON h.valid_to IS NULL AND {_match("h", "c")}
+        """,
+    )
+    closed = run(
+        con,
+        f"""
+        UPDATE int_offers_historized h SET valid_to = p._new_from FROM _plan p
+        WHERE h.valid_to IS NULL AND {_match("h", "p")} AND p._has_open
+          AND p.price_usd_per_hour <> p._old_price
+        """,
+    )[0][0]
+    run(
+        con,
+        f"""
+        UPDATE int_offers_historized h SET
+            gpu_name = p.gpu_name, gpu_memory_gib = p.gpu_memory_gib, gpu_count = p.gpu_count,
+            vcpus = p.vcpus, memory_gib = p.memory_gib,
+            price_usd_per_gpu_hour = p.price_usd_per_gpu_hour, price_flag = p.price_flag
+        FROM _plan p
+        WHERE h.valid_to IS NULL AND {_match("h", "p")} AND p._has_open
+          AND p.price_usd_per_hour = p._old_price
+        """,
+    )
+    closed += run(
+        con,
+        f"""
+        UPDATE int_offers_historized h SET valid_to = $as_of
+        WHERE h.valid_to IS NULL AND h.connector IN (SELECT unnest($connectors))
+          AND NOT EXISTS (SELECT 1 FROM _cur c WHERE {_match("h", "c")})
+        """,
+        params,
+    )[0][0]
+    opened = run(
+        con,
+        f"""
+        INSERT INTO int_offers_historized BY NAME
+        SELECT * EXCLUDE (_old_price, _has_open, _new_from),
+               _new_from AS valid_from, expires_at AS valid_to
+        FROM _plan p
+        WHERE (NOT p._has_open OR p.price_usd_per_hour <> p._old_price)
+          AND NOT EXISTS (
+              SELECT 1 FROM int_offers_historized h
+              WHERE {_match("h", "p")} AND h.valid_from = p._new_from)
+        """,
+    )[0][0]
+    run(con, "DROP TABLE _plan")
+    run(con, "DROP TABLE _cur")
+    return {"opened": opened, "closed": closed}

@@ -1,0 +1,184 @@
+"""Schemas declared once, at the boundary: the canonical offer row every connector's
+`parse()` produces, and the DuckDB DDL of every table the pipeline writes.
+
+Timestamps are naive UTC (`TIMESTAMP`), documented in README: no session time zone can
+shift them, and Polars and DuckDB agree on them without the ICU extension.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+PRICING_MODELS = ("on_demand", "spot", "reserved_1y", "reserved_3y")
+
+# The canonical offer: one priced offer as a connector understood it. `status` and
+# `reason` carry the connector's verdict: 'ok', 'excluded' (out of scope on purpose,
+# counted) or 'rejected' (invalid, goes to quarantine with `record`).
+OFFER_SCHEMA: dict[str, pl.DataType] = {
+    "provider": pl.String(),
+    "region": pl.String(),
+    "zone": pl.String(),
+    "instance_type": pl.String(),
+    "pricing_model": pl.String(),
+    "pricing_detail": pl.String(),
+    "gpu_name": pl.String(),
+    "gpu_memory_gib": pl.Float64(),
+    "gpu_count": pl.Float64(),
+    "vcpus": pl.Float64(),
+    "memory_gib": pl.Float64(),
+    "price_usd_per_hour": pl.Float64(),
+    "price_usd_per_gpu_hour": pl.Float64(),
+    "source_currency": pl.String(),
+    "source_price": pl.Float64(),
+    "source_unit": pl.String(),
+    "price_flag": pl.String(),
+    "effective_at": pl.Datetime("us"),
+    "expires_at": pl.Datetime("us"),
+    "fetched_at": pl.Datetime("us"),
+    "load_id": pl.String(),
+    "endpoint": pl.String(),
+    "status": pl.String(),
+    "reason": pl.String(),
+    "record": pl.String(),
+}
+
+# Columns that land in stg_<provider>__offers (status/reason/record stay behind).
+STAGED_COLUMNS = [c for c in OFFER_SCHEMA if c not in ("status", "reason", "record")]
+
+OFFER_KEY = ["provider", "region", "zone", "instance_type", "pricing_model", "pricing_detail"]
+
+_DUCK_TYPES = {
+    pl.String(): "VARCHAR",
+    pl.Float64(): "DOUBLE",
+    pl.Datetime("us"): "TIMESTAMP",
+}
+_NOT_NULL = {
+    "provider",
+    "region",
+    "instance_type",
+    "pricing_model",
+    "price_usd_per_hour",
+    "fetched_at",
+    "load_id",
+    "endpoint",
+}
+
+
+def empty_offers() -> pl.DataFrame:
+    return pl.DataFrame(schema=OFFER_SCHEMA)
+
+
+def conform(df: pl.DataFrame) -> pl.DataFrame:
+    """Add missing canonical columns as nulls, cast, and order them: the parse boundary."""
+    missing = [
+        pl.lit(None, dtype=t).alias(c) for c, t in OFFER_SCHEMA.items() if c not in df.columns
+    ]
+    return df.with_columns(missing).select(
+        [pl.col(c).cast(t, strict=True) for c, t in OFFER_SCHEMA.items()]
+    )
+
+
+def staging_ddl(table: str) -> str:
+    cols = ",\n  ".join(
+        f"{c} {_DUCK_TYPES[OFFER_SCHEMA[c]]}{' NOT NULL' if c in _NOT_NULL else ''}"
+        for c in STAGED_COLUMNS
+    )
+    return f"CREATE TABLE IF NOT EXISTS {table} (\n  {cols}\n)"
+
+
+def raw_ddl(table: str) -> str:
+    return f"""CREATE TABLE IF NOT EXISTS {table} (
+  _load_id VARCHAR NOT NULL,
+  _fetched_at TIMESTAMP NOT NULL,
+  _scope VARCHAR NOT NULL,
+  _source_url VARCHAR,
+  _request JSON NOT NULL,
+  _sha256 VARCHAR NOT NULL,
+  _ingested_at TIMESTAMP NOT NULL,
+  _payload VARCHAR
+)"""
+
+
+BOOKKEEPING_DDL = [
+    """CREATE TABLE IF NOT EXISTS _loads (
+  load_id VARCHAR PRIMARY KEY,
+  run_id VARCHAR NOT NULL,
+  provider VARCHAR NOT NULL,
+  endpoint VARCHAR NOT NULL,
+  scope VARCHAR NOT NULL,
+  status VARCHAR NOT NULL,          -- ok | failed | skipped
+  started_at TIMESTAMP NOT NULL,
+  finished_at TIMESTAMP,
+  pages INTEGER NOT NULL DEFAULT 0,
+  pages_unchanged INTEGER NOT NULL DEFAULT 0,
+  rows INTEGER NOT NULL DEFAULT 0,
+  rejected INTEGER NOT NULL DEFAULT 0,
+  excluded INTEGER NOT NULL DEFAULT 0,
+  unknown_gpu INTEGER NOT NULL DEFAULT 0,
+  error VARCHAR,
+  source_version VARCHAR
+)""",
+    # Which pages make up a load, including pages that were unchanged and so not stored
+    # again: the current state of an endpoint is read through this table.
+    """CREATE TABLE IF NOT EXISTS _load_pages (
+  load_id VARCHAR NOT NULL,
+  seq INTEGER NOT NULL,
+  sha256 VARCHAR NOT NULL,
+  unchanged BOOLEAN NOT NULL
+)""",
+    """CREATE TABLE IF NOT EXISTS _runs (
+  run_id VARCHAR PRIMARY KEY,
+  started_at TIMESTAMP NOT NULL,
+  finished_at TIMESTAMP,
+  source VARCHAR NOT NULL,          -- live | snapshot path
+  providers VARCHAR NOT NULL,
+  status VARCHAR
+)""",
+    """CREATE TABLE IF NOT EXISTS quarantine (
+  load_id VARCHAR NOT NULL,
+  provider VARCHAR NOT NULL,
+  endpoint VARCHAR NOT NULL,
+  reason VARCHAR NOT NULL,
+  record VARCHAR,
+  quarantined_at TIMESTAMP NOT NULL
+)""",
+    # Effective-dated offer history, maintained by warehouse.history (SCD type 2).
+    # fct_gpu_prices is the analysts' view over it.
+    f"""CREATE TABLE IF NOT EXISTS int_offers_historized (
+  connector VARCHAR NOT NULL,
+  {", ".join(f"{c} {_DUCK_TYPES[OFFER_SCHEMA[c]]}" for c in STAGED_COLUMNS)},
+  valid_from TIMESTAMP NOT NULL,
+  valid_to TIMESTAMP
+)""",
+    """CREATE TABLE IF NOT EXISTS alert_events (
+  rule VARCHAR NOT NULL,
+  state VARCHAR NOT NULL,
+  value DOUBLE,
+  threshold DOUBLE,
+  message VARCHAR,
+  fired_at TIMESTAMP NOT NULL,
+  delivered BOOLEAN NOT NULL DEFAULT false,
+  delivery_error VARCHAR
+)""",
+]
+
+
+# Seeds: curated reference tables under sql/seeds/, declared here so types hold.
+SEED_DDL = {
+    "seed_gpu_specs": """CREATE TABLE IF NOT EXISTS seed_gpu_specs (
+  gpu_name VARCHAR NOT NULL,
+  gpu_memory_gib DOUBLE NOT NULL,
+  vendor VARCHAR NOT NULL,
+  fp32_tflops DOUBLE,
+  tf32_tflops DOUBLE,
+  bf16_tflops DOUBLE,
+  fp8_tflops DOUBLE,
+  memory_bandwidth_gbps DOUBLE,
+  tdp_watts DOUBLE,
+  capex_usd DOUBLE,
+  capex_as_of DATE,
+  capex_source VARCHAR,
+  spec_source VARCHAR,
+  PRIMARY KEY (gpu_name, gpu_memory_gib)
+)""",
+}
