@@ -339,6 +339,8 @@ def snapshot_export(
 def main() -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    # no usage telemetry from a nightly job; it also races the ephemeral server's SQLite
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     app()
 
