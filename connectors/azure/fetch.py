@@ -90,7 +90,8 @@ def fetch_resource_skus(compute_client: Any, region: str, **call_kwargs: Any) ->
     seq = 0
     try:
         for page in pager:
-            items = [sku.serialize(keep_readonly=True) for sku in page]
+            # the SDK model is a mapping over the REST JSON (camelCase keys), kept as is
+            items = [sku.as_dict() for sku in page]
             seq += 1
             yield Page(
                 provider=s.PROVIDER,
@@ -147,8 +148,11 @@ def compute_client_from_env() -> Any:
 def fetch_live(ctx: FetchContext) -> Iterator[Page | FetchFailure]:
     regions: Iterable[str] = ctx.regions or s.DEFAULT_REGIONS
     regions = tuple(regions)
+    base_url = ctx.settings.get("retail_url", s.RETAIL_URL)
     with make_client() as client:
-        yield from per_scope(s.PROVIDER, RETAIL, regions, lambda r: fetch_retail_prices(client, r))
+        yield from per_scope(
+            s.PROVIDER, RETAIL, regions, lambda r: fetch_retail_prices(client, r, base_url=base_url)
+        )
     try:
         compute = compute_client_from_env()
     except MissingCredentials as exc:

@@ -1,0 +1,184 @@
+"""Azure parse on recorded-shape pages: pure function, no DuckDB, no network."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import polars as pl
+import pytest
+
+from connectors._normalise import normalise
+from connectors.azure import parse, settings
+from tests.conftest import FIXTURES
+
+
+def pages_frame(*bodies: dict, endpoint: str = "retail_prices") -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "endpoint": [endpoint] * len(bodies),
+            "load_id": [f"load-{i}" for i in range(len(bodies))],
+            "fetched_at": [datetime(2026, 11, 20, 2)] * len(bodies),
+            "scope": ["eastus"] * len(bodies),
+            "source_url": [None] * len(bodies),
+            "request": ["{}"] * len(bodies),
+            "payload": [json.dumps(b) for b in bodies],
+        },
+        schema_overrides={"source_url": pl.String},
+    )
+
+
+def fixture(name: str) -> dict:
+    return json.loads((FIXTURES / "azure" / f"{name}.json").read_text())
+
+
+def item(**overrides) -> dict:
+    base = fixture("retail_page_1")["Items"][1]  # ND96asr v4, on-demand, eastus
+    return {**base, **overrides}
+
+
+def parsed(*items: dict) -> pl.DataFrame:
+    return parse.parse(pages_frame({"Items": list(items), "NextPageLink": None}))
+
+
+def test_nd96asr_v4_on_demand_is_3_3996_per_gpu_hour():
+    offers = normalise(parsed(item())).offers
+    row = offers.row(0, named=True)
+    assert (row["instance_type"], row["pricing_model"], row["gpu_name"], row["gpu_memory_gib"]) == (
+        "Standard_ND96asr_v4", "on_demand", "A100", 40.0)
+    assert row["gpu_count"] == 8 and row["vcpus"] == 96
+    assert row["price_usd_per_hour"] == 27.197
+    assert row["price_usd_per_gpu_hour"] == pytest.approx(27.197 / 8)  # 3.399625
+    assert row["load_id"] == "load-0" and row["provider"] == "azure" and row["zone"] is None
+
+
+def test_spot_meter_maps_to_spot_pricing_model():
+    row = parsed(item(meterName="ND96asr v4 Spot", skuName="ND96asr v4 Spot", retailPrice=10.9)).row(0, named=True)
+    assert row["pricing_model"] == "spot" and row["status"] == "ok"
+
+
+def test_reservation_total_is_spread_over_the_term_hours():
+    one = parsed(item(type="Reservation", reservationTerm="1 Year", retailPrice=87600.0)).row(0, named=True)
+    three = parsed(item(type="Reservation", reservationTerm="3 Years", retailPrice=262800.0)).row(0, named=True)
+    assert (one["pricing_model"], one["price_usd_per_hour"]) == ("reserved_1y", 87600.0 / 8760)
+    assert (three["pricing_model"], three["price_usd_per_hour"]) == ("reserved_3y", 262800.0 / (3 * 8760))
+    assert one["pricing_detail"] == "1 Year reservation"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "reason"),
+    [
+        ({"productName": "Virtual Machines NDasrA100_v4 Series Windows"}, settings.EXCLUDE_WINDOWS),
+        ({"meterName": "ND96asr v4 Low Priority", "skuName": "ND96asr v4 Low Priority"}, settings.EXCLUDE_LOW_PRIORITY),
+        ({"type": "DevTestConsumption"}, settings.EXCLUDE_DEVTEST),
+        ({"armSkuName": ""}, settings.EXCLUDE_NOT_VM),
+        ({"armSkuName": "Standard_NP10s"}, settings.EXCLUDE_FPGA),
+    ],
+)
+def test_out_of_scope_meters_are_excluded_with_their_reason(overrides, reason):
+    row = parsed(item(**overrides)).row(0, named=True)
+    assert (row["status"], row["reason"]) == ("excluded", reason)
+
+
+def test_the_recorded_learn_example_item_is_excluded_not_dropped():
+    rows = parse.parse(pages_frame(fixture("retail_page_1")))
+    real = rows.filter(pl.col("armSkuName") == "Standard_D14").row(0, named=True)
+    assert real["status"] == "excluded"  # Windows DevTest spot meter of a non-GPU size
+
+
+def test_unknown_vm_size_is_kept_with_null_gpu_and_counted():
+    result = normalise(parsed(item(armSkuName="Standard_NG8ads_V620_v1", retailPrice=0.38)))
+    row = result.offers.row(0, named=True)
+    assert row["gpu_name"] is None and row["price_usd_per_gpu_hour"] is None
+    assert result.unknown_gpu["n"].sum() == 1
+
+
+def test_fractional_a10_counts_a_sixth_of_a_gpu():
+    row = normalise(parsed(item(armSkuName="Standard_NV6ads_A10_v5", retailPrice=0.454))).offers.row(0, named=True)
+    assert row["gpu_name"] == "A10" and row["gpu_memory_gib"] == 24
+    assert row["gpu_count"] == pytest.approx(1 / 6)
+    assert row["price_usd_per_gpu_hour"] == pytest.approx(0.454 * 6, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "reason_part"),
+    [
+        ({"retailPrice": 0.0}, "not positive"),
+        ({"retailPrice": -1.0}, "not positive"),
+        ({"currencyCode": "EUR"}, "non-USD price in EUR"),
+        ({"retailPrice": 8 * 250.0}, "above the 200.0 sanity limit"),
+        ({"unitOfMeasure": "1 GB/Month"}, "is not hourly"),
+    ],
+)
+def test_invalid_prices_go_to_quarantine_with_a_reason_and_the_raw_record(overrides, reason_part):
+    result = normalise(parsed(item(**overrides)))
+    assert result.offers.is_empty()
+    (rejected,) = result.rejected.to_dicts()
+    assert reason_part in rejected["reason"]
+    assert json.loads(rejected["record"])["armSkuName"] == "Standard_ND96asr_v4"
+    assert rejected["load_id"] == "load-0"
+
+
+def test_missing_price_field_is_rejected_not_guessed():
+    result = normalise(parse.parse(pages_frame(fixture("retail_page_missing_price"))))
+    assert result.rejected["reason"].to_list() == ["missing field retailPrice"]
+
+
+def test_unknown_fields_are_ignored():
+    offers = normalise(parse.parse(pages_frame(fixture("retail_page_2_new_fields")))).offers
+    assert offers["instance_type"].to_list() == ["Standard_NV6ads_A10_v5", "Standard_NG8ads_V620_v1"]
+
+
+@pytest.mark.parametrize(
+    ("size", "gpu", "memory"),
+    [
+        ("Standard_ND96asr_v4", "A100", 40),
+        ("Standard_ND96amsr_A100_v4", "A100", 80),
+        ("Standard_NC24ads_A100_v4", "A100", 80),
+        ("Standard_ND96isr_H100_v5", "H100", 80),
+        ("Standard_NC40ads_H100_v5", "H100NVL", 94),
+        ("Standard_NC80adis_H100_v5", "H100NVL", 94),
+        ("Standard_ND96isr_H200_v5", "H200", 141),
+        ("Standard_NC4as_T4_v3", "T4", 16),
+        ("Standard_NC6s_v3", "V100", 16),
+        ("Standard_NC24rs_v3", "V100", 16),
+        ("Standard_ND40rs_v2", "V100", 32),
+        ("Standard_NV36ads_A10_v5", "A10", 24),
+        ("Standard_ND96isr_MI300X_v5", "MI300X", 192),
+    ],
+)
+def test_vm_family_maps_to_gpu_name_and_memory(size, gpu, memory):
+    row = parsed(item(armSkuName=size)).row(0, named=True)
+    assert (row["gpu_name"], row["gpu_memory_gib"]) == (gpu, memory)
+
+
+def test_every_bundled_size_maps_to_a_gpu():
+    sizes = parse.bundled_specs()["arm_sku_name"].to_list()
+    rows = parsed(*[item(armSkuName=s) for s in sizes])
+    assert rows.filter(pl.col("gpu_name").is_null())["instance_type"].to_list() == []
+
+
+def test_resource_skus_specs_override_the_bundled_table_but_not_fractions():
+    skus = {"value": [
+        {"resourceType": "virtualMachines", "name": "Standard_ND96asr_v4",
+         "capabilities": [{"name": "vCPUs", "value": "96"}, {"name": "MemoryGB", "value": "900.5"},
+                          {"name": "GPUs", "value": "8"}]},
+        {"resourceType": "virtualMachines", "name": "Standard_NV6ads_A10_v5",
+         "capabilities": [{"name": "vCPUs", "value": "6"}, {"name": "MemoryGB", "value": "55"},
+                          {"name": "GPUs", "value": "1"}]},
+        {"resourceType": "disks", "name": "Premium_LRS", "capabilities": []},
+    ]}
+    frame = pl.concat([
+        pages_frame({"Items": [item(), item(armSkuName="Standard_NV6ads_A10_v5")], "NextPageLink": None}),
+        pages_frame(skus, endpoint="resource_skus"),
+    ])
+    rows = parse.parse(frame).sort("instance_type")
+    assert rows["memory_gib"].to_list() == [900.5, 55.0]
+    assert rows["gpu_count"].to_list() == pytest.approx([8.0, 1 / 6])
+
+
+def test_recorded_resource_skus_page_parses_to_specs():
+    body = fixture("resource_skus_page")
+    specs = parse.parse_resource_skus(pages_frame(body, endpoint="resource_skus"))
+    row = specs.row(0, named=True)
+    assert row == {"arm_sku_name": "Standard_A0", "vcpus": 1.0, "memory_gib": 0.75, "gpu_count": None}
