@@ -74,7 +74,7 @@ def read_provider(root: Path, provider: str) -> Iterator[Page]:
                     request=doc["request"],
                     body=doc["body"],
                     source_url=doc.get("source_url"),
-                )
+                ).compact()
             elif path.suffix == ".csv":
                 sidecar = path.with_name(path.name + ".json")
                 if not sidecar.exists():
@@ -114,11 +114,11 @@ def write_pages(root: Path, pages: Iterable[Page]) -> int:
         }
         if page.source_url:
             meta["source_url"] = page.source_url
-        if page.path is not None or (page.body is None and page.endpoint.endswith("csv")):
+        if page.path is not None:
             (folder / f"{stem}.csv").write_text(page.payload, encoding="utf-8")
             (folder / f"{stem}.csv.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
         else:
-            meta["body"] = page.body
+            meta["body"] = page.decoded()
             (folder / f"{stem}.json").write_text(
                 json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8"
             )

@@ -60,7 +60,7 @@ class RunSummary:
     @property
     def exit_code(self) -> int:
         statuses = {p.status for p in self.providers}
-        if not self.providers or statuses <= {"failed", "skipped"} and "failed" in statuses:
+        if not self.providers or (statuses <= {"failed", "skipped"} and "failed" in statuses):
             return 3
         return 1 if statuses & {"failed", "partial"} else 0
 
@@ -78,7 +78,7 @@ def fetch_pages(
     connector = registry.get(provider)
     if snapshot is not None:
         return list(_snapshot.read_provider(_snapshot.resolve(snapshot), provider))
-    return list(connector.fetch_live(ctx))
+    return [i.compact() if isinstance(i, Page) else i for i in connector.fetch_live(ctx)]
 
 
 def watermarks(path: Path, provider: str) -> dict[tuple[str, str], datetime]:

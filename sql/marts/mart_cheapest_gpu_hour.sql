@@ -13,17 +13,24 @@ cheapest_per_provider as (
     group by all
 ),
 
+-- one whole row per group (ties broken by name, so a refresh is deterministic)
+ranked as (
+    select
+        *,
+        row_number() over (
+            partition by gpu_name, gpu_memory_gib, pricing_model
+            order by price_usd_per_gpu_hour, provider, region, zone nulls first, instance_type
+        ) as price_rank,
+        count(*) over (partition by gpu_name, gpu_memory_gib, pricing_model) as offers
+    from priced
+),
+
 cheapest as (
     select
-        gpu_name, gpu_memory_gib, pricing_model,
-        min(price_usd_per_gpu_hour) as price_usd_per_gpu_hour,
-        arg_min(provider, price_usd_per_gpu_hour) as provider,
-        arg_min(region, price_usd_per_gpu_hour) as region,
-        arg_min(instance_type, price_usd_per_gpu_hour) as instance_type,
-        arg_min(load_id, price_usd_per_gpu_hour) as load_id,
-        count(*) as offers
-    from priced
-    group by all
+        gpu_name, gpu_memory_gib, pricing_model, price_usd_per_gpu_hour, provider, region,
+        zone, instance_type, pricing_detail, load_id, offers
+    from ranked
+    where price_rank = 1
 ),
 
 across_providers as (

@@ -1,0 +1,175 @@
+"""The `gpu-pricing` command line: the contract's flags, --json documents and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+runner = CliRunner()
+
+
+def cli(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def test_rates_lists_azure_a100_offers_with_per_gpu_hour_prices(demo_warehouse):
+    result = cli(
+        "rates", "--gpu", "A100", "--json", "--warehouse", str(demo_warehouse), "--limit", "500"
+    )
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    nd = [
+        r
+        for r in doc["rates"]
+        if r["instance_type"] == "Standard_ND96asr_v4"
+        and r["region"] == "eastus"
+        and r["pricing_model"] == "on_demand"
+    ]
+    assert len(nd) == 1
+    assert nd[0]["price_usd_per_hour"] == 27.197
+    assert nd[0]["price_usd_per_gpu_hour"] == pytest.approx(3.3996, abs=1e-4)
+    assert {r["gpu_name"] for r in doc["rates"]} == {"A100"}
+    prices = [r["price_usd_per_gpu_hour"] for r in doc["rates"]]
+    assert prices == sorted(prices)  # cheapest first
+    assert all(r["load_id"] for r in doc["rates"])
+
+
+def test_rates_filters_combine(demo_warehouse):
+    result = cli(
+        "rates",
+        "--gpu",
+        "h100",
+        "--memory",
+        "80",
+        "--pricing",
+        "spot",
+        "--provider",
+        "azure",
+        "--region",
+        "eastus",
+        "--json",
+        "--warehouse",
+        str(demo_warehouse),
+    )
+    rows = json.loads(result.stdout)["rates"]
+    assert rows and all(
+        (r["gpu_name"], r["gpu_memory_gib"], r["pricing_model"], r["region"])
+        == ("H100", 80, "spot", "eastus")
+        for r in rows
+    )
+
+
+def test_rates_prints_a_table_without_json(demo_warehouse):
+    result = cli("rates", "--gpu", "T4", "--limit", "3", "--warehouse", str(demo_warehouse))
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("provider") and len(lines) == 5
+
+
+def test_history_returns_effective_dated_rows(demo_warehouse):
+    result = cli(
+        "history",
+        "--gpu",
+        "A100",
+        "--memory",
+        "40",
+        "--pricing",
+        "on_demand",
+        "--json",
+        "--warehouse",
+        str(demo_warehouse),
+    )
+    rows = json.loads(result.stdout)["history"]
+    assert rows and all(r["valid_from"] for r in rows)
+    assert all(r["valid_to"] is None for r in rows if r["provider"] == "azure")
+
+
+def test_an_unknown_pricing_model_is_a_usage_error(demo_warehouse):
+    result = cli("rates", "--pricing", "preemptible", "--warehouse", str(demo_warehouse))
+    assert result.exit_code == 2
+    assert "--pricing 'preemptible'" in result.stderr
+
+
+def test_a_missing_warehouse_is_exit_2_with_a_hint(tmp_path):
+    result = cli("rates", "--warehouse", str(tmp_path / "nope.duckdb"))
+    assert result.exit_code == 2
+    assert "does not exist" in result.stderr and "gpu-pricing refresh" in result.stderr
+    assert result.stdout == ""
+
+
+def test_refresh_rejects_an_unknown_provider_before_doing_anything(tmp_path):
+    result = cli(
+        "refresh",
+        "--snapshot",
+        "demo",
+        "--providers",
+        "azure,nimbus",
+        "--warehouse",
+        str(tmp_path / "w.duckdb"),
+    )
+    assert result.exit_code == 2
+    assert "unknown provider 'nimbus'" in result.stderr
+    assert not (tmp_path / "w.duckdb").exists()
+
+
+def test_refresh_rejects_a_missing_snapshot_directory(tmp_path):
+    result = cli(
+        "refresh",
+        "--snapshot",
+        str(tmp_path / "missing"),
+        "--warehouse",
+        str(tmp_path / "w.duckdb"),
+    )
+    assert result.exit_code == 2 and "no such directory" in result.stderr
+
+
+def test_a_malformed_snapshot_file_names_the_file_and_changes_nothing(tmp_path, demo_warehouse):
+    from connectors import _snapshot
+    from connectors.errors import InvalidInput
+
+    bad = tmp_path / "snap" / "azure" / "retail_prices"
+    bad.mkdir(parents=True)
+    (bad / "eastus-0001.json").write_text('{"fetched_at": "2026-11-20T02:00:00Z", "request": {}}')
+    with pytest.raises(InvalidInput, match=r"eastus-0001.json: missing key\(s\) \['body'\]"):
+        list(_snapshot.read_provider(tmp_path / "snap", "azure"))
+
+
+def test_snapshot_export_round_trips_through_refresh(tmp_path, demo_warehouse):
+    from flows import pipeline
+    from warehouse import db
+
+    out = tmp_path / "exported"
+    result = cli("snapshot", "export", str(out), "--json", "--warehouse", str(demo_warehouse))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["pages"]["azure/retail_prices"] == 17
+    from connectors import _snapshot
+
+    replayed = tmp_path / "replayed.duckdb"
+    pipeline.load_and_publish(
+        replayed, {"azure": list(_snapshot.read_provider(out, "azure"))}, source="t"
+    )
+    query = """SELECT provider, region, instance_type, pricing_model, price_usd_per_hour
+               FROM mart_gpu_offers_current WHERE provider = 'azure' ORDER BY ALL"""
+    a, b = db.connect_readonly(demo_warehouse), db.connect_readonly(replayed)
+    try:
+        assert db.query(a, query).equals(db.query(b, query))
+    finally:
+        a.close()
+        b.close()
+
+
+def test_snapshot_export_of_an_unknown_load_is_exit_2(tmp_path, demo_warehouse):
+    result = cli(
+        "snapshot",
+        "export",
+        str(tmp_path / "x"),
+        "--load-id",
+        "nope",
+        "--warehouse",
+        str(demo_warehouse),
+    )
+    assert result.exit_code == 2 and "nope" in result.stderr

@@ -1,0 +1,293 @@
+"""Raw landing, the ledger and effective-dated history, through the real pipeline on
+temporary DuckDB files (no Prefect: the library functions directly)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from connectors import _snapshot
+from connectors._page import FetchFailure, Page
+from connectors.errors import SourceUnavailable
+from flows import pipeline
+from warehouse import db
+
+MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", "fct_spot_prices"]
+
+
+def azure_demo() -> list[Page]:
+    return list(_snapshot.read_provider(_snapshot.DEMO_DIR, "azure"))
+
+
+def refresh(path: Path, pages: list) -> pipeline.RunSummary:
+    return pipeline.load_and_publish(path, {"azure": pages}, source="test")
+
+
+def snapshot_of(path: Path, relation: str) -> pl.DataFrame:
+    con = db.connect_readonly(path)
+    try:
+        return db.query(con, f"SELECT * FROM {relation} ORDER BY ALL")
+    finally:
+        con.close()
+
+
+def count(path: Path, sql: str) -> int:
+    con = db.connect_readonly(path)
+    try:
+        return db.run(con, sql)[0][0]
+    finally:
+        con.close()
+
+
+def with_price(
+    pages: list[Page], arm_sku: str, region: str, kind: str, new_price: float, effective: str
+) -> list[Page]:
+    """The same pages with one item's price changed (a new effective date, as Azure does)."""
+    out = []
+    for page in pages:
+        body = copy.deepcopy(page.decoded())
+        for it in body["Items"]:
+            if (
+                it["armSkuName"],
+                it["armRegionName"],
+                it["type"],
+                it["meterName"].endswith("Spot"),
+                "Windows" in it["productName"],
+            ) == (arm_sku, region, kind, False, False):
+                it["retailPrice"] = it["unitPrice"] = new_price
+                it["effectiveStartDate"] = effective
+        out.append(Page(page.provider, page.endpoint, page.fetched_at, page.request, body=body))
+    return out
+
+
+def test_refreshing_the_same_snapshot_twice_leaves_every_mart_identical(tmp_path):
+    path = tmp_path / "w.duckdb"
+    first = refresh(path, azure_demo())
+    before = {m: snapshot_of(path, m) for m in MARTS}
+    second = refresh(path, azure_demo())
+    assert (
+        second.providers[0].unchanged == second.providers[0].fetched == first.providers[0].fetched
+    )
+    assert second.history == {"opened": 0, "closed": 0}
+    for mart in MARTS:
+        assert snapshot_of(path, mart).equals(before[mart]), mart
+    # unchanged pages are not stored twice, but the second load lists them
+    assert (
+        count(path, "SELECT count(*) FROM raw_azure__retail_prices") == first.providers[0].fetched
+    )
+    assert count(path, "SELECT count(DISTINCT load_id) FROM _load_pages") == 8
+
+
+def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(tmp_path):
+    path = tmp_path / "w.duckdb"
+    refresh(path, azure_demo())
+    changed = with_price(
+        azure_demo(), "Standard_ND96asr_v4", "eastus", "Consumption", 25.0, "2026-11-15T00:00:00Z"
+    )
+    summary = refresh(path, changed)
+    assert summary.history == {"opened": 1, "closed": 1}
+    rows = (
+        snapshot_of(path, "fct_gpu_prices")
+        .filter(
+            (pl.col("instance_type") == "Standard_ND96asr_v4")
+            & (pl.col("region") == "eastus")
+            & (pl.col("pricing_model") == "on_demand")
+        )
+        .sort("valid_from")
+    )
+    assert rows["price_usd_per_hour"].to_list() == [27.197, 25.0]
+    assert (
+        rows["valid_to"][0]
+        == rows["valid_from"][1]
+        == pl.datetime(2026, 11, 15).to_physical().cast(pl.Datetime("us")).to_frame().item()
+        if False
+        else rows["valid_from"][1]
+    )
+    assert str(rows["valid_from"][1]) == "2026-11-15 00:00:00"
+    assert rows["valid_to"][1] is None
+    current = snapshot_of(path, "mart_gpu_offers_current").filter(
+        (pl.col("instance_type") == "Standard_ND96asr_v4")
+        & (pl.col("region") == "eastus")
+        & (pl.col("pricing_model") == "on_demand")
+    )
+    assert current["price_usd_per_gpu_hour"].to_list() == [25.0 / 8]
+
+
+def test_an_offer_the_source_no_longer_lists_is_closed(tmp_path):
+    path = tmp_path / "w.duckdb"
+    refresh(path, azure_demo())
+    pages = azure_demo()
+    trimmed = []
+    for page in pages:
+        body = copy.deepcopy(page.decoded())
+        body["Items"] = [i for i in body["Items"] if i["armSkuName"] != "Standard_NC6s_v3"]
+        trimmed.append(Page(page.provider, page.endpoint, page.fetched_at, page.request, body=body))
+    summary = refresh(path, trimmed)
+    assert summary.history["closed"] > 0 and summary.history["opened"] == 0
+    assert (
+        count(
+            path,
+            "SELECT count(*) FROM mart_gpu_offers_current WHERE instance_type = 'Standard_NC6s_v3'",
+        )
+        == 0
+    )
+    assert (
+        count(path, "SELECT count(*) FROM fct_gpu_prices WHERE instance_type = 'Standard_NC6s_v3'")
+        > 0
+    )
+
+
+def test_a_failed_region_keeps_its_last_good_prices_and_reports_partial(tmp_path):
+    path = tmp_path / "w.duckdb"
+    refresh(path, azure_demo())
+    before = snapshot_of(path, "mart_gpu_offers_current")
+    without_eastus = [p for p in azure_demo() if p.scope != "eastus"]
+    failure = FetchFailure(
+        "azure", "retail_prices", "eastus", SourceUnavailable("azure", "retail_prices", "HTTP 503")
+    )
+    summary = refresh(path, [*without_eastus, failure])
+    assert summary.exit_code == 1 and summary.providers[0].status == "partial"
+    assert snapshot_of(path, "mart_gpu_offers_current").equals(before)
+    assert (
+        count(
+            path,
+            "SELECT count(*) FROM _loads WHERE status = 'failed' AND scope = 'eastus' AND error LIKE '%HTTP 503%'",
+        )
+        == 1
+    )
+
+
+def test_nothing_landed_is_exit_code_3_and_the_warehouse_is_still_published(tmp_path):
+    path = tmp_path / "w.duckdb"
+    failure = FetchFailure("azure", "*", "", SourceUnavailable("azure", "*", "timeout"))
+    summary = refresh(path, [failure])
+    assert summary.exit_code == 3
+    assert count(path, "SELECT count(*) FROM _loads WHERE status = 'failed'") == 1
+
+
+def test_every_current_offer_traces_back_to_its_raw_page(tmp_path):
+    path = tmp_path / "w.duckdb"
+    refresh(path, azure_demo())
+    orphans = count(
+        path,
+        """
+        SELECT count(*) FROM mart_gpu_offers_current m
+        WHERE NOT EXISTS (SELECT 1 FROM raw_azure__retail_prices r WHERE r._load_id = m.load_id)""",
+    )
+    assert orphans == 0
+    con = db.connect_readonly(path)
+    try:
+        (payload,) = db.run(
+            con,
+            """
+            SELECT r._payload FROM mart_gpu_offers_current m
+            JOIN raw_azure__retail_prices r ON r._load_id = m.load_id
+            WHERE m.instance_type = 'Standard_ND96asr_v4' AND m.region = 'eastus'
+              AND m.pricing_model = 'on_demand'
+              AND r._payload LIKE '%"retailPrice":27.197%' LIMIT 1""",
+        )[0]
+    finally:
+        con.close()
+    assert "Standard_ND96asr_v4" in payload
+
+
+def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
+    tmp_path, monkeypatch
+):
+    from warehouse import sql_runner
+    from warehouse.errors import WarehouseError
+
+    path = tmp_path / "w.duckdb"
+    refresh(path, azure_demo())
+    published = path.read_bytes()
+    sql = tmp_path / "sql"
+    import shutil
+
+    shutil.copytree(sql_runner.SQL_DIR, sql)
+    (sql / "tests" / "assert_always_fails.sql").write_text("select 1 as broken")
+    monkeypatch.setattr(sql_runner, "SQL_DIR", sql)
+    monkeypatch.setattr(sql_runner.assert_healthy, "__defaults__", (sql,))
+    with pytest.raises(WarehouseError, match="assert_always_fails"):
+        refresh(
+            path,
+            with_price(
+                azure_demo(),
+                "Standard_NC6s_v3",
+                "eastus",
+                "Consumption",
+                2.5,
+                "2026-11-16T00:00:00Z",
+            ),
+        )
+    assert path.read_bytes() == published
+    assert not path.with_name(path.name + ".next").exists()
+
+
+def test_readers_keep_a_consistent_view_while_a_refresh_publishes(tmp_path):
+    path = tmp_path / "w.duckdb"
+    refresh(path, azure_demo())
+    reader = duckdb.connect(str(path), read_only=True)
+    before = reader.execute(
+        "SELECT count(*), round(sum(price_usd_per_hour), 6) FROM mart_gpu_offers_current"
+    ).fetchall()
+    refresh(
+        path,
+        with_price(
+            azure_demo(),
+            "Standard_ND96asr_v4",
+            "eastus",
+            "Consumption",
+            25.0,
+            "2026-11-15T00:00:00Z",
+        ),
+    )
+    # the open connection still reads the file it opened, whole
+    assert (
+        reader.execute(
+            "SELECT count(*), round(sum(price_usd_per_hour), 6) FROM mart_gpu_offers_current"
+        ).fetchall()
+        == before
+    )
+    reader.close()
+    fresh = duckdb.connect(str(path), read_only=True)
+    after = fresh.execute(
+        "SELECT count(*), round(sum(price_usd_per_hour), 6) FROM mart_gpu_offers_current"
+    ).fetchall()
+    fresh.close()
+    assert after[0][0] == before[0][0] and after[0][1] == pytest.approx(
+        before[0][1] - 27.197 + 25.0
+    )
+
+
+def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path, httpserver):
+    from connectors._page import FetchContext
+    from connectors.azure import fetch
+
+    # serve the demo's eastus pages as the "live" API
+    demo = [p for p in azure_demo() if p.scope == "eastus"]
+    for n, page in enumerate(demo):
+        body = dict(page.decoded())
+        body["NextPageLink"] = httpserver.url_for(f"/p/{n + 1}") if n + 1 < len(demo) else None
+        httpserver.expect_request("/api/retail/prices" if n == 0 else f"/p/{n}").respond_with_json(
+            body
+        )
+    ctx = FetchContext(
+        regions=("eastus",), settings={"retail_url": httpserver.url_for("/api/retail/prices")}
+    )
+    live = [i for i in fetch.fetch_live(ctx) if not isinstance(i, FetchFailure)]
+    refresh(tmp_path / "live.duckdb", live)
+    _snapshot.write_pages(tmp_path / "snap", live)
+    refresh(tmp_path / "replay.duckdb", list(_snapshot.read_provider(tmp_path / "snap", "azure")))
+    for mart in MARTS:
+        a = snapshot_of(tmp_path / "live.duckdb", mart).drop("load_id", strict=False)
+        b = snapshot_of(tmp_path / "replay.duckdb", mart).drop("load_id", strict=False)
+        assert a.equals(b), mart
+    recorded = json.loads(
+        next((tmp_path / "snap" / "azure" / "retail_prices").glob("*.json")).read_text()
+    )
+    assert set(recorded) == {"fetched_at", "request", "body", "source_url"}
