@@ -1,0 +1,84 @@
+-- cost_per_token(mfu, params_b, inference_utilization, precision): mart_cost_per_token for
+-- any model size and assumptions. Per current offer x pricing model: USD per 1M training
+-- tokens (6 * N * D FLOPs at `mfu` of peak) and per 1M inference tokens (2 * N FLOPs per
+-- token at `inference_utilization` of peak) for a model of `params_b` billion parameters.
+-- `precision` picks the dense peak column of dim_gpus: fp32 | tf32 | bf16 | fp8.
+-- The arithmetic matches models/training.py and models/inference.py operation for operation.
+--   select * from cost_per_token(mfu := 0.4, params_b := 7) order by usd_per_1m_training_tokens;
+-- No column of this body or of the views it reads may be named like a parameter: DuckDB
+-- (2.0) substitutes the argument for such a name, or refuses the macro. Hence the
+-- *_assumed columns, and offers read from mart_gpu_offers_current, not mart_cost_per_token.
+CREATE OR REPLACE MACRO cost_per_token(
+    mfu := 0.45, params_b := 70, inference_utilization := 0.3, precision := 'bf16'
+) AS TABLE
+with assumptions as (
+    select
+        case
+            when mfu::double > 0 and mfu::double <= 1 then mfu::double
+            else error('cost_per_token: mfu must be in (0, 1], got ' || mfu::varchar)
+        end as mfu_assumed,
+        case
+            when params_b::double > 0 then params_b::double * 1e9
+            else error('cost_per_token: params_b must be > 0, got ' || params_b::varchar)
+        end as params_assumed,
+        case
+            when inference_utilization::double > 0 and inference_utilization::double <= 1
+                then inference_utilization::double
+            else error('cost_per_token: inference_utilization must be in (0, 1], got '
+                       || inference_utilization::varchar)
+        end as utilization_assumed,
+        case
+            when lower(precision) in ('fp32', 'tf32', 'bf16', 'fp8') then lower(precision)
+            else error('cost_per_token: precision must be fp32, tf32, bf16 or fp8, got '
+                       || precision::varchar)
+        end as precision_assumed,
+        1e6::double as tokens_assumed
+),
+
+offers as (
+    select
+        provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+        pricing_model, pricing_detail, price_usd_per_gpu_hour, effective_at, fetched_at, load_id
+    from mart_gpu_offers_current
+    where gpu_name is not null and price_usd_per_gpu_hour is not null
+),
+
+offers_with_peak as (
+    select
+        o.*, a.*,
+        case a.precision_assumed
+            when 'fp32' then g.fp32_tflops
+            when 'tf32' then g.tf32_tflops
+            when 'bf16' then g.bf16_tflops
+            when 'fp8' then g.fp8_tflops
+        end as peak_tflops
+    from offers o
+    left join dim_gpus g using (gpu_name, gpu_memory_gib)
+    cross join assumptions a
+),
+
+costed as (
+    select
+        *,
+        6.0 * params_assumed * tokens_assumed
+            / (mfu_assumed * (peak_tflops * 1e12) * 3600.0) as training_gpu_hours_per_1m_tokens,
+        2.0 * params_assumed * tokens_assumed
+            / (utilization_assumed * (peak_tflops * 1e12)) / 3600.0
+            as inference_gpu_hours_per_1m_tokens
+    from offers_with_peak
+)
+
+select
+    provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+    pricing_model, pricing_detail, price_usd_per_gpu_hour,
+    params_assumed / 1e9 as params_b,
+    precision_assumed as precision,
+    peak_tflops,
+    mfu_assumed as mfu,
+    utilization_assumed as inference_utilization,
+    training_gpu_hours_per_1m_tokens,
+    training_gpu_hours_per_1m_tokens * price_usd_per_gpu_hour as usd_per_1m_training_tokens,
+    inference_gpu_hours_per_1m_tokens,
+    inference_gpu_hours_per_1m_tokens * price_usd_per_gpu_hour as usd_per_1m_inference_tokens,
+    effective_at, fetched_at, load_id
+from costed
