@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from connectors import azure
+from connectors import azure, gcp
 from connectors._connector import Connector
 
-PROVIDERS: dict[str, Connector] = {c.name: c for c in (azure.CONNECTOR,)}
+PROVIDERS: dict[str, Connector] = {c.name: c for c in (azure.CONNECTOR, gcp.CONNECTOR)}
 
 
 def get(name: str) -> Connector:
