@@ -1,0 +1,781 @@
+"""`gpu-pricing estimate train|infer` and `gpu-pricing breakeven onprem|spot` (CONTRACT §1).
+
+The formulas are models/ (training, inference, breakeven); this module only finds their
+inputs and prints their results. Rates come from the warehouse when not given: the cheapest
+current matching offer of `mart_gpu_offers_current` by `price_usd_per_gpu_hour`, named with
+its provider, region, instance type, pricing model and as-of time, never a made-up rate.
+Peak FLOPs and reference capex come from `dim_gpus`.
+
+Invalid inputs (MFU outside (0, 1], negative tokens, an unknown GPU, a preemption rate at
+which the run never finishes, ...) raise `InvalidInput` naming the flag: exit 2 through
+`flows.cli.run`. Registered on `flows.cli.app`; import `flows.cli`, not this module, first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import duckdb
+import polars as pl
+import typer
+
+from connectors.errors import InvalidInput
+from flows._output import emit_json, table
+from flows.cli import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
+from models import breakeven, inference, training
+from warehouse import db
+from warehouse.schemas import PRICING_MODELS
+
+estimate_app = typer.Typer(
+    no_args_is_help=True, help="Training and inference cost from current rates or --rate."
+)
+breakeven_app = typer.Typer(
+    no_args_is_help=True, help="Buy vs rent, and spot vs on-demand with checkpointing."
+)
+
+PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
+ALTERNATIVES = 5
+# what each alternative offer carries besides the offer itself
+ALTERNATIVE_TOTALS = (
+    "peak_tflops",
+    "rate_usd_per_gpu_hour",
+    "gpu_hours",
+    "cost_usd",
+    "cost_per_request_usd",
+    "cost_per_1m_tokens_usd",
+)
+
+# models/ names its inputs; the user typed flags. Errors name the flag.
+FLAG_FOR_INPUT = {
+    "params": "--params",
+    "tokens": "--tokens",
+    "tokens_per_request": "--tokens-per-request",
+    "requests": "--requests",
+    "mfu": "--mfu",
+    "gpus": "--gpus",
+    "utilization": "--utilization",
+    "rate_usd_per_gpu_hour": "--rate",
+    "capex_usd": "--capex",
+    "residual_value_usd": "--residual-value",
+    "power_kw": "--power-kw",
+    "usd_per_kwh": "--usd-per-kwh",
+    "spot_rate_usd_per_hour": "--spot-rate",
+    "on_demand_rate_usd_per_hour": "--on-demand-rate",
+    "checkpoint_overhead": "--checkpoint-overhead",
+    "checkpoint_interval_hours": "--checkpoint-interval-hours",
+    "preemption_rate_per_hour": "--preemption-rate",
+    "restart_hours": "--restart-hours",
+}
+
+GpuOpt = Annotated[str, typer.Option("--gpu", help="GPU name as in dim_gpus, e.g. H100")]
+MemoryOpt = Annotated[
+    float | None, typer.Option("--memory", help="GPU memory in GiB, e.g. 80 (default: any)")
+]
+PricingOpt = Annotated[
+    str, typer.Option("--pricing", help="on_demand | spot | reserved_1y | reserved_3y")
+]
+RateOpt = Annotated[
+    float | None,
+    typer.Option("--rate", help="USD per GPU-hour (default: the cheapest current offer)"),
+]
+PrecisionOpt = Annotated[
+    str, typer.Option("--precision", help="peak FLOPs column of dim_gpus: fp32|tf32|bf16|fp8")
+]
+
+OFFER_COLUMNS = [
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "gpu_name",
+    "gpu_memory_gib",
+    "gpu_count",
+    "pricing_model",
+    "pricing_detail",
+    "price_usd_per_hour",
+    "price_usd_per_gpu_hour",
+    "price_flag",
+    "effective_at",
+    "fetched_at",
+    "load_id",
+]
+
+SPECS_SQL = """
+    SELECT gpu_name, gpu_memory_gib, fp32_tflops, tf32_tflops, bf16_tflops, fp8_tflops,
+           tdp_watts, capex_usd, capex_as_of, capex_source
+    FROM dim_gpus
+    WHERE gpu_name = $gpu
+    ORDER BY gpu_memory_gib
+"""
+
+# The cheapest current offers for a GPU and pricing model, each with the peak of its own
+# (name, memory) row: ties broken by provider, region, zone, instance type so the pick is
+# reproducible.
+OFFERS_SQL = f"""
+    SELECT {", ".join(f"o.{c}" for c in OFFER_COLUMNS)},
+           CASE $precision
+               WHEN 'fp32' THEN g.fp32_tflops WHEN 'tf32' THEN g.tf32_tflops
+               WHEN 'bf16' THEN g.bf16_tflops WHEN 'fp8' THEN g.fp8_tflops
+           END AS peak_tflops
+    FROM mart_gpu_offers_current o
+    LEFT JOIN dim_gpus g USING (gpu_name, gpu_memory_gib)
+    WHERE o.gpu_name = $gpu
+      AND ($memory IS NULL OR o.gpu_memory_gib = $memory)
+      AND o.pricing_model = $pricing
+      AND o.price_usd_per_gpu_hour IS NOT NULL
+      AND (NOT $need_peak OR peak_tflops IS NOT NULL)
+    ORDER BY o.price_usd_per_gpu_hour, o.provider, o.region, o.zone NULLS FIRST, o.instance_type
+    LIMIT $limit
+"""
+
+# Same-instance spot/on-demand pairs at the user's checkpointing assumptions (the
+# spot_breakeven table macro, sql/macros/spot_breakeven.sql).
+SPOT_PAIRS_SQL = """
+    SELECT provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+           spot_usd_per_gpu_hour, on_demand_usd_per_gpu_hour, spot_discount,
+           break_even_preemption_rate_per_hour, interruption_bucket, preemption_rate_per_hour,
+           effective_spot_usd_per_gpu_hour, spot_is_cheaper, spot_fetched_at, spot_load_id
+    FROM spot_breakeven(checkpoint_overhead := $overhead,
+                        checkpoint_interval_hours := $interval,
+                        restart_hours := $restart)
+    WHERE gpu_name = $gpu AND ($memory IS NULL OR gpu_memory_gib = $memory)
+    ORDER BY spot_usd_per_gpu_hour, provider, region, zone NULLS FIRST, instance_type
+    LIMIT $limit
+"""
+
+
+def checked(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call a models/ formula; a ValueError naming one of its inputs names the flag too."""
+    try:
+        return fn(*args, **kwargs)
+    except ValueError as exc:
+        message = str(exc)
+        name = message.split(" ", 1)[0]
+        flag = FLAG_FOR_INPUT.get(name)
+        raise InvalidInput(f"{flag}: {message}" if flag else message) from None
+
+
+def _choice(flag: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise InvalidInput(f"{flag} {value!r}: expected one of {', '.join(allowed)}")
+    return value
+
+
+class Warehouse:
+    """The read-only warehouse connection of one command, opened on first use."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = warehouse_path(path)
+        self._con: duckdb.DuckDBPyConnection | None = None
+
+    def query(self, sql: str, params: dict[str, Any]) -> pl.DataFrame:
+        if self._con is None:
+            self._con = open_readonly(self.path)
+        try:
+            return db.query(self._con, sql, params)
+        except duckdb.CatalogException as exc:
+            raise InvalidInput(
+                f"warehouse {self.path} has no cost marts ({str(exc).splitlines()[0]}): "
+                "run `gpu-pricing refresh` first"
+            ) from None
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+
+    def specs(self, gpu: str, memory: float | None) -> pl.DataFrame:
+        """dim_gpus rows for --gpu (and --memory); unknown names are an input error."""
+        rows = self.query(SPECS_SQL, {"gpu": gpu})
+        if rows.is_empty():
+            raise InvalidInput(f"--gpu {gpu!r}: unknown GPU, not in dim_gpus")
+        if memory is not None:
+            sizes = rows["gpu_memory_gib"].to_list()
+            rows = rows.filter(pl.col("gpu_memory_gib") == memory)
+            if rows.is_empty():
+                raise InvalidInput(
+                    f"--memory {memory:g}: no {gpu} with that memory in dim_gpus "
+                    f"(known: {', '.join(f'{s:g}' for s in sizes)} GiB)"
+                )
+        return rows
+
+    def offers(
+        self,
+        gpu: str,
+        memory: float | None,
+        pricing: str,
+        *,
+        precision: str = "bf16",
+        need_peak: bool = False,
+        limit: int = 1 + ALTERNATIVES,
+    ) -> pl.DataFrame:
+        return self.query(
+            OFFERS_SQL,
+            {
+                "gpu": gpu,
+                "memory": memory,
+                "pricing": pricing,
+                "precision": precision,
+                "need_peak": need_peak,
+                "limit": limit,
+            },
+        )
+
+    def no_offer(self, gpu: str, memory: float | None, pricing: str, why: str = "") -> InvalidInput:
+        size = f" {memory:g} GiB" if memory is not None else ""
+        return InvalidInput(
+            f"no current {pricing} offer for {gpu}{size}{why} in warehouse {self.path}: "
+            "refresh it, try another --pricing, or pass the rate"
+        )
+
+
+def peak_for(specs: pl.DataFrame, gpu: str, precision: str) -> float:
+    """The one peak TFLOPS of --gpu at --precision (for a --rate estimate, no offer)."""
+    peaks = specs.filter(pl.col(f"{precision}_tflops").is_not_null())
+    distinct = sorted(set(peaks[f"{precision}_tflops"].to_list()))
+    if not distinct:
+        raise InvalidInput(
+            f"--precision {precision}: dim_gpus has no dense {precision} peak for {gpu}"
+        )
+    if len(distinct) > 1:
+        sizes = ", ".join(f"{m:g}" for m in peaks["gpu_memory_gib"].to_list())
+        raise InvalidInput(
+            f"--gpu {gpu}: its memory sizes ({sizes} GiB) differ in {precision} peak; pass --memory"
+        )
+    return float(distinct[0])
+
+
+def offer_dict(row: dict[str, Any]) -> dict[str, Any]:
+    return {c: row[c] for c in OFFER_COLUMNS}
+
+
+def describe_offer(offer: dict[str, Any]) -> str:
+    where = " ".join(str(offer[c]) for c in ("provider", "region", "zone") if offer[c])
+    as_of = offer["fetched_at"].strftime("%Y-%m-%d %H:%M UTC")
+    return f"{where} {offer['instance_type']}, {offer['pricing_model']}, as of {as_of}"
+
+
+def print_lines(pairs: list[tuple[str, str]]) -> None:
+    width = max(len(k) for k, _ in pairs)
+    for key, value in pairs:
+        print(f"  {key.ljust(width)}  {value}")
+
+
+def _count(value: float) -> str:
+    """70e9 -> '70B', 2e12 -> '2T', 2048 -> '2048'."""
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(value) >= scale:
+            return f"{value / scale:g}{suffix}"
+    return f"{value:g}"
+
+
+def _usd(value: float) -> str:
+    return f"{value:,.2f} USD" if value >= 100 else f"{value:.4g} USD"
+
+
+def _alternatives_table(alternatives: list[dict[str, Any]], total_key: str) -> str:
+    columns = [
+        "provider",
+        "region",
+        "zone",
+        "instance_type",
+        "gpu_memory_gib",
+        "gpu_count",
+        "price_usd_per_gpu_hour",
+        total_key,
+    ]
+    return table(pl.DataFrame([{c: a[c] for c in columns} for a in alternatives]), 4)
+
+
+def estimate_with_offers(
+    wh: Warehouse,
+    gpu: str,
+    memory: float | None,
+    pricing: str,
+    precision: str,
+    rate: float | None,
+    compute: Callable[[float, float], dict[str, Any]],
+) -> dict[str, Any]:
+    """Run `compute(peak_tflops, rate)` on --rate, or on the cheapest matching offer and
+    the next alternatives; returns the estimate with the offer and alternatives."""
+    specs = wh.specs(gpu, memory)
+    if rate is not None:
+        result = compute(peak_for(specs, gpu, precision), rate)
+        return {**result, "rate_source": "--rate", "offer": None, "alternatives": []}
+    peak_for_any = specs.filter(pl.col(f"{precision}_tflops").is_not_null())
+    if peak_for_any.is_empty():
+        raise InvalidInput(
+            f"--precision {precision}: dim_gpus has no dense {precision} peak for {gpu}"
+        )
+    offers = wh.offers(gpu, memory, pricing, precision=precision, need_peak=True)
+    if offers.is_empty():
+        raise wh.no_offer(gpu, memory, pricing)
+    rows = offers.to_dicts()
+    priced = [
+        {**compute(r["peak_tflops"], r["price_usd_per_gpu_hour"]), "offer": offer_dict(r)}
+        for r in rows
+    ]
+    best = priced[0]
+    alternatives = [
+        {**p["offer"], **{k: p[k] for k in ALTERNATIVE_TOTALS if k in p}} for p in priced[1:]
+    ]
+    return {**best, "rate_source": "warehouse", "alternatives": alternatives}
+
+
+@estimate_app.command("train")
+def estimate_train(
+    params: Annotated[float, typer.Option("--params", help="model parameters, e.g. 70e9")],
+    tokens: Annotated[float, typer.Option("--tokens", help="training tokens, e.g. 2e12")],
+    gpu: GpuOpt,
+    warehouse: WarehouseOpt = None,
+    memory: MemoryOpt = None,
+    mfu: Annotated[float, typer.Option("--mfu", help="model FLOPs utilisation, (0, 1]")] = 0.45,
+    gpus: Annotated[float, typer.Option("--gpus", help="GPUs sharing the run")] = 1,
+    pricing: PricingOpt = "on_demand",
+    rate: RateOpt = None,
+    precision: PrecisionOpt = "bf16",
+    full_recompute: Annotated[
+        bool, typer.Option("--full-recompute", help="report HFU under full recomputation")
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Training cost: 6 * params * tokens FLOPs at --mfu of the GPU's peak, priced at the
+    cheapest current offer (plus the next alternatives) or at --rate."""
+
+    def body() -> None:
+        _choice("--pricing", pricing, PRICING_MODELS)
+        _choice("--precision", precision, PRECISIONS)
+        name = gpu.strip().upper()
+
+        def compute(peak_tflops: float, rate_usd: float) -> dict[str, Any]:
+            return checked(
+                training.estimate_training,
+                params,
+                tokens,
+                peak_tflops,
+                mfu,
+                gpus,
+                rate_usd,
+                full_recompute=full_recompute,
+            )
+
+        compute(1.0, 0.0 if rate is None else rate)  # every input checked before any lookup
+        wh = Warehouse(warehouse)
+        try:
+            result = estimate_with_offers(wh, name, memory, pricing, precision, rate, compute)
+        finally:
+            wh.close()
+        doc = {
+            "gpu": name,
+            "gpu_memory_gib": memory,
+            "pricing_model": pricing,
+            "precision": precision,
+            **result,
+        }
+        if json_out:
+            emit_json(doc)
+            return
+        print(
+            f"Training {_count(doc['params'])} parameters on {_count(doc['tokens'])} tokens: "
+            f"{name} {precision}, MFU {doc['mfu']:g}, {doc['gpus']} GPU(s)"
+        )
+        print_lines(
+            [
+                ("FLOPs (6ND)", f"{doc['flops']:.4g}"),
+                ("peak per GPU", f"{doc['peak_tflops']:g} TFLOPS"),
+                ("GPU-hours", f"{doc['gpu_hours']:,.0f}"),
+                (
+                    "wall clock",
+                    f"{doc['wall_clock_hours']:,.1f} h ({doc['wall_clock_days']:,.1f} days)",
+                ),
+                ("rate", _rate_line(doc)),
+                ("cost", _usd(doc["cost_usd"])),
+                ("cost per 1M tokens", _usd(doc["cost_per_1m_tokens_usd"])),
+            ]
+        )
+        _print_alternatives(doc, "cost_usd")
+
+    run(body)
+
+
+@estimate_app.command("infer")
+def estimate_infer(
+    params: Annotated[float, typer.Option("--params", help="model parameters, e.g. 175e9")],
+    tokens_per_request: Annotated[
+        float, typer.Option("--tokens-per-request", help="prompt + generated tokens")
+    ],
+    requests: Annotated[float, typer.Option("--requests", help="requests served, e.g. 1e6")],
+    gpu: GpuOpt,
+    warehouse: WarehouseOpt = None,
+    memory: MemoryOpt = None,
+    utilization: Annotated[
+        float, typer.Option("--utilization", help="share of peak FLOPs reached serving, (0, 1]")
+    ] = 0.3,
+    pricing: PricingOpt = "on_demand",
+    rate: RateOpt = None,
+    precision: PrecisionOpt = "bf16",
+    json_out: JsonOpt = False,
+) -> None:
+    """Inference cost: 2 * params FLOPs per token at --utilization of the GPU's peak."""
+
+    def body() -> None:
+        _choice("--pricing", pricing, PRICING_MODELS)
+        _choice("--precision", precision, PRECISIONS)
+        name = gpu.strip().upper()
+
+        def compute(peak_tflops: float, rate_usd: float) -> dict[str, Any]:
+            return checked(
+                inference.estimate_inference,
+                params,
+                tokens_per_request,
+                requests,
+                peak_tflops,
+                utilization,
+                rate_usd,
+            )
+
+        compute(1.0, 0.0 if rate is None else rate)
+        wh = Warehouse(warehouse)
+        try:
+            result = estimate_with_offers(wh, name, memory, pricing, precision, rate, compute)
+        finally:
+            wh.close()
+        doc = {
+            "gpu": name,
+            "gpu_memory_gib": memory,
+            "pricing_model": pricing,
+            "precision": precision,
+            **result,
+        }
+        if json_out:
+            emit_json(doc)
+            return
+        print(
+            f"Serving {_count(doc['requests'])} requests of {_count(doc['tokens_per_request'])} "
+            f"tokens with {_count(doc['params'])} parameters: {name} {precision}, "
+            f"utilisation {doc['utilization']:g}"
+        )
+        print_lines(
+            [
+                ("FLOPs (2N per token)", f"{doc['flops']:.4g}"),
+                ("peak per GPU", f"{doc['peak_tflops']:g} TFLOPS"),
+                ("GPU-seconds", f"{doc['gpu_seconds']:,.0f} ({doc['gpu_hours']:,.1f} GPU-hours)"),
+                ("rate", _rate_line(doc)),
+                ("cost", _usd(doc["cost_usd"])),
+                ("cost per request", _usd(doc["cost_per_request_usd"])),
+                ("cost per 1K tokens", _usd(doc["cost_per_1k_tokens_usd"])),
+                ("cost per 1M tokens", _usd(doc["cost_per_1m_tokens_usd"])),
+            ]
+        )
+        _print_alternatives(doc, "cost_usd")
+
+    run(body)
+
+
+def _rate_line(doc: dict[str, Any]) -> str:
+    rate = f"{doc['rate_usd_per_gpu_hour']:.4f} USD/GPU-hour"
+    return f"{rate} (--rate)" if doc["offer"] is None else f"{rate}: {describe_offer(doc['offer'])}"
+
+
+def _print_alternatives(doc: dict[str, Any], total_key: str) -> None:
+    if doc["alternatives"]:
+        print(f"\nNext {len(doc['alternatives'])} alternatives:\n")
+        print(_alternatives_table(doc["alternatives"], total_key))
+
+
+@breakeven_app.command("onprem")
+def breakeven_onprem(
+    gpu: GpuOpt,
+    warehouse: WarehouseOpt = None,
+    memory: MemoryOpt = None,
+    capex: Annotated[
+        float | None,
+        typer.Option("--capex", help="purchase price USD (default: dim_gpus reference capex)"),
+    ] = None,
+    rate: RateOpt = None,
+    pricing: Annotated[
+        str, typer.Option("--pricing", help="pricing model of the rented rate")
+    ] = "on_demand",
+    utilization: Annotated[
+        float, typer.Option("--utilization", help="share of hours the GPU is busy, (0, 1]")
+    ] = 1.0,
+    power_kw: Annotated[
+        float | None,
+        typer.Option("--power-kw", help="kW drawn per GPU (default with --usd-per-kwh: TDP)"),
+    ] = None,
+    usd_per_kwh: Annotated[float, typer.Option("--usd-per-kwh", help="electricity price")] = 0.0,
+    residual_value: Annotated[
+        float, typer.Option("--residual-value", help="USD the GPU resells for at the end")
+    ] = 0.0,
+    json_out: JsonOpt = False,
+) -> None:
+    """Hours and months of use until buying a GPU beats renting it."""
+
+    def body() -> None:
+        _choice("--pricing", pricing, PRICING_MODELS)
+        name = gpu.strip().upper()
+        wh = Warehouse(warehouse)
+        try:
+            doc = _onprem(
+                wh,
+                name,
+                memory,
+                capex,
+                rate,
+                pricing,
+                utilization,
+                power_kw,
+                usd_per_kwh,
+                residual_value,
+            )
+        finally:
+            wh.close()
+        if json_out:
+            emit_json(doc)
+            return
+        print(f"Buy vs rent one {name}:")
+        print_lines(
+            [
+                ("capex", f"{_usd(doc['capex_usd'])} ({doc['capex_source'].split(':')[0]})"),
+                ("rent", _rate_line(doc)),
+                (
+                    "power",
+                    f"{doc['power_kw']:g} kW x {doc['usd_per_kwh']:g} USD/kWh"
+                    f" = {doc['power_usd_per_hour']:.4f} USD/h",
+                ),
+                ("break-even", f"{doc['break_even_gpu_hours']:,.0f} GPU-hours"),
+                (
+                    "",
+                    f"{doc['break_even_months']:,.1f} months at {doc['utilization']:.0%} use "
+                    f"({doc['hours_per_month']:g} h/month)",
+                ),
+            ]
+        )
+
+    run(body)
+
+
+def _onprem(
+    wh: Warehouse,
+    gpu: str,
+    memory: float | None,
+    capex: float | None,
+    rate: float | None,
+    pricing: str,
+    utilization: float,
+    power_kw: float | None,
+    usd_per_kwh: float,
+    residual_value: float,
+) -> dict[str, Any]:
+    def compute(capex_usd: float, rate_usd: float, kw: float) -> dict[str, Any]:
+        return checked(
+            breakeven.onprem,
+            capex_usd,
+            rate_usd,
+            utilization=utilization,
+            power_kw=kw,
+            usd_per_kwh=usd_per_kwh,
+            residual_value_usd=residual_value,
+        )
+
+    # every given input checked before any lookup, with valid placeholders for the rest
+    kw_given = power_kw if power_kw is not None else 0.0
+    compute(
+        capex if capex is not None else max(residual_value, 0.0) + 1.0,
+        rate if rate is not None else max(kw_given * usd_per_kwh, 0.0) + 1.0,
+        kw_given,
+    )
+    capex_source = "--capex"
+    tdp_kw = None
+    needs_specs = capex is None or (power_kw is None and usd_per_kwh > 0)
+    if needs_specs:
+        specs = wh.specs(gpu, memory)
+        if capex is None:
+            with_capex = specs.filter(pl.col("capex_usd").is_not_null())
+            if with_capex.is_empty():
+                raise InvalidInput(
+                    f"--capex: dim_gpus has no reference capex for {gpu}; pass --capex"
+                )
+            if with_capex.height > 1:
+                sizes = ", ".join(f"{m:g}" for m in with_capex["gpu_memory_gib"].to_list())
+                raise InvalidInput(f"--gpu {gpu}: capex known for {sizes} GiB; pass --memory")
+            row = with_capex.row(0, named=True)
+            capex, memory = row["capex_usd"], row["gpu_memory_gib"]
+            capex_source = f"dim_gpus reference as of {row['capex_as_of']}: {row['capex_source']}"
+        tdps = specs.filter(pl.col("tdp_watts").is_not_null())["tdp_watts"].unique().to_list()
+        tdp_kw = tdps[0] / 1000 if len(tdps) == 1 else None
+    if power_kw is None:
+        if usd_per_kwh > 0 and tdp_kw is None:
+            raise InvalidInput(f"--power-kw: no single TDP for {gpu} in dim_gpus; pass --power-kw")
+        power_kw = tdp_kw if usd_per_kwh > 0 else 0.0
+    offer = None
+    if rate is None:
+        offers = wh.offers(gpu, memory, pricing, limit=1)
+        if offers.is_empty():
+            raise wh.no_offer(gpu, memory, pricing, " (pass --rate)")
+        offer = offer_dict(offers.row(0, named=True))
+        rate = offer["price_usd_per_gpu_hour"]
+    result = compute(capex, rate, power_kw)
+    return {
+        "gpu": gpu,
+        "gpu_memory_gib": memory,
+        "pricing_model": pricing,
+        **result,
+        "capex_source": capex_source,
+        "rate_source": "--rate" if offer is None else "warehouse",
+        "offer": offer,
+    }
+
+
+@breakeven_app.command("spot")
+def breakeven_spot(
+    warehouse: WarehouseOpt = None,
+    gpu: Annotated[
+        str | None, typer.Option("--gpu", help="GPU whose cheapest spot/on-demand rates to use")
+    ] = None,
+    memory: MemoryOpt = None,
+    spot_rate: Annotated[
+        float | None, typer.Option("--spot-rate", help="spot USD per GPU-hour")
+    ] = None,
+    on_demand_rate: Annotated[
+        float | None, typer.Option("--on-demand-rate", help="on-demand USD per GPU-hour")
+    ] = None,
+    checkpoint_overhead: Annotated[
+        float, typer.Option("--checkpoint-overhead", help="extra time share for checkpoints")
+    ] = 0.05,
+    checkpoint_interval_hours: Annotated[
+        float, typer.Option("--checkpoint-interval-hours", help="hours between checkpoints")
+    ] = 1.0,
+    preemption_rate: Annotated[
+        float | None, typer.Option("--preemption-rate", help="preemptions per hour")
+    ] = None,
+    restart_hours: Annotated[
+        float, typer.Option("--restart-hours", help="hours lost per preemption besides c/2")
+    ] = 0.0,
+    json_out: JsonOpt = False,
+) -> None:
+    """Break-even preemption rate of spot vs on-demand; with --preemption-rate, the time
+    multiplier and the effective spot cost per useful hour."""
+
+    def body() -> None:
+        def compute(spot_usd: float, on_demand_usd: float) -> dict[str, Any]:
+            return checked(
+                breakeven.spot,
+                spot_usd,
+                on_demand_usd,
+                checkpoint_overhead,
+                checkpoint_interval_hours,
+                preemption_rate,
+                restart_hours,
+            )
+
+        # every given input checked before any lookup, with valid placeholders for the rest
+        compute(
+            spot_rate if spot_rate is not None else 1.0,
+            on_demand_rate if on_demand_rate is not None else 2.0,
+        )
+        name = gpu.strip().upper() if gpu else None
+        if name is None and (spot_rate is None or on_demand_rate is None):
+            raise InvalidInput(
+                "--gpu: needed to look up the cheapest current rates; "
+                "or pass both --spot-rate and --on-demand-rate"
+            )
+        offers: dict[str, dict[str, Any] | None] = {"spot": None, "on_demand": None}
+        pairs: list[dict[str, Any]] = []
+        rates = {"spot": spot_rate, "on_demand": on_demand_rate}
+        if name is not None:
+            wh = Warehouse(warehouse)
+            try:
+                wh.specs(name, memory)
+                for pricing in ("spot", "on_demand"):
+                    if rates[pricing] is None:
+                        found = wh.offers(name, memory, pricing, limit=1)
+                        if found.is_empty():
+                            raise wh.no_offer(
+                                name, memory, pricing, f" (pass --{pricing.replace('_', '-')}-rate)"
+                            )
+                        offers[pricing] = offer_dict(found.row(0, named=True))
+                        rates[pricing] = offers[pricing]["price_usd_per_gpu_hour"]
+                pairs = wh.query(
+                    SPOT_PAIRS_SQL,
+                    {
+                        "overhead": checkpoint_overhead,
+                        "interval": checkpoint_interval_hours,
+                        "restart": restart_hours,
+                        "gpu": name,
+                        "memory": memory,
+                        "limit": ALTERNATIVES,
+                    },
+                ).to_dicts()
+            finally:
+                wh.close()
+        result = compute(rates["spot"], rates["on_demand"])
+        doc = {
+            "gpu": name,
+            "gpu_memory_gib": memory,
+            **result,
+            "spot_offer": offers["spot"],
+            "on_demand_offer": offers["on_demand"],
+            "same_instance_pairs": pairs,
+        }
+        if json_out:
+            emit_json(doc)
+            return
+        _print_spot(doc)
+
+    run(body)
+
+
+def _print_spot(doc: dict[str, Any]) -> None:
+    def source(key: str) -> str:
+        offer = doc[f"{key}_offer"]
+        return "given" if offer is None else describe_offer(offer)
+
+    print(f"Spot vs on-demand{' for ' + doc['gpu'] if doc['gpu'] else ''}:")
+    lines = [
+        ("spot", f"{doc['spot_rate_usd_per_hour']:.4f} USD/GPU-hour ({source('spot')})"),
+        (
+            "on-demand",
+            f"{doc['on_demand_rate_usd_per_hour']:.4f} USD/GPU-hour ({source('on_demand')})",
+        ),
+        ("discount", f"{doc['spot_discount']:.1%}"),
+        (
+            "checkpointing",
+            f"{doc['checkpoint_overhead']:.0%} overhead, every "
+            f"{doc['checkpoint_interval_hours']:g} h",
+        ),
+        (
+            "break-even",
+            f"{doc['break_even_preemption_rate_per_hour']:.4f} preemptions per hour "
+            "(spot is cheaper below)",
+        ),
+    ]
+    if doc["preemption_rate_per_hour"] is not None:
+        lines += [
+            ("at preemption rate", f"{doc['preemption_rate_per_hour']:g} per hour"),
+            ("T_eff / T", f"{doc['time_multiplier']:.4f}"),
+            (
+                "effective spot",
+                f"{doc['spot_usd_per_useful_hour']:.4f} USD per useful GPU-hour "
+                f"({'cheaper' if doc['spot_is_cheaper'] else 'not cheaper'} than on-demand)",
+            ),
+        ]
+    print_lines(lines)
+    if doc["same_instance_pairs"]:
+        print("\nSame-instance spot/on-demand pairs (interruption rate where published):\n")
+        print(
+            table(
+                pl.DataFrame(doc["same_instance_pairs"]).select(
+                    "provider",
+                    "region",
+                    "zone",
+                    "instance_type",
+                    "spot_usd_per_gpu_hour",
+                    "on_demand_usd_per_gpu_hour",
+                    "break_even_preemption_rate_per_hour",
+                    "interruption_bucket",
+                    "effective_spot_usd_per_gpu_hour",
+                )
+            )
+        )
