@@ -5,36 +5,16 @@
 -- The base of mart_spot_breakeven and of the spot_breakeven(...) table macro; it carries
 -- no checkpointing assumption (no column may share a name with that macro's parameters).
 --
--- Interruption frequency: the AWS Spot Instance Advisor bucket (mart_spot_price_stats.
--- interruption_bucket) is the share f of instances interrupted over the trailing month.
--- With a constant per-hour hazard p an instance survives a 720-hour month with probability
--- exp(-720 p) = 1 - f, so
---   p = -ln(1 - f) / 720.
--- f is the bucket's UPPER bound ('5-10%' -> 0.10): effective spot costs built on it are
--- upper estimates, so spot is never called cheaper on an optimistic rate. '>20%' has no
--- upper bound (the Advisor's 'max' for it is 100%, i.e. p infinite): it uses its lower
--- bound 0.20 and interruption_rate_is_lower_bound says so. p is per instance; a job
--- spanning k instances stops when any of them is reclaimed, about k * p.
-with interruption_buckets as (
-    select
-        label as interruption_bucket,
-        coalesce(upper_fraction, lower_fraction) as interruption_fraction_per_month,
-        upper_fraction is null as interruption_rate_is_lower_bound
-    from (values
-        ('<5%', 0.00::double, 0.05::double),
-        ('5-10%', 0.05, 0.10),
-        ('10-15%', 0.10, 0.15),
-        ('15-20%', 0.15, 0.20),
-        ('>20%', 0.20, null)
-    ) as b(label, lower_fraction, upper_fraction)
-),
-
--- Provider x region x instance_type interruption buckets. Until mart_spot_price_stats
--- (AWS Spot Advisor, issue 3) is in the warehouse no source publishes one and this is
--- empty; then it becomes
+-- Interruption frequency: the provider's published bucket (AWS Spot Instance Advisor)
+-- turned into a preemption rate per hour by dim_spot_interruption_buckets, where the
+-- conversion p = -ln(1 - f) / 720 and the choice of f (the bucket's upper bound) are stated.
+--
+-- published_interruption: provider x region x instance_type buckets. Until
+-- mart_spot_price_stats (AWS Spot Advisor, issue 3) is in the warehouse no source publishes
+-- one and it is empty; then it becomes
 --   select provider, region, instance_type, interruption_bucket from mart_spot_price_stats
 --   where interruption_bucket is not null
-published_interruption as (
+with published_interruption as (
     select
         null::varchar as provider, null::varchar as region, null::varchar as instance_type,
         null::varchar as interruption_bucket
@@ -76,11 +56,10 @@ with_interruption as (
     select
         p.*,
         i.interruption_bucket, b.interruption_fraction_per_month,
-        b.interruption_rate_is_lower_bound,
-        -ln(1 - b.interruption_fraction_per_month) / 720.0 as preemption_rate_per_hour
+        b.interruption_rate_is_lower_bound, b.preemption_rate_per_hour
     from paired p
     left join published_interruption i using (provider, region, instance_type)
-    left join interruption_buckets b using (interruption_bucket)
+    left join dim_spot_interruption_buckets b using (interruption_bucket)
 )
 
 select
