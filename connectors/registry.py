@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
-from connectors import azure, gcp
+from connectors import aws, azure, gcp, lambdalabs, oci, runpod, sheets, vastai
 from connectors._connector import Connector
 
-PROVIDERS: dict[str, Connector] = {c.name: c for c in (azure.CONNECTOR, gcp.CONNECTOR)}
+PROVIDERS: dict[str, Connector] = {
+    c.name: c
+    for c in (
+        azure.CONNECTOR,
+        aws.CONNECTOR,
+        gcp.CONNECTOR,
+        lambdalabs.CONNECTOR,
+        runpod.CONNECTOR,
+        vastai.CONNECTOR,
+        oci.CONNECTOR,
+        sheets.CONNECTOR,
+    )
+}
 
 
 def get(name: str) -> Connector:

@@ -1,5 +1,11 @@
 -- Every connector's staged offers in one relation. One branch per registered connector
--- (tests/test_registry.py checks that none is missing); `connector` says which staging
+-- (tests/test_registry_meta.py checks that none is missing); `connector` says which staging
 -- table a row came from (the sheets connector publishes rows for several providers).
 select 'azure' as connector, * from stg_azure__offers
 union all by name select 'gcp' as connector, * from stg_gcp__offers
+union all by name select 'aws' as connector, * from stg_aws__offers
+union all by name select 'lambdalabs' as connector, * from stg_lambdalabs__offers
+union all by name select 'runpod' as connector, * from stg_runpod__offers
+union all by name select 'vastai' as connector, * from stg_vastai__offers
+union all by name select 'oci' as connector, * from stg_oci__offers
+union all by name select 'sheets' as connector, * from stg_sheets__offers

@@ -1,0 +1,13 @@
+"""Lambda Cloud: `GET /api/v1/instance-types` (API key) -> on-demand offers per region
+with listed capacity (region 'any' when none is listed)."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.lambdalabs import fetch, parse
+from connectors.lambdalabs.settings import ENDPOINT, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={ENDPOINT: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

@@ -1,0 +1,39 @@
+"""Lambda Cloud settings: endpoint, auth, and the GPU-name map for instance descriptions."""
+
+from __future__ import annotations
+
+PROVIDER = "lambdalabs"
+ENDPOINT = "instance_types"
+
+# cloud.lambda.ai is the current host; gpuhunt and skypilot still call the old
+# cloud.lambdalabs.com, which serves the same API (API_SHAPES §8).
+INSTANCE_TYPES_URL = "https://cloud.lambda.ai/api/v1/instance-types"
+API_KEY_ENV = "LAMBDA_API_KEY"
+
+# `instance_type.description` is "8x H100 (80 GB SXM5)", "1x A10 (24 GB PCIe)",
+# "8x Tesla V100 (16 GB)": count, GPU name, memory per GPU in GB. The pattern is
+# gpuhunt's (providers/lambdalabs.py), with `\d+` so a 16-GPU type would still parse.
+DESCRIPTION_PATTERN = r"^(\d+)x (?:Tesla )?(.+?) \((\d+) GB"
+
+# Lambda's GPU name (as in the description) -> gpu_name of the vocabulary (CONTRACT §4).
+# A name missing here keeps gpu_name null and is counted as unknown, never guessed:
+# "RTX 6000" is the Quadro RTX 6000 (Turing, 24 GB), which has no row in
+# sql/seeds/seed_gpu_specs.csv, so it stays unknown on purpose.
+# Sources: lambda.ai/instances (2026-09-20) lists B200 SXM6, H100 SXM/PCIe, A100 SXM
+# 40/80 GB, GH200, A10, A6000, Tesla V100 and Quadro RTX 6000.
+GPU_NAMES: dict[str, str] = {
+    "B200": "B200",
+    "H100": "H100",
+    "GH200": "GH200",
+    "A100": "A100",
+    "A10": "A10",
+    "A6000": "RTX A6000",
+    "V100": "V100",
+}
+
+# Region for an instance type that lists no capacity: its price is real, but Lambda says
+# nothing about where it could run, so no region is invented (pricing_detail says why).
+NO_CAPACITY_REGION = "any"
+NO_CAPACITY_DETAIL = "no capacity listed"
+
+CENTS_PER_USD = 100

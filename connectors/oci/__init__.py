@@ -1,0 +1,13 @@
+"""Oracle Cloud (OCI): the public cetools price list (no auth) -> one offer per GPU shape
+(global price), plus preemptible at 50% where the shape allows it."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.oci import fetch, parse
+from connectors.oci.settings import ENDPOINT, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={ENDPOINT: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

@@ -1,0 +1,13 @@
+"""RunPod: GraphQL `gpuTypes` (key optional) -> per-GPU-hour secure/community offers,
+on demand and spot where given."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.runpod import fetch, parse
+from connectors.runpod.settings import ENDPOINT, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={ENDPOINT: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

@@ -1,0 +1,56 @@
+"""Curated price sheets: where they live and the columns a sheet must have.
+
+Column reference (also in README.md): prices are per hour for the whole `instance_type`
+(with `gpu_count` GPUs), not per GPU-hour; the warehouse divides.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PROVIDER = "sheets"
+ENDPOINT = "price_sheet"
+SHEETS_DIR = Path(__file__).with_name("sheets")
+
+REQUIRED_COLUMNS = (
+    "provider",
+    "instance_type",
+    "region",
+    "gpu_name",
+    "gpu_memory_gib",
+    "gpu_count",
+    "pricing_model",
+    "price_usd_per_hour",
+    "as_of",
+    "source_url",
+)
+OPTIONAL_COLUMNS = (
+    "pricing_detail",
+    "valid_until",
+    "vcpus",
+    "memory_gib",
+    "source_currency",
+    "source_price",
+    "illustrative",
+    "note",
+)
+# The row fields that must not be empty (gpu_name may be: a row can price a machine whose
+# GPU has no row in the GPU reference yet; it then counts as unknown).
+NOT_EMPTY = ("provider", "instance_type", "region", "pricing_model", "as_of", "source_url")
+PROVIDER_PATTERN = r"^[a-z][a-z0-9_]*$"
+ILLUSTRATIVE_FLAG = "illustrative"
+TRUE_WORDS = ("true", "yes", "1")
+
+# The providers the bundled sheets publish rows for (Connector.emits_providers; a test
+# checks it against the sheets). Sheet rows keep the provider they are about; the
+# `connector` column of int_offers_unioned says 'sheets'.
+EMITS_PROVIDERS = (
+    "aws",
+    "azure",
+    "coreweave",
+    "fluidstack",
+    "gcp",
+    "lambdalabs",
+    "oci",
+    "paperspace",
+)

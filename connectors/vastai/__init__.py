@@ -1,0 +1,13 @@
+"""Vast.ai: public bundles search -> one on-demand (and, with a min_bid, one spot) offer
+per marketplace offer; per-GPU min and median in mart_vastai_gpu_prices."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.vastai import fetch, parse
+from connectors.vastai.settings import ENDPOINT, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={ENDPOINT: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

@@ -1,0 +1,107 @@
+"""Vast.ai fetch: the public bundles search, network only, bodies as received.
+
+- Endpoint: `POST https://console.vast.ai/api/v0/bundles/` with a JSON query of per-field
+  operators (settings.QUERY). No auth: searching is public (gpuhunt sends no key).
+- Paging: there is no offset. Offers come ordered by `dph_total`; the next page asks for
+  `dph_total >= <highest price seen>`, so offers at the boundary price come back twice
+  (parse keeps one per offer id). The walk ends when a page brings no offer id not seen
+  before, or after MAX_PAGES. A full page at one single price cannot move the floor, so
+  the next page steps strictly above it (`gt`) and says so in the log.
+- 429/5xx retried with backoff (connectors._http).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from connectors.errors import PricingError, UnexpectedResponse
+from connectors.vastai import settings as s
+
+log = logging.getLogger(__name__)
+
+
+def _check(body: Any) -> list[dict]:
+    if not isinstance(body, dict) or not isinstance(body.get("offers"), list):
+        raise UnexpectedResponse(
+            s.PROVIDER, s.ENDPOINT, "response has no 'offers' list", excerpt=repr(body)
+        )
+    for offer in body["offers"][:1]:
+        missing = [k for k in ("id", "dph_total", "gpu_name") if k not in offer]
+        if missing:
+            raise UnexpectedResponse(
+                s.PROVIDER,
+                s.ENDPOINT,
+                f"offer lacks required field(s) {missing}",
+                excerpt=repr(offer),
+            )
+    return body["offers"]
+
+
+def fetch_bundles(
+    client: httpx.Client,
+    *,
+    url: str = s.BUNDLES_URL,
+    limit: int = s.PAGE_LIMIT,
+    max_pages: int = s.MAX_PAGES,
+    policy: RetryPolicy = DEFAULT_RETRY,
+) -> Iterator[Page]:
+    seen: set[Any] = set()
+    floor: float | None = None
+    op = "gte"
+    for number in range(1, max_pages + 1):
+        query = {**s.QUERY, "limit": limit}
+        if floor is not None:
+            query["dph_total"] = {op: floor}
+        body = request_json(
+            client,
+            "POST",
+            url,
+            json=query,
+            provider=s.PROVIDER,
+            endpoint=s.ENDPOINT,
+            policy=policy,
+        )
+        offers = _check(body)
+        ids = {o.get("id") for o in offers}
+        if number > 1 and not ids - seen:
+            return  # nothing new: the previous page was the last one
+        seen |= ids
+        yield Page(
+            provider=s.PROVIDER,
+            endpoint=s.ENDPOINT,
+            fetched_at=utc_now(),
+            request={"url": url, "query": query, "page": number},
+            body=body,
+            source_url=url,
+        )
+        prices = [o["dph_total"] for o in offers if isinstance(o.get("dph_total"), int | float)]
+        if not prices:
+            return
+        top = max(prices)
+        if floor is not None and top <= floor:
+            log.warning(
+                "%s/%s: a full page priced %s USD/h; stepping above it, offers beyond this "
+                "page at exactly that price are not listed",
+                s.PROVIDER,
+                s.ENDPOINT,
+                top,
+            )
+            op = "gt"
+        else:
+            op = "gte"
+        floor = top
+    log.warning("%s/%s: stopped after %d pages", s.PROVIDER, s.ENDPOINT, max_pages)
+
+
+def fetch_live(ctx: FetchContext) -> Iterator[Page | FetchFailure]:
+    try:
+        with make_client() as client:
+            yield from fetch_bundles(client, url=ctx.settings.get("vastai_url", s.BUNDLES_URL))
+    except PricingError as exc:
+        yield FetchFailure(s.PROVIDER, s.ENDPOINT, "", exc)
