@@ -1,0 +1,370 @@
+"""`gpu-pricing estimate` and `gpu-pricing breakeven`: contract flags, --json documents,
+rates from the warehouse (never made up) and exit 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+from models import breakeven, inference, training
+from warehouse import db
+
+runner = CliRunner()
+TRAIN = ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"]
+
+
+def cli(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def cli_json(warehouse, *args: str) -> dict:
+    result = cli(*args, "--warehouse", str(warehouse), "--json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def cheapest_offers(con, gpu: str, pricing: str, precision: str = "bf16_tflops") -> list[dict]:
+    return db.query(
+        con,
+        f"""select o.*, g.{precision} as peak from mart_gpu_offers_current o
+            join dim_gpus g using (gpu_name, gpu_memory_gib)
+            where o.gpu_name = $gpu and o.pricing_model = $pricing and g.{precision} is not null
+            order by o.price_usd_per_gpu_hour""",
+        {"gpu": gpu, "pricing": pricing},
+    ).to_dicts()
+
+
+def test_training_70b_on_2t_tokens_at_4_usd_costs_about_2_1m(cost_warehouse):
+    doc = cli_json(cost_warehouse, *TRAIN, "--mfu", "0.45", "--rate", "4")
+    # 6 * 70e9 * 2e12 = 8.4e23 FLOPs; / (0.45 * 989e12 * 3600) = 524,286 GPU-hours;
+    # * 4 USD = 2,097,143 USD
+    assert doc["flops"] == pytest.approx(8.4e23)
+    assert doc["gpu_hours"] == pytest.approx(524_286, rel=1e-5)
+    assert doc["cost_usd"] == pytest.approx(2.1e6, rel=0.01)
+    assert doc["cost_per_1m_tokens_usd"] == pytest.approx(2_097_143 / 2e6, rel=1e-5)
+    assert (doc["rate_source"], doc["offer"], doc["alternatives"]) == ("--rate", None, [])
+    for key in (
+        "params",
+        "tokens",
+        "mfu",
+        "gpus",
+        "peak_tflops",
+        "rate_usd_per_gpu_hour",
+        "wall_clock_hours",
+        "precision",
+        "pricing_model",
+        "gpu",
+    ):
+        assert key in doc
+
+
+def test_training_without_a_rate_is_priced_at_the_cheapest_current_offer(cost_warehouse, con):
+    doc = cli_json(cost_warehouse, *TRAIN, "--mfu", "0.45", "--gpus", "1024")
+    offers = cheapest_offers(con, "H100", "on_demand")
+    min_price = offers[0]["price_usd_per_gpu_hour"]
+    assert doc["rate_source"] == "warehouse"
+    assert doc["rate_usd_per_gpu_hour"] == min_price
+    assert doc["cost_usd"] == pytest.approx(min_price * doc["gpu_hours"], rel=1e-12)
+    assert doc["wall_clock_hours"] == pytest.approx(doc["gpu_hours"] / 1024)
+    offer = doc["offer"]
+    assert offer["price_usd_per_gpu_hour"] == min_price
+    assert offer["pricing_model"] == "on_demand" and offer["gpu_name"] == "H100"
+    assert offer["provider"] and offer["region"] and offer["instance_type"]
+    assert offer["fetched_at"] and offer["load_id"]
+    alternatives = doc["alternatives"]
+    assert len(alternatives) == min(5, len(offers) - 1) > 0
+    prices = [a["price_usd_per_gpu_hour"] for a in alternatives]
+    assert prices == sorted(prices) and prices[0] >= min_price
+    for a in alternatives:
+        assert a["cost_usd"] == pytest.approx(
+            a["price_usd_per_gpu_hour"] * a["gpu_hours"], rel=1e-12
+        )
+
+
+def test_training_pricing_and_memory_select_the_offer(cost_warehouse, con):
+    doc = cli_json(cost_warehouse, *TRAIN, "--memory", "80", "--pricing", "spot")
+    assert doc["offer"]["pricing_model"] == "spot"
+    assert doc["offer"]["gpu_memory_gib"] == 80
+    assert (
+        doc["rate_usd_per_gpu_hour"]
+        == cheapest_offers(con, "H100", "spot")[0]["price_usd_per_gpu_hour"]
+    )
+
+
+def test_training_text_output_names_the_offer_and_its_alternatives(cost_warehouse, con):
+    result = cli(*TRAIN, "--warehouse", str(cost_warehouse))
+    assert result.exit_code == 0, result.stderr
+    offer = cheapest_offers(con, "H100", "on_demand")[0]
+    assert offer["instance_type"] in result.stdout
+    assert "as of" in result.stdout and "alternatives" in result.stdout
+
+
+def test_inference_without_a_rate_matches_the_model_at_the_cheapest_offer(cost_warehouse, con):
+    doc = cli_json(
+        cost_warehouse,
+        "estimate",
+        "infer",
+        "--params",
+        "175e9",
+        "--tokens-per-request",
+        "2048",
+        "--requests",
+        "1e6",
+        "--gpu",
+        "A100",
+        "--memory",
+        "40",
+        "--utilization",
+        "0.3",
+    )
+    offer = next(o for o in cheapest_offers(con, "A100", "on_demand") if o["gpu_memory_gib"] == 40)
+    expected = inference.estimate_inference(
+        175e9, 2048, 1e6, offer["peak"], 0.3, offer["price_usd_per_gpu_hour"]
+    )
+    # 2 * 175e9 * 2048 * 1e6 = 7.168e20 FLOPs at 0.3 * 312 TFLOPS
+    assert doc["flops"] == pytest.approx(7.168e20)
+    for key in ("gpu_seconds", "cost_usd", "cost_per_request_usd", "cost_per_1k_tokens_usd"):
+        assert doc[key] == pytest.approx(expected[key], rel=1e-12)
+    assert doc["offer"]["price_usd_per_gpu_hour"] == offer["price_usd_per_gpu_hour"]
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        ([*TRAIN, "--mfu", "1.5"], "--mfu"),
+        ([*TRAIN, "--mfu", "0"], "--mfu"),
+        (
+            ["estimate", "train", "--params", "70e9", "--tokens", "-2e12", "--gpu", "H100"],
+            "--tokens",
+        ),
+        (["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H900"], "H900"),
+        ([*TRAIN, "--gpus", "0"], "--gpus"),
+        ([*TRAIN, "--pricing", "preemptible"], "--pricing"),
+        ([*TRAIN, "--precision", "int4"], "--precision"),
+        ([*TRAIN, "--memory", "50"], "--memory"),
+        ([*TRAIN, "--rate", "-1"], "--rate"),
+        (
+            [
+                "estimate",
+                "infer",
+                "--params",
+                "175e9",
+                "--tokens-per-request",
+                "2048",
+                "--requests",
+                "1e6",
+                "--gpu",
+                "A100",
+                "--utilization",
+                "1.2",
+            ],
+            "--utilization",
+        ),
+        (
+            [
+                "breakeven",
+                "spot",
+                "--spot-rate",
+                "1.5",
+                "--on-demand-rate",
+                "4",
+                "--checkpoint-interval-hours",
+                "1",
+                "--preemption-rate",
+                "2",
+            ],
+            "--preemption-rate",
+        ),
+        (["breakeven", "onprem", "--gpu", "H100", "--utilization", "0"], "--utilization"),
+        (["breakeven", "onprem", "--gpu", "T4"], "--capex"),
+    ],
+)
+def test_invalid_input_is_one_line_naming_it_and_exit_2(cost_warehouse, args, named):
+    result = cli(*args, "--warehouse", str(cost_warehouse), "--json")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and named in lines[0]
+
+
+def test_a_gpu_without_the_precisions_peak_is_exit_2(cost_warehouse):
+    result = cli(
+        "estimate",
+        "train",
+        "--params",
+        "7e9",
+        "--tokens",
+        "1e9",
+        "--gpu",
+        "T4",
+        "--warehouse",
+        str(cost_warehouse),
+    )
+    assert result.exit_code == 2
+    assert "bf16" in result.stderr and "T4" in result.stderr
+
+
+def test_a_gpu_with_no_current_offer_is_exit_2_never_a_made_up_rate(cost_warehouse, con):
+    unoffered = db.query(
+        con,
+        """select gpu_name from dim_gpus where fp32_tflops is not null and gpu_name not in
+           (select gpu_name from mart_gpu_offers_current where gpu_name is not null)
+           order by gpu_name limit 1""",
+    )["gpu_name"].to_list()
+    if not unoffered:
+        pytest.skip("every GPU of dim_gpus has a demo offer")
+    result = cli(
+        "estimate",
+        "train",
+        "--params",
+        "7e9",
+        "--tokens",
+        "1e9",
+        "--gpu",
+        unoffered[0],
+        "--precision",
+        "fp32",
+        "--warehouse",
+        str(cost_warehouse),
+        "--json",
+    )
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"no current on_demand offer for {unoffered[0]}" in result.stderr
+
+
+def test_an_empty_warehouse_is_exit_2_with_a_hint(tmp_path):
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    for path in (empty, tmp_path / "missing.duckdb"):
+        result = cli(*TRAIN, "--warehouse", str(path), "--json")
+        assert result.exit_code == 2 and result.stdout == ""
+        assert "refresh" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_buying_an_h100_at_30000_vs_4_usd_breaks_even_after_7500_hours(tmp_path):
+    # 30,000 / 4 = 7,500 GPU-hours = 10.4 months of 720 h; no lookup, so no warehouse needed
+    doc = cli_json(
+        tmp_path / "none.duckdb",
+        "breakeven",
+        "onprem",
+        "--gpu",
+        "H100",
+        "--capex",
+        "30000",
+        "--rate",
+        "4",
+    )
+    assert doc["break_even_gpu_hours"] == 7500
+    assert doc["break_even_months"] == pytest.approx(10.4167, abs=1e-4)
+
+
+def test_onprem_defaults_to_reference_capex_and_agrees_with_the_mart(cost_warehouse, con):
+    doc = cli_json(cost_warehouse, "breakeven", "onprem", "--gpu", "H100")
+    mart = db.query(
+        con, "select * from mart_breakeven_onprem where gpu_name = 'H100' and gpu_memory_gib = 80"
+    ).to_dicts()[0]
+    assert doc["capex_usd"] == mart["capex_usd"] == 30000
+    assert doc["rate_usd_per_gpu_hour"] == mart["on_demand_usd_per_gpu_hour"]
+    assert doc["break_even_gpu_hours"] == pytest.approx(mart["break_even_gpu_hours"], rel=1e-9)
+    assert doc["break_even_months"] == pytest.approx(mart["break_even_months_at_100pct"], rel=1e-9)
+    assert doc["offer"]["load_id"] and "dim_gpus" in doc["capex_source"]
+
+
+def test_onprem_power_defaults_to_the_gpus_tdp(cost_warehouse):
+    doc = cli_json(
+        cost_warehouse,
+        "breakeven",
+        "onprem",
+        "--gpu",
+        "H100",
+        "--rate",
+        "4",
+        "--usd-per-kwh",
+        "0.10",
+        "--utilization",
+        "0.5",
+    )
+    # H100 TDP 700 W: 0.7 kW * 0.10 USD/kWh = 0.07 USD/h; 30000 / (4 - 0.07) = 7633.6 h
+    assert doc["power_kw"] == 0.7
+    assert doc["break_even_gpu_hours"] == pytest.approx(30000 / 3.93)
+    assert doc["break_even_months"] == pytest.approx(30000 / 3.93 / (0.5 * 720))
+
+
+def test_spot_at_1_50_vs_4_00_stays_cheaper_up_to_1_21_preemptions_per_hour(tmp_path):
+    doc = cli_json(
+        tmp_path / "none.duckdb",
+        "breakeven",
+        "spot",
+        "--spot-rate",
+        "1.5",
+        "--on-demand-rate",
+        "4.0",
+        "--checkpoint-overhead",
+        "0.05",
+        "--checkpoint-interval-hours",
+        "1",
+        "--preemption-rate",
+        "0.2",
+    )
+    # p* = 2 / 1 * (1 - 1.5 * 1.05 / 4) = 1.2125; at p = 0.2: 1.05 / (1 - 0.1) = 1.1667
+    assert doc["break_even_preemption_rate_per_hour"] == pytest.approx(1.2125)
+    assert doc["time_multiplier"] == pytest.approx(1.05 / 0.9)
+    assert doc["spot_usd_per_useful_hour"] == pytest.approx(1.75)
+    assert doc["spot_is_cheaper"] is True
+
+
+def test_spot_rates_default_to_the_cheapest_current_offers(cost_warehouse, con):
+    doc = cli_json(
+        cost_warehouse,
+        "breakeven",
+        "spot",
+        "--gpu",
+        "H100",
+        "--checkpoint-overhead",
+        "0.1",
+        "--checkpoint-interval-hours",
+        "2",
+    )
+    spot = db.query(
+        con,
+        """select min(price_usd_per_gpu_hour) as p from mart_gpu_offers_current
+                           where gpu_name = 'H100' and pricing_model = 'spot'""",
+    ).item()
+    od = db.query(
+        con,
+        """select min(price_usd_per_gpu_hour) as p from mart_gpu_offers_current
+                         where gpu_name = 'H100' and pricing_model = 'on_demand'""",
+    ).item()
+    assert doc["spot_rate_usd_per_hour"] == spot
+    assert doc["on_demand_rate_usd_per_hour"] == od
+    assert doc["break_even_preemption_rate_per_hour"] == pytest.approx(
+        breakeven.spot_breakeven_preemption_rate(spot, od, 0.1, 2.0), rel=1e-12
+    )
+    assert doc["spot_offer"]["pricing_model"] == "spot"
+    assert doc["on_demand_offer"]["pricing_model"] == "on_demand"
+    pairs = doc["same_instance_pairs"]
+    assert pairs and all(p["gpu_name"] == "H100" for p in pairs)
+    for p in pairs:  # from the spot_breakeven macro at the same assumptions
+        assert p["break_even_preemption_rate_per_hour"] == pytest.approx(
+            breakeven.spot_breakeven_preemption_rate(
+                p["spot_usd_per_gpu_hour"], p["on_demand_usd_per_gpu_hour"], 0.1, 2.0
+            ),
+            rel=1e-9,
+        )
+
+
+def test_spot_without_rates_or_a_gpu_is_exit_2(tmp_path):
+    result = cli("breakeven", "spot", "--spot-rate", "1.5", "--warehouse", str(tmp_path / "w"))
+    assert result.exit_code == 2 and "--gpu" in result.stderr
+
+
+def test_training_estimate_matches_models_at_the_given_rate(cost_warehouse):
+    doc = cli_json(
+        cost_warehouse, *TRAIN, "--mfu", "0.4", "--gpus", "256", "--rate", "2.5", "--full-recompute"
+    )
+    expected = training.estimate_training(70e9, 2e12, 989, 0.4, 256, 2.5, full_recompute=True)
+    assert {k: doc[k] for k in expected} == expected
