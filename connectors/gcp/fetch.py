@@ -100,12 +100,14 @@ def _redacted(text: str) -> str:
 
 
 def _check_page(body: dict[str, Any], page_no: int) -> None:
-    """Schema drift guard: every SKU carries the fields parse keys on."""
-    for n, sku in enumerate(body.get("skus", [])):
-        missing = [
-            k for k in ("skuId", "description", "serviceRegions", "pricingInfo") if k not in sku
-        ]
-        if "usageType" not in sku.get("category", {}):
+    """Schema drift guard. The client drops unknown fields and fills missing ones with
+    defaults, so a renamed field shows up as an empty value: every SKU must name itself
+    and its usage type, and a page of SKUs none of which has a price is drift too (one
+    SKU without a price is that SKU's problem: parse rejects it with a reason)."""
+    skus = body.get("skus", [])
+    for n, sku in enumerate(skus):
+        missing = [k for k in ("skuId", "description") if not sku.get(k)]
+        if not sku.get("category", {}).get("usageType"):
             missing.append("category.usageType")
         if missing:
             raise UnexpectedResponse(
@@ -114,6 +116,13 @@ def _check_page(body: dict[str, Any], page_no: int) -> None:
                 f"page {page_no}, SKU {n}: lacks {missing}",
                 excerpt=json.dumps(sku)[:300],
             )
+    if skus and not any(sku.get("pricingInfo") for sku in skus):
+        raise UnexpectedResponse(
+            s.PROVIDER,
+            s.ENDPOINT,
+            f"page {page_no}: none of its {len(skus)} SKUs has pricingInfo",
+            excerpt=json.dumps(skus[0])[:300],
+        )
 
 
 def _translate(exc: Exception, parent: str) -> Exception:

@@ -119,6 +119,13 @@ def resources() -> pl.DataFrame:
     return pl.DataFrame(gpus + hosts, schema=_RESOURCE_SCHEMA)
 
 
+def usd(nanos: pl.Expr) -> pl.Expr:
+    """Nanos as USD, correctly rounded: a Float64 division by a constant is done by
+    Polars as a multiplication by its reciprocal (1.9e9 * 1e-9 = 1.9000000000000001), so
+    the division goes through Decimal."""
+    return nanos.cast(pl.Decimal(38, 9)).truediv(NANOS).cast(pl.Float64)
+
+
 def _first_match(text: pl.Expr, rules: tuple[tuple[str, str], ...]) -> pl.Expr:
     out: pl.Expr = pl.lit(None, dtype=pl.String)
     for pattern, reason in reversed(rules):
@@ -208,7 +215,7 @@ def classify(skus: pl.DataFrame) -> pl.DataFrame:
         .when(currency != "USD")
         .then(pl.format("non-USD price in {} and no recorded conversion rate", currency))
         .when(nanos <= 0)
-        .then(pl.format("price {} USD per {} is not positive", nanos / NANOS, unit))
+        .then(pl.format("price {} USD per {} is not positive", usd(nanos), unit))
         .when(pl.col("serviceRegions").list.len().fill_null(0) == 0)
         .then(pl.lit("SKU lists no serviceRegions"))
     )
@@ -253,7 +260,7 @@ def _dedupe(priced: pl.DataFrame) -> pl.DataFrame:
 
 
 def _per_gpu(gpus: pl.DataFrame) -> pl.DataFrame:
-    price = pl.col("price_nanos") / NANOS
+    price = usd(pl.col("price_nanos"))
     return gpus.with_columns(
         provider=pl.lit(s.PROVIDER),
         zone=pl.lit(None, dtype=pl.String),
@@ -311,7 +318,7 @@ def _composed(gpus: pl.DataFrame, hosts: pl.DataFrame) -> pl.DataFrame:
         + pl.col("vcpus").cast(pl.Float64) * pl.col("core_nanos").fill_null(0)
         + pl.col("memory_gib").cast(pl.Float64) * pl.col("ram_nanos").fill_null(0)
     )
-    price = total_nanos / NANOS
+    price = usd(total_nanos)
     return machines.with_columns(
         provider=pl.lit(s.PROVIDER),
         zone=pl.lit(None, dtype=pl.String),
