@@ -253,7 +253,8 @@ def offer_dict(row: dict[str, Any]) -> dict[str, Any]:
 def describe_offer(offer: dict[str, Any]) -> str:
     where = " ".join(str(offer[c]) for c in ("provider", "region", "zone") if offer[c])
     as_of = offer["fetched_at"].strftime("%Y-%m-%d %H:%M UTC")
-    return f"{where} {offer['instance_type']}, {offer['pricing_model']}, as of {as_of}"
+    detail = f" ({offer['pricing_detail']})" if offer["pricing_detail"] else ""
+    return f"{where} {offer['instance_type']}, {offer['pricing_model']}{detail}, as of {as_of}"
 
 
 def print_lines(pairs: list[tuple[str, str]]) -> None:
@@ -275,17 +276,27 @@ def _usd(value: float) -> str:
 
 
 def _alternatives_table(alternatives: list[dict[str, Any]], total_key: str) -> str:
-    columns = [
-        "provider",
-        "region",
-        "zone",
-        "instance_type",
-        "gpu_memory_gib",
-        "gpu_count",
-        "price_usd_per_gpu_hour",
-        total_key,
-    ]
-    return table(pl.DataFrame([{c: a[c] for c in columns} for a in alternatives]), 4)
+    def number(value: float | None, spec: str) -> str:
+        return "" if value is None else format(value, spec)
+
+    return table(
+        pl.DataFrame(
+            [
+                {
+                    "provider": a["provider"],
+                    "region": a["region"],
+                    "zone": a["zone"] or "",
+                    "instance_type": a["instance_type"],
+                    "gpu_memory_gib": number(a["gpu_memory_gib"], "g"),
+                    "gpus": number(a["gpu_count"], "g"),
+                    "usd_per_gpu_hour": number(a["price_usd_per_gpu_hour"], ".4f"),
+                    total_key: number(a[total_key], ",.2f"),
+                    "pricing_detail": a["pricing_detail"] or "",
+                }
+                for a in alternatives
+            ]
+        )
+    )
 
 
 def estimate_with_offers(
