@@ -16,7 +16,19 @@ from benchmarks.shapes import (
     gcp_sku,
     gcp_sku_id,
     gcp_skus_page,
+    lambda_instance_type,
+    lambda_instance_types_body,
+    oci_product,
+    oci_products_body,
+    runpod_gpu_type,
+    runpod_gpu_types_body,
+    vast_bundles_body,
+    vast_offer,
 )
+from connectors.runpod.settings import GPU_TYPES_QUERY
+from connectors.sheets.fetch import sheet_files
+from connectors.vastai.settings import PAGE_LIMIT as VAST_PAGE_LIMIT
+from connectors.vastai.settings import QUERY as VAST_QUERY
 
 DEMO = Path(__file__).resolve().parent.parent / "connectors" / "demo_snapshot"
 FETCHED_AT = "2026-11-20T02:00:00Z"
@@ -293,11 +305,240 @@ def build_gcp(root: Path) -> None:
         token = next_token
 
 
+# --- Specialty clouds and price sheets ------------------------------------------------------
+# Real vs illustrative values, per provider: connectors/demo_snapshot/README.md.
+
+
+def _write_page(root: Path, provider: str, endpoint: str, name: str, page: dict) -> None:
+    folder = root / provider / endpoint
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(json.dumps(page, indent=1) + "\n")
+
+
+# (type name, description, USD per GPU-hour, GPUs, vCPUs, RAM GiB, SSD GiB, regions).
+# Prices and specs: lambda.ai/instances as transcribed 2026-09-20 (real); which regions
+# list capacity is illustrative.
+LAMBDA_TYPES = [
+    ("gpu_8x_b200_sxm6", "8x B200 (180 GB SXM6)", 6.69, 8, 208, 2900, 22528, ["us-east-1"]),
+    ("gpu_8x_h100_sxm5", "8x H100 (80 GB SXM5)", 3.99, 8, 208, 1800, 22528,
+     ["us-east-1", "us-west-1"]),
+    ("gpu_4x_h100_sxm5", "4x H100 (80 GB SXM5)", 4.09, 4, 104, 900, 11264, ["us-west-1"]),
+    ("gpu_2x_h100_sxm5", "2x H100 (80 GB SXM5)", 4.19, 2, 52, 450, 5632, []),
+    ("gpu_1x_h100_sxm5", "1x H100 (80 GB SXM5)", 4.29, 1, 26, 225, 2816, ["us-east-1"]),
+    ("gpu_1x_h100_pcie", "1x H100 (80 GB PCIe)", 3.29, 1, 26, 225, 1024, ["us-west-3"]),
+    ("gpu_8x_a100_80gb_sxm4", "8x A100 (80 GB SXM4)", 2.79, 8, 240, 1800, 19968, ["us-east-1"]),
+    ("gpu_8x_a100", "8x A100 (40 GB SXM4)", 1.99, 8, 124, 1800, 5939, []),
+    ("gpu_8x_v100", "8x Tesla V100 (16 GB)", 0.79, 8, 88, 448, 5939, ["us-south-1"]),
+    ("gpu_4x_a6000", "4x A6000 (48 GB)", 1.09, 4, 56, 400, 1024, ["us-west-1"]),
+    ("gpu_1x_gh200", "1x GH200 (96 GB)", 2.29, 1, 64, 432, 4096, ["us-east-3"]),
+    ("gpu_1x_a10", "1x A10 (24 GB PCIe)", 1.29, 1, 30, 226, 1331, ["us-east-1"]),
+    # Quadro RTX 6000: no row in the GPU reference, so gpu_name stays null (counted)
+    ("gpu_1x_rtx6000", "1x RTX 6000 (24 GB)", 0.69, 1, 14, 46, 512, []),
+]  # fmt: skip
+LAMBDA_REGIONS = {
+    "us-east-1": "Virginia, USA",
+    "us-east-3": "Washington DC, USA",
+    "us-west-1": "California, USA",
+    "us-west-3": "Utah, USA",
+    "us-south-1": "Texas, USA",
+}
+
+
+def build_lambdalabs(root: Path) -> None:
+    shutil.rmtree(root / "lambdalabs", ignore_errors=True)
+    entries = [
+        lambda_instance_type(
+            name=name,
+            description=desc,
+            cents=round(per_gpu * gpus * 100),
+            vcpus=vcpus,
+            memory_gib=ram,
+            storage_gib=ssd,
+            gpus=gpus,
+            regions=[(r, LAMBDA_REGIONS[r]) for r in regions],
+        )
+        for name, desc, per_gpu, gpus, vcpus, ram, ssd, regions in LAMBDA_TYPES
+    ]
+    url = "https://cloud.lambda.ai/api/v1/instance-types"
+    page = {
+        "fetched_at": FETCHED_AT,
+        "request": {"url": url},
+        "source_url": url,
+        "body": lambda_instance_types_body(entries),
+    }
+    _write_page(root, "lambdalabs", "instance_types", "instance-types-0001.json", page)
+
+
+# (id, displayName, memory, secure, community, secure spot, community spot). H100 SXM/PCIe,
+# H100 NVL and A100 PCIe/SXM secure and community: runpod.io/pricing read 2026-11-09
+# (real); H200 and B200 secure: runpod.io/pricing transcribed 2026-10-07 (real); every spot
+# price and the other GPU types: illustrative.
+RUNPOD_TYPES = [
+    ("NVIDIA H100 80GB HBM3", "H100 SXM", 80, 3.99, 2.69, 2.49, 1.99),
+    ("NVIDIA H100 PCIe", "H100 PCIe", 80, 2.89, 1.99, 1.59, 1.25),
+    ("NVIDIA H100 NVL", "H100 NVL", 94, 3.19, 2.59, None, None),
+    ("NVIDIA H200", "H200 SXM", 141, 4.59, None, None, None),
+    ("NVIDIA B200", "B200", 180, 6.79, None, None, None),
+    ("NVIDIA A100 80GB PCIe", "A100 PCIe", 80, 1.79, 1.19, None, 0.89),
+    ("NVIDIA A100-SXM4-80GB", "A100 SXM", 80, 1.79, 1.39, 1.29, 0.99),
+    ("NVIDIA L40S", "L40S", 48, 0.86, 0.79, 0.53, 0.49),
+    ("NVIDIA RTX A6000", "RTX A6000", 48, 0.49, 0.33, 0.29, 0.22),
+    ("NVIDIA GeForce RTX 4090", "RTX 4090", 24, 0.69, 0.34, 0.50, 0.20),
+    ("AMD Instinct MI300X OAM", "MI300X", 192, 2.49, None, None, None),
+    # no row in the GPU reference: kept with gpu_name null and counted
+    ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada", 48, 0.77, 0.74, None, None),
+    # offered in neither cloud today: one excluded row
+    ("NVIDIA GeForce RTX 3070", "RTX 3070", 8, None, None, None, None),
+]
+
+
+def build_runpod(root: Path) -> None:
+    shutil.rmtree(root / "runpod", ignore_errors=True)
+    types = [
+        runpod_gpu_type(
+            gpu_id=gpu_id,
+            display=display,
+            memory_gb=mem,
+            secure=secure,
+            community=community,
+            secure_spot=secure_spot,
+            community_spot=community_spot,
+            manufacturer="AMD" if gpu_id.startswith("AMD") else "Nvidia",
+        )
+        for gpu_id, display, mem, secure, community, secure_spot, community_spot in RUNPOD_TYPES
+    ]
+    url = "https://api.runpod.io/graphql"
+    page = {
+        "fetched_at": FETCHED_AT,
+        "request": {"url": url, "query": GPU_TYPES_QUERY},
+        "source_url": url,
+        "body": runpod_gpu_types_body(types),
+    }
+    _write_page(root, "runpod", "gpu_types", "gpu-types-0001.json", page)
+
+
+# Vast.ai GPU name -> (gpu_ram MB as the driver reports it, per-GPU dph_base of each offer).
+# Illustrative marketplace: ~40 offers in the price ranges Vast.ai showed in 2026.
+VAST_GPUS = {
+    "H100 SXM": (81559, [1.87, 1.95, 2.10, 2.25, 2.40, 2.60, 2.95]),
+    "H100 PCIE": (81559, [1.60, 1.75, 1.99]),
+    "H200": (143771, [2.60, 3.10]),
+    "A100 SXM4": (81920, [0.95, 1.10, 1.25, 1.40]),
+    "A100 PCIE": (40960, [0.65, 0.75, 0.90]),
+    "L40S": (46068, [0.55, 0.70]),
+    "RTX 4090": (24564, [0.29, 0.35, 0.40, 0.45, 0.52]),
+    "RTX 3090": (24576, [0.15, 0.19, 0.22]),
+    # no row in the GPU reference: kept with gpu_name null and counted
+    "RTX 5090": (32607, [0.45]),
+}
+VAST_PLACES = ["Texas, US", "Quebec, CA", "Finland, FI", "Norway, NO", "California, US",
+               "Sweden, SE", None, "Taiwan, TW"]  # fmt: skip
+VAST_COUNTS = [1, 2, 8, 1, 4]
+
+
+def build_vastai(root: Path) -> None:
+    shutil.rmtree(root / "vastai", ignore_errors=True)
+    offers, n = [], 0
+    for gpu, (ram_mb, bases) in VAST_GPUS.items():
+        for base in bases:
+            count = VAST_COUNTS[n % len(VAST_COUNTS)]
+            offers.append(
+                vast_offer(
+                    offer_id=21_000_000 + 137 * n,
+                    gpu_name=gpu,
+                    num_gpus=count,
+                    gpu_ram_mb=ram_mb,
+                    dph_base=round(base * count, 4),
+                    disk_gb=100 * (1 + n % 4),
+                    # every third offer has no interruptible price
+                    min_bid=None if n % 3 == 2 else round(base * count * 0.55, 4),
+                    geolocation=VAST_PLACES[n % len(VAST_PLACES)],
+                    cpu_cores=32 * count,
+                    cpu_cores_effective=16 * count,
+                    cpu_ram_mb=128_000 * count,
+                    verified=n % 5 != 4,
+                )
+            )
+            n += 1
+    offers.sort(key=lambda o: o["dph_total"])
+    url = "https://console.vast.ai/api/v0/bundles/"
+    page = {
+        "fetched_at": FETCHED_AT,
+        "request": {"url": url, "query": {**VAST_QUERY, "limit": VAST_PAGE_LIMIT}, "page": 1},
+        "source_url": url,
+        "body": vast_bundles_body(offers),
+    }
+    _write_page(root, "vastai", "bundles", "bundles-0001.json", page)
+
+
+# (part, displayName, USD, metric, serviceCategory). Real: H100 B98415 10.00, the
+# NVIDIA AI Enterprise licence rows (2.50, 1.00), the Cloud@Customer L40S 3.50 and the
+# VMware per-node 16.00 tier, as quoted in public collectors' notes on the live list
+# (2026-08). A100 4.00 / A100 40 GB 3.05: Oracle's on-demand prices in the 2023-04-07
+# survey, carried forward (illustrative for 2026). Every other price: illustrative.
+OCI_ITEMS = [
+    ("B97384", "Compute - Standard - E5 - OCPU", 0.03, "OCPU Per Hour", "Compute - Virtual Machine"),
+    ("B97385", "Compute - Standard - E5 - Memory", 0.002, "Gigabyte Per Hour",
+     "Compute - Virtual Machine"),
+    ("B98415", "OCI - Compute - GPU - H100", 10.0, "GPU Per Hour", "Compute - GPU"),
+    ("B110519", "OCI - Compute - GPU - H200", 10.0, "GPU Per Hour", "Compute - GPU"),
+    ("B110978", "OCI - Compute - GPU - B200", 14.0, "GPU Per Hour", "Compute - GPU"),
+    ("B95907", "Compute - GPU - A100 - v2", 4.0, "GPU Per Hour", "Compute - GPU"),
+    ("B92740", "Compute - GPU - E3", 3.05, "GPU Per Hour", "Compute - GPU"),
+    ("B95909", "Compute  - GPU - A10", 2.0, "GPU Per Hour", "Compute - GPU"),
+    ("B109479", "OCI - Compute - GPU - L40S", 3.5, "GPU Per Hour", "Compute - GPU"),
+    ("B109485", "OCI - Compute - GPU - MI300X", 6.0, "GPU Per Hour", "Compute - GPU"),
+    ("B109480", "OCI - Compute - GPU - H100T", 10.0, "GPU Per Hour", "Compute - GPU - Other"),
+    ("B111824", "OCI - NVIDIA AI Enterprise - H100", 2.5, "GPU Per Hour", "Compute - GPU"),
+    ("B111825", "OCI - NVIDIA AI Enterprise - A100 80", 1.0, "GPU Per Hour", "Compute - GPU"),
+    ("B110965", "Compute Cloud@Customer - Compute - GPU.L40S", 3.5, "GPU Per Hour",
+     "Compute Cloud@Customer"),
+    ("B96531", "Oracle Cloud VMware Solution - BM.GPU.A10.64 - Three Year Commit", 16.0,
+     "Node Per Hour", "Compute - GPU"),
+]  # fmt: skip
+
+
+def build_oci(root: Path) -> None:
+    shutil.rmtree(root / "oci", ignore_errors=True)
+    items = [
+        oci_product(part=part, display=display, price=price, metric=metric, category=category)
+        for part, display, price, metric, category in OCI_ITEMS
+    ]
+    url = "https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/"
+    page = {
+        "fetched_at": FETCHED_AT,
+        "request": {"url": url, "params": {"currencyCode": "USD"}},
+        "source_url": url,
+        "body": oci_products_body(items, last_updated="2026-11-18T09:12:44Z"),
+    }
+    _write_page(root, "oci", "products", "products-0001.json", page)
+
+
+def build_sheets(root: Path) -> None:
+    """Copies of the bundled sheets, byte for byte, each with its sidecar."""
+    shutil.rmtree(root / "sheets", ignore_errors=True)
+    folder = root / "sheets" / "price_sheet"
+    folder.mkdir(parents=True)
+    for path in sheet_files():
+        shutil.copyfile(path, folder / path.name)
+        sidecar = {
+            "fetched_at": FETCHED_AT,
+            "request": {"sheet": path.name},
+            "source_url": f"repo:connectors/sheets/sheets/{path.name}",
+        }
+        (folder / f"{path.name}.json").write_text(json.dumps(sidecar, indent=1) + "\n")
+
+
 def main() -> None:
     for provider_dir in ("azure",):
         shutil.rmtree(DEMO / provider_dir, ignore_errors=True)
     build_azure(DEMO)
     build_gcp(DEMO)
+    build_lambdalabs(DEMO)
+    build_runpod(DEMO)
+    build_vastai(DEMO)
+    build_oci(DEMO)
+    build_sheets(DEMO)
     print(f"demo snapshot written to {DEMO}")
 
 
