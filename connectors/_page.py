@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 # Request keys that say which slice of a provider a page belongs to. A load covers one
 # (provider, endpoint, scope); the current state of an endpoint is the latest successful
 # load of each of its scopes, so a region that fails tonight keeps yesterday's pages.
@@ -22,6 +24,12 @@ SCOPE_KEYS = ("region", "sheet", "scope")
 
 def utc_now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text, the stored form of a body (orjson: ~10x the stdlib's speed,
+    which matters at a million items; `OPT_NON_STR_KEYS` for dict keys that are not str)."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def canonical_json(value: Any) -> str:
@@ -58,7 +66,7 @@ class Page:
             return self.text
         if self.path is not None:
             return self.path.read_text(encoding="utf-8")
-        return json.dumps(self.body, ensure_ascii=False, separators=(",", ":"))
+        return dumps(self.body)
 
     def decoded(self) -> Any:
         return self.body if self.body is not None or self.text is None else json.loads(self.text)

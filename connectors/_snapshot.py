@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import orjson
+
 from connectors._page import Page
 from connectors.errors import InvalidInput
 
@@ -43,8 +45,8 @@ def _parse_time(value: object, where: Path) -> datetime:
 
 def _load_json(path: Path) -> dict:
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
         raise InvalidInput(f"snapshot file {path}: not valid JSON ({exc})") from exc
     if not isinstance(doc, dict):
         raise InvalidInput(

@@ -82,18 +82,42 @@ def fetch_pages(
 
 
 def watermarks(path: Path, provider: str) -> dict[tuple[str, str], datetime]:
-    """Newest fetched page time per (endpoint, scope) already published, for incremental
-    fetches. Empty when the warehouse does not exist yet."""
+    """What incremental fetches start from, per (endpoint, scope) already published:
+    - by default the newest successful load's finish time;
+    - where the loads recorded a source version that is a timestamp (AWS offer files:
+      Version "20250912225308" = its publication time), the newest version stored, so an
+      unchanged file is recognised before it is downloaded;
+    - for a time series whose points are staged (an extra staging table with `endpoint`,
+      `region` and `observed_at` columns: AWS spot price history), the newest point stored
+      per region, so the next fetch starts where the stored series ends.
+    Empty when the warehouse does not exist yet."""
     if not path.exists():
         return {}
     con = db.connect_readonly(path)
     try:
         rows = db.query(
             con,
-            """SELECT endpoint, scope, max(l.finished_at) AS at FROM _loads l
-               WHERE provider = $p AND status = 'ok' GROUP BY ALL""",
+            """SELECT endpoint, scope,
+                      coalesce(max(try_strptime(source_version, '%Y%m%d%H%M%S')),
+                               max(l.finished_at)) AS at
+               FROM _loads l WHERE provider = $p AND status = 'ok' GROUP BY ALL""",
             {"p": provider},
         )
+        for table in registry.get(provider).extra_staging:
+            columns = db.query(
+                con,
+                "SELECT column_name FROM duckdb_columns() WHERE table_name = $t",
+                {"t": table},
+            )["column_name"].to_list()
+            if {"endpoint", "region", "observed_at"} <= set(columns):
+                points = db.query(
+                    con,
+                    f"""SELECT endpoint, region AS scope, max(observed_at) AS at
+                        FROM {table} GROUP BY ALL""",
+                )
+                rows = pl.concat([rows, points], how="vertical_relaxed").unique(
+                    ["endpoint", "scope"], keep="last", maintain_order=True
+                )
     finally:
         con.close()
     return {(r["endpoint"], r["scope"]): r["at"] for r in rows.iter_rows(named=True)}
@@ -136,6 +160,7 @@ def load_and_publish(
 ) -> RunSummary:
     run_id = run_id or raw.new_run_id()
     started = utc_now()
+    fetched = dict(fetched)  # popped below; the caller's dict stays as it was
     summaries: dict[str, ProviderSummary] = {}
     with db.building(path) as con:
         run(
@@ -145,13 +170,14 @@ def load_and_publish(
         )
         for connector in registry.PROVIDERS.values():
             run(con, staging_ddl(connector.staging_table))
-            for table, (ddl, _) in connector.extra_staging.items():
+            for ddl, _ in connector.extra_staging.values():
                 run(con, ddl)
         refreshed = []
-        for name, items in fetched.items():
+        for name in list(fetched):
             connector = registry.get(name)
             summary = summaries[name] = ProviderSummary(name)
-            loads = raw.land(con, run_id, name, connector.endpoints, items)
+            # pop: the pages are in the warehouse now, and parse reads them back from raw
+            loads = raw.land(con, run_id, name, connector.endpoints, fetched.pop(name))
             for load in loads:
                 summary.fetched += load.pages
                 summary.unchanged += load.pages_unchanged

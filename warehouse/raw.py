@@ -80,7 +80,8 @@ def land(
         run(con, raw_ddl(f"raw_{provider}__{endpoint}"))
     loads: dict[tuple[str, str], Load] = {}
     known: dict[str, set[str]] = {}
-    new_rows: dict[str, list[dict[str, Any]]] = {}
+    batches: dict[str, dict[str, list[Any]]] = {}
+    batch_bytes = 0
     for item in items:
         key = (item.endpoint, str(getattr(item, "scope", "")))
         load = loads.get(key)
@@ -107,22 +108,31 @@ def land(
         )
         version = item.request.get("source_version") if isinstance(item.request, dict) else None
         load.source_version = version or load.source_version
-        if not unchanged:
-            known[table].add(sha)
-            new_rows.setdefault(table, []).append(
-                {
-                    "_load_id": load.load_id,
-                    "_fetched_at": item.fetched_at,
-                    "_scope": key[1],
-                    "_source_url": item.source_url,
-                    "_request": json.dumps(item.request, sort_keys=True, default=str),
-                    "_sha256": sha,
-                    "_ingested_at": _now(),
-                    "_payload": item.payload,
-                }
-            )
-    for table, rows in new_rows.items():
-        insert_frame(con, table, pl.DataFrame(rows, schema=_RAW_SCHEMA))
+        if unchanged:
+            continue
+        known[table].add(sha)
+        payload = item.payload
+        columns = batches.setdefault(table, {c: [] for c in _RAW_SCHEMA})
+        for column, value in zip(
+            _RAW_SCHEMA,
+            (
+                load.load_id,
+                item.fetched_at,
+                key[1],
+                item.source_url,
+                json.dumps(item.request, sort_keys=True, default=str),
+                sha,
+                _now(),
+                payload,
+            ),
+            strict=True,
+        ):
+            columns[column].append(value)
+        batch_bytes += len(payload)
+        if batch_bytes > _BATCH_BYTES:  # bound the copies a large refresh holds at once
+            _flush(con, batches)
+            batch_bytes = 0
+    _flush(con, batches)
     page_rows = [r for load in loads.values() for r in load.page_rows]
     if page_rows:
         insert_frame(con, "_load_pages", pl.DataFrame(page_rows))
@@ -148,6 +158,15 @@ def land(
     )
     insert_frame(con, "_loads", ledger)
     return list(loads.values())
+
+
+_BATCH_BYTES = 64 << 20
+
+
+def _flush(con: duckdb.DuckDBPyConnection, batches: dict[str, dict[str, list[Any]]]) -> None:
+    for table, columns in batches.items():
+        insert_frame(con, table, pl.DataFrame(columns, schema=_RAW_SCHEMA))
+    batches.clear()
 
 
 _RAW_SCHEMA = {
@@ -187,7 +206,8 @@ def current_pages(
     frames = []
     for endpoint, mode in endpoints.items():
         table = f"raw_{provider}__{endpoint}"
-        run(con, raw_ddl(table))
+        if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table]):
+            continue  # never landed
         latest = (
             ""
             if mode == "append"

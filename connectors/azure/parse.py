@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from connectors._json import explode_pages
 from connectors.azure import settings as s
 
 ITEM = pl.Struct(
@@ -118,20 +119,8 @@ def _family(col: str) -> tuple[pl.Expr, pl.Expr]:
 
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
-    retail = pages.filter(pl.col("endpoint") == "retail_prices")
-    items = (
-        retail.select(
-            "load_id",
-            "fetched_at",
-            "endpoint",
-            pl.col("payload").str.json_decode(RETAIL_PAGE).struct.field("Items").alias("_item"),
-        )
-        .explode("_item")
-        .drop_nulls("_item")
-        .with_columns(pl.col("_item").struct.unnest())
-    )
-    specs = _specs(pages)
-    gpu_name, gpu_mem = _family("armSkuName")
+    items = explode_pages(pages.filter(pl.col("endpoint") == "retail_prices"), RETAIL_PAGE, "Items")
+    sizes = _sizes(pages, items)
     meter = pl.col("meterName").fill_null("")
     sku = pl.col("skuName").fill_null("")
     product = pl.col("productName").fill_null("")
@@ -154,7 +143,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit(s.EXCLUDE_DEVTEST))
         .when(product.str.contains("Dedicated Host") | product.str.contains("Cloud Services"))
         .then(pl.lit(s.EXCLUDE_DEDICATED))
-        .when(pl.col("armSkuName").str.contains(s.FPGA_PATTERN))
+        .when(pl.col("is_fpga"))
         .then(pl.lit(s.EXCLUDE_FPGA))
         .when((kind == "Reservation") & ~term_years.is_in([1, 3]).fill_null(False))
         .then(pl.format("{} ({})", pl.lit(s.EXCLUDE_TERM), pl.col("reservationTerm")))
@@ -182,7 +171,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.lit("on_demand"))
     )
     return items.join(
-        specs, left_on="armSkuName", right_on="arm_sku_name", how="left"
+        sizes, left_on="armSkuName", right_on="arm_sku_name", how="left"
     ).with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.col("armRegionName").str.to_lowercase(),
@@ -192,8 +181,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         pricing_detail=pl.when(kind == "Reservation").then(
             pl.format("{} reservation", pl.col("reservationTerm"))
         ),
-        gpu_name=gpu_name,
-        gpu_memory_gib=gpu_mem,
         price_usd_per_hour=price_per_hour,
         source_currency=pl.col("currencyCode"),
         source_price=pl.col("retailPrice"),
@@ -210,6 +197,20 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.lit("ok")),
         reason=pl.coalesce(excluded, rejected),
     )
+
+
+def _sizes(pages: pl.DataFrame, items: pl.DataFrame) -> pl.DataFrame:
+    """Per distinct VM size (a few dozen, not a million rows): GPU family, FPGA flag and
+    specs, joined back onto the items."""
+    gpu_name, gpu_mem = _family("arm_sku_name")
+    sizes = items.select(
+        pl.col("armSkuName").unique().drop_nulls().alias("arm_sku_name")
+    ).with_columns(
+        gpu_name=gpu_name,
+        gpu_memory_gib=gpu_mem,
+        is_fpga=pl.col("arm_sku_name").str.contains(s.FPGA_PATTERN),
+    )
+    return sizes.join(_specs(pages), on="arm_sku_name", how="left")
 
 
 def _specs(pages: pl.DataFrame) -> pl.DataFrame:
