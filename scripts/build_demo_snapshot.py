@@ -29,6 +29,7 @@ from connectors.runpod.settings import GPU_TYPES_QUERY
 from connectors.sheets.fetch import sheet_files
 from connectors.vastai.settings import PAGE_LIMIT as VAST_PAGE_LIMIT
 from connectors.vastai.settings import QUERY as VAST_QUERY
+from scripts.demo_aws import build_aws
 
 DEMO = Path(__file__).resolve().parent.parent / "connectors" / "demo_snapshot"
 FETCHED_AT = "2026-11-20T02:00:00Z"
@@ -533,6 +534,7 @@ def main() -> None:
     for provider_dir in ("azure",):
         shutil.rmtree(DEMO / provider_dir, ignore_errors=True)
     build_azure(DEMO)
+    build_aws(DEMO)
     build_gcp(DEMO)
     build_lambdalabs(DEMO)
     build_runpod(DEMO)

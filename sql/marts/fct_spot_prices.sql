@@ -1,11 +1,31 @@
--- Every spot price point seen: the spot rows of the offer history (one point per price
--- period start). Time-series feeds (AWS spot history) add their points here.
-with spot_history as (
+-- Every spot price point seen. Time-series feeds (AWS spot price history) give every
+-- point, per availability zone; for the other spot offers the points are the spot rows
+-- of the offer history (one point per price period start). An offer with a point series
+-- is taken from the series only, so no point is counted twice.
+with series as (
+    select * from int_spot_prices_unioned
+),
+
+series_keys as (
+    select distinct provider, region, zone, instance_type from series
+),
+
+spot_history as (
     select
-        provider, region, zone, instance_type, gpu_name, gpu_memory_gib,
-        price_usd_per_hour, price_usd_per_gpu_hour, valid_from as observed_at, load_id
-    from fct_gpu_prices
-    where pricing_model = 'spot'
+        h.provider, h.region, h.zone, h.instance_type, h.gpu_name, h.gpu_memory_gib,
+        h.gpu_count, h.price_usd_per_hour, h.price_usd_per_gpu_hour,
+        h.valid_from as observed_at, h.load_id
+    from fct_gpu_prices h
+    where h.pricing_model = 'spot'
+      and not exists (
+          select 1 from series_keys k
+          where k.provider = h.provider and k.region = h.region
+            and k.zone is not distinct from h.zone and k.instance_type = h.instance_type)
 )
 
+select
+    provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+    price_usd_per_hour, price_usd_per_gpu_hour, observed_at, load_id
+from series
+union all by name
 select * from spot_history

@@ -1,0 +1,867 @@
+"""AWS parse: raw pages -> canonical offers, spot price points, instance specs and Spot
+Advisor interruption buckets.
+
+Pure Polars. Page bodies are decoded with declared Struct dtypes; the Price List's terms
+(objects keyed by "<sku>.<term code>") are read with JSONPath filters on their term
+attributes and units, never by the codes; the Spot Advisor's region and instance-type keys
+are unpivoted. The one loop over pages is the offer CSV's (one file per region; a CSV
+has no vectorised decoder) and the one over the Advisor's regions is over schema keys.
+
+- instance_types: GpuInfo / NeuronInfo -> gpu_name (CONTRACT §4 names), memory snapped to
+  the marketed size (settings.GPU_MEMORY_GIB), fractional GPUs as fractional gpu_count.
+  Bundled `instance_types.csv` fills what the live pages do not cover (no credentials).
+- spot_price_history: every point, deduplicated on (region, zone, instance_type,
+  observed_at); the newest point per zone is the zone's current `spot` offer.
+- price_list and offer_csv: on-demand and reserved (1y/3y x standard/convertible x
+  No/Partial/All Upfront, upfront fee amortised over the term) rows; an offer priced by
+  both routes is kept once (the newer publication; the Price List on a tie).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import polars as pl
+import polars.selectors as cs
+
+from connectors.aws import settings as s
+
+INSTANCE_TYPES_CSV = Path(__file__).with_name("instance_types.csv")
+
+_MEMORY = pl.Struct({"SizeInMiB": pl.Int64})
+INSTANCE_TYPE = pl.Struct(
+    {
+        "InstanceType": pl.String,
+        "CurrentGeneration": pl.Boolean,
+        "SupportedUsageClasses": pl.List(pl.String),
+        "VCpuInfo": pl.Struct({"DefaultVCpus": pl.Int64}),
+        "MemoryInfo": _MEMORY,
+        "GpuInfo": pl.Struct(
+            {
+                "Gpus": pl.List(
+                    pl.Struct(
+                        {
+                            "Name": pl.String,
+                            "Manufacturer": pl.String,
+                            "Count": pl.Int64,
+                            "LogicalGpuCount": pl.Int64,
+                            "GpuPartitionSize": pl.Float64,
+                            "MemoryInfo": _MEMORY,
+                        }
+                    )
+                ),
+                "TotalGpuMemoryInMiB": pl.Int64,
+            }
+        ),
+        "NeuronInfo": pl.Struct(
+            {
+                "NeuronDevices": pl.List(
+                    pl.Struct({"Count": pl.Int64, "Name": pl.String, "MemoryInfo": _MEMORY})
+                ),
+                "TotalNeuronDeviceMemoryInMiB": pl.Int64,
+            }
+        ),
+    }
+)
+INSTANCE_TYPES_PAGE = pl.Struct({"InstanceTypes": pl.List(INSTANCE_TYPE), "NextToken": pl.String})
+
+SPOT_PRICE = pl.Struct(
+    {
+        "AvailabilityZone": pl.String,
+        "AvailabilityZoneId": pl.String,
+        "InstanceType": pl.String,
+        "ProductDescription": pl.String,
+        "SpotPrice": pl.String,
+        "Timestamp": pl.String,
+    }
+)
+SPOT_PAGE = pl.Struct({"SpotPriceHistory": pl.List(SPOT_PRICE), "NextToken": pl.String})
+
+PRICE_LIST_PAGE = pl.Struct(
+    {"FormatVersion": pl.String, "PriceList": pl.List(pl.String), "NextToken": pl.String}
+)
+_ATTRIBUTES = (
+    "instanceType",
+    "instanceFamily",
+    "regionCode",
+    "location",
+    "locationType",
+    "operatingSystem",
+    "tenancy",
+    "preInstalledSw",
+    "capacitystatus",
+    "licenseModel",
+    "marketoption",
+    "vcpu",
+    "memory",
+    "gpu",
+    "gpuMemory",
+    "usagetype",
+)
+PRICE_LIST_ITEM = pl.Struct(
+    {
+        "product": pl.Struct(
+            {
+                "productFamily": pl.String,
+                "sku": pl.String,
+                "attributes": pl.Struct(dict.fromkeys(_ATTRIBUTES, pl.String)),
+            }
+        ),
+        "serviceCode": pl.String,
+        "version": pl.String,
+        "publicationDate": pl.String,
+    }
+)
+ADVISOR_RANGES = pl.Struct(
+    {
+        "ranges": pl.List(
+            pl.Struct({"index": pl.Int64, "label": pl.String, "dots": pl.Int64, "max": pl.Int64})
+        )
+    }
+)
+
+# Offer CSV columns read, by header name (column order changed over the years; a column
+# missing from an older header reads as null).
+OFFER_CSV_COLUMNS = (
+    "SKU",
+    "OfferTermCode",
+    "TermType",
+    "EffectiveDate",
+    "Unit",
+    "PricePerUnit",
+    "Currency",
+    "LeaseContractLength",
+    "PurchaseOption",
+    "OfferingClass",
+    "Product Family",
+    "Instance Type",
+    "Instance Family",
+    "vCPU",
+    "Memory",
+    "GPU",
+    "Tenancy",
+    "Operating System",
+    "License Model",
+    "CapacityStatus",
+    "MarketOption",
+    "Pre Installed S/W",
+    "Region Code",
+)
+
+SPOT_POINT_COLUMNS = {
+    "provider": pl.String,
+    "region": pl.String,
+    "zone": pl.String,
+    "instance_type": pl.String,
+    "product_description": pl.String,
+    "price_usd_per_hour": pl.Float64,
+    "observed_at": pl.Datetime("us"),
+    "endpoint": pl.String,
+    "load_id": pl.String,
+    "fetched_at": pl.Datetime("us"),
+}
+SPEC_COLUMNS = {
+    "instance_type": pl.String,
+    "gpu_name": pl.String,
+    "gpu_manufacturer": pl.String,
+    "gpu_memory_gib": pl.Float64,
+    "gpu_count": pl.Float64,
+    "vcpus": pl.Float64,
+    "memory_gib": pl.Float64,
+    "accelerator": pl.String,
+    "source": pl.String,
+    "load_id": pl.String,
+    "fetched_at": pl.Datetime("us"),
+}
+ADVISOR_COLUMNS = {
+    "provider": pl.String,
+    "region": pl.String,
+    "os": pl.String,
+    "instance_type": pl.String,
+    "interruption_bucket": pl.String,
+    "interruption_rate_max_pct": pl.Float64,
+    "savings_pct": pl.Float64,
+    "load_id": pl.String,
+    "fetched_at": pl.Datetime("us"),
+}
+
+
+def _endpoint(pages: pl.DataFrame, endpoint: str) -> pl.DataFrame:
+    if pages.is_empty() or "endpoint" not in pages.columns:
+        return pages.clear() if "endpoint" in pages.columns else pl.DataFrame()
+    return pages.filter(pl.col("endpoint") == endpoint)
+
+
+def _utc(expr: pl.Expr) -> pl.Expr:
+    """ISO 8601 text ("...Z", "...+00:00", optional fraction) -> naive UTC."""
+    return (
+        expr.str.replace(r"Z$", "+00:00")
+        .str.to_datetime("%Y-%m-%dT%H:%M:%S%.f%:z", time_zone="UTC", strict=False)
+        .dt.replace_time_zone(None)
+    )
+
+
+def _number(expr: pl.Expr) -> pl.Expr:
+    """A decimal string ("0.043700", "21.3026400000", "2750") as a float; anything else null."""
+    text = expr.str.strip_chars()
+    return pl.when(text.str.contains(r"^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$")).then(
+        text.cast(pl.Float64, strict=False)
+    )
+
+
+def canonical_gpu_name(expr: pl.Expr) -> pl.Expr:
+    upper = expr.str.strip_chars().str.to_uppercase()
+    return upper.replace(s.GPU_NAME_ALIASES)
+
+
+def _snap_table() -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "gpu_name": [k[0] for k in s.GPU_MEMORY_GIB],
+            "_mib": [k[1] for k in s.GPU_MEMORY_GIB],
+            "_marketed_gib": [float(v) for v in s.GPU_MEMORY_GIB.values()],
+        },
+        schema={"gpu_name": pl.String, "_mib": pl.Int64, "_marketed_gib": pl.Float64},
+    )
+
+
+# --- instance specs ------------------------------------------------------------------------
+
+
+def bundled_specs() -> pl.DataFrame:
+    return pl.read_csv(
+        INSTANCE_TYPES_CSV,
+        schema_overrides={
+            "gpu_memory_gib": pl.Float64,
+            "gpu_count": pl.Float64,
+            "vcpus": pl.Float64,
+            "memory_gib": pl.Float64,
+        },
+    ).select(
+        "instance_type",
+        "gpu_name",
+        pl.col("gpu_manufacturer").str.to_uppercase(),
+        "gpu_memory_gib",
+        "gpu_count",
+        "vcpus",
+        "memory_gib",
+        pl.when(pl.col("gpu_manufacturer") == "AWS")
+        .then(pl.lit("neuron"))
+        .otherwise(pl.lit("gpu"))
+        .alias("accelerator"),
+        pl.lit("bundled").alias("source"),
+        pl.lit(None, dtype=pl.String).alias("load_id"),
+        pl.lit(None, dtype=pl.Datetime("us")).alias("fetched_at"),
+    )
+
+
+def parse_instance_types(pages: pl.DataFrame) -> pl.DataFrame:
+    """One row per instance type seen in DescribeInstanceTypes pages (newest page wins)."""
+    raw = _endpoint(pages, s.INSTANCE_TYPES)
+    if raw.is_empty():
+        return pl.DataFrame(schema=SPEC_COLUMNS)
+    types = (
+        raw.select(
+            "load_id",
+            "fetched_at",
+            pl.col("payload")
+            .str.json_decode(INSTANCE_TYPES_PAGE)
+            .struct.field("InstanceTypes")
+            .alias("t"),
+        )
+        .explode("t")
+        .drop_nulls("t")
+        .unnest("t")
+    )
+    gpu = pl.col("GpuInfo").struct.field("Gpus").list.first()
+    neuron = pl.col("NeuronInfo").struct.field("NeuronDevices").list.first()
+    partition = (
+        pl.when(gpu.struct.field("GpuPartitionSize") > 0)
+        .then(gpu.struct.field("GpuPartitionSize"))
+        .otherwise(1.0)
+    )
+    gpu_count = (
+        pl.when(gpu.struct.field("Count") > 0)
+        .then(gpu.struct.field("Count").cast(pl.Float64))
+        # g6f / gr6f: Count 0, a fraction of one GPU (never 0)
+        .when(gpu.is_not_null())
+        .then(gpu.struct.field("LogicalGpuCount").cast(pl.Float64) * partition)
+        .otherwise(neuron.struct.field("Count").cast(pl.Float64))
+    )
+    full_mib = pl.coalesce(
+        (gpu.struct.field("MemoryInfo").struct.field("SizeInMiB") / partition).round(0),
+        neuron.struct.field("MemoryInfo").struct.field("SizeInMiB").cast(pl.Float64),
+    ).cast(pl.Int64)
+    specs = types.select(
+        pl.col("InstanceType").alias("instance_type"),
+        canonical_gpu_name(
+            pl.coalesce(gpu.struct.field("Name"), neuron.struct.field("Name"))
+        ).alias("gpu_name"),
+        pl.coalesce(
+            gpu.struct.field("Manufacturer"), pl.when(neuron.is_not_null()).then(pl.lit("AWS"))
+        )
+        .str.to_uppercase()
+        .alias("gpu_manufacturer"),
+        full_mib.alias("_mib"),
+        gpu_count.alias("gpu_count"),
+        pl.col("VCpuInfo").struct.field("DefaultVCpus").cast(pl.Float64).alias("vcpus"),
+        (pl.col("MemoryInfo").struct.field("SizeInMiB") / 1024).alias("memory_gib"),
+        pl.when(gpu.is_not_null())
+        .then(pl.lit("gpu"))
+        .when(neuron.is_not_null())
+        .then(pl.lit("neuron"))
+        .alias("accelerator"),
+        pl.lit("describe_instance_types").alias("source"),
+        "load_id",
+        "fetched_at",
+    )
+    snapped = specs.join(_snap_table(), on=["gpu_name", "_mib"], how="left").with_columns(
+        gpu_memory_gib=pl.coalesce("_marketed_gib", (pl.col("_mib") / 1024).round(2))
+    )
+    return (
+        snapped.sort("fetched_at", "load_id", descending=True)
+        .unique("instance_type", keep="first", maintain_order=True)
+        .select(list(SPEC_COLUMNS))
+        .sort("instance_type")
+    )
+
+
+def instance_specs(pages: pl.DataFrame) -> pl.DataFrame:
+    """Live specs where DescribeInstanceTypes was read, the bundled table for the rest."""
+    live = parse_instance_types(pages)
+    bundled = bundled_specs().join(live.select("instance_type"), on="instance_type", how="anti")
+    return pl.concat([live, bundled], how="vertical_relaxed").sort("instance_type")
+
+
+# --- spot price history ---------------------------------------------------------------------
+
+
+def _spot_points_all(pages: pl.DataFrame) -> pl.DataFrame:
+    """Every recorded point (valid or not), deduplicated, earliest load first."""
+    raw = _endpoint(pages, s.SPOT_HISTORY)
+    if raw.is_empty():
+        return pl.DataFrame(
+            schema={**SPOT_POINT_COLUMNS, "source_price": pl.String, "_item": SPOT_PRICE}
+        )
+    points = (
+        raw.select(
+            "load_id",
+            "fetched_at",
+            "endpoint",
+            pl.col("scope").alias("region"),
+            pl.col("payload")
+            .str.json_decode(SPOT_PAGE)
+            .struct.field("SpotPriceHistory")
+            .alias("_item"),
+        )
+        .explode("_item")
+        .drop_nulls("_item")
+        .with_columns(pl.col("_item").struct.unnest())
+    )
+    return (
+        points.select(
+            pl.lit(s.PROVIDER).alias("provider"),
+            "region",
+            pl.col("AvailabilityZone").alias("zone"),
+            pl.col("InstanceType").alias("instance_type"),
+            pl.col("ProductDescription").alias("product_description"),
+            _number(pl.col("SpotPrice")).alias("price_usd_per_hour"),
+            _utc(pl.col("Timestamp")).alias("observed_at"),
+            "endpoint",
+            "load_id",
+            "fetched_at",
+            pl.col("SpotPrice").alias("source_price"),
+            "_item",
+        )
+        .sort("fetched_at", "load_id")
+        .unique(
+            ["region", "zone", "instance_type", "observed_at"], keep="first", maintain_order=True
+        )
+    )
+
+
+def _spot_point_problem() -> pl.Expr:
+    price = pl.col("price_usd_per_hour")
+    return (
+        pl.when(pl.col("observed_at").is_null())
+        .then(pl.format("Timestamp {} is not ISO 8601", pl.col("_item").struct.field("Timestamp")))
+        .when(pl.col("zone").is_null() | pl.col("instance_type").is_null())
+        .then(pl.lit("spot price point without AvailabilityZone or InstanceType"))
+        .when(price.is_null() | price.is_nan() | (price <= 0))
+        .then(pl.format("SpotPrice {} is not a positive decimal", pl.col("source_price")))
+    )
+
+
+def parse_spot_points(pages: pl.DataFrame) -> pl.DataFrame:
+    """stg_aws__spot_prices: every valid point once."""
+    points = _spot_points_all(pages)
+    return points.filter(_spot_point_problem().is_null()).select(list(SPOT_POINT_COLUMNS))
+
+
+def _spot_offers(pages: pl.DataFrame) -> pl.DataFrame:
+    """The current spot offer of each (region, zone, instance type): its newest point. Points
+    that are not valid prices are rejected rows (quarantine, with the reason)."""
+    points = _spot_points_all(pages).with_columns(_problem=_spot_point_problem())
+    valid = points.filter(pl.col("_problem").is_null())
+    current = (
+        valid.sort("observed_at")
+        .group_by("region", "zone", "instance_type", maintain_order=True)
+        .last()
+        .with_columns(status=pl.lit("ok"), reason=pl.lit(None, dtype=pl.String))
+    )
+    rejected = points.filter(pl.col("_problem").is_not_null()).with_columns(
+        status=pl.lit("rejected"), reason=pl.col("_problem")
+    )
+    both = pl.concat([current.drop("_problem"), rejected.drop("_problem")], how="diagonal_relaxed")
+    return both.select(
+        "provider",
+        "region",
+        "zone",
+        "instance_type",
+        pl.lit("spot").alias("pricing_model"),
+        "price_usd_per_hour",
+        pl.lit("USD").alias("source_currency"),
+        pl.col("price_usd_per_hour").alias("source_price"),
+        pl.lit("Hrs").alias("source_unit"),
+        pl.col("observed_at").alias("effective_at"),
+        "fetched_at",
+        "load_id",
+        "endpoint",
+        "status",
+        "reason",
+        pl.when(pl.col("status") == "rejected")
+        .then(pl.col("_item").struct.json_encode())
+        .alias("record"),
+        pl.lit(None, dtype=pl.Float64).alias("_source_gpu"),
+        pl.lit(None, dtype=pl.String).alias("_source_family"),
+        pl.lit(None, dtype=pl.Float64).alias("_source_vcpus"),
+        pl.lit(None, dtype=pl.Float64).alias("_source_memory_gib"),
+        pl.lit(None, dtype=pl.Datetime("us")).alias("_published_at"),
+    )
+
+
+# --- list prices: shared -----------------------------------------------------------------
+
+
+def _reserved_options() -> list[tuple[str, str, str]]:
+    return [
+        (lease, cls, option)
+        for lease in s.LEASE_YEARS
+        for cls in s.OFFERING_CLASSES
+        for option in s.PURCHASE_OPTIONS
+    ]
+
+
+def _amortised(hourly: pl.Expr, upfront: pl.Expr, years: pl.Expr) -> pl.Expr:
+    """Effective hourly price of a reservation: recurring hourly + upfront fee spread over
+    the term (8760 h a year). Null when neither part is priced."""
+    return pl.when(hourly.is_not_null() | upfront.is_not_null()).then(
+        hourly.fill_null(0.0) + upfront.fill_null(0.0) / (years * s.HOURS_PER_YEAR)
+    )
+
+
+def _scope_problem(getter: dict[str, pl.Expr]) -> pl.Expr:
+    """The first OFFER_CSV_SCOPE rule a row fails, as an exclusion reason."""
+    reason: pl.Expr = pl.lit(None, dtype=pl.String)
+    for column, values, why in reversed(s.OFFER_CSV_SCOPE):
+        value = getter[column].fill_null("")
+        reason = (
+            pl.when(~value.is_in(list(values)))
+            .then(pl.format("{} ({} = '{}')", pl.lit(why), pl.lit(column), value))
+            .otherwise(reason)
+        )
+    return reason
+
+
+def _local_zone_problem(region_code: pl.Expr) -> pl.Expr:
+    template = s.EXCLUDE_LOCAL_ZONE.split("{}")
+    return pl.when(region_code.str.contains(s.LOCAL_ZONE_PATTERN)).then(
+        pl.format(template[0] + "{}" + template[1], region_code)
+    )
+
+
+def _memory_gib(text: pl.Expr) -> pl.Expr:
+    return (
+        text.str.extract(r"^([0-9.,]+) GiB$")
+        .str.replace_all(",", "")
+        .cast(pl.Float64, strict=False)
+    )
+
+
+# --- Price List Query API -------------------------------------------------------------------
+
+_OD = "$.terms.OnDemand.*"
+
+
+def _reserved_path(lease: str, cls: str, option: str) -> str:
+    # Chained filters, one per attribute: this JSONPath engine evaluates only the first
+    # operand of `&&` (a test pins all 12 options on the recorded m5.large item).
+    return "$.terms.Reserved.*" + "".join(
+        f"[?(@.termAttributes.{name}=='{value}')]"
+        for name, value in (
+            ("LeaseContractLength", lease),
+            ("OfferingClass", cls),
+            ("PurchaseOption", option),
+        )
+    )
+
+
+def _dimension(term_path: str, unit: str) -> pl.Expr:
+    return _number(
+        pl.col("_raw").str.json_path_match(
+            f"{term_path}.priceDimensions.*[?(@.unit=='{unit}')].pricePerUnit.USD"
+        )
+    )
+
+
+def _price_list_offers(pages: pl.DataFrame) -> pl.DataFrame:
+    raw = _endpoint(pages, s.PRICE_LIST)
+    if raw.is_empty():
+        return pl.DataFrame()
+    items = (
+        raw.select(
+            "load_id",
+            "fetched_at",
+            "endpoint",
+            "scope",
+            pl.col("payload")
+            .str.json_decode(PRICE_LIST_PAGE)
+            .struct.field("PriceList")
+            .alias("_raw"),
+        )
+        .explode("_raw")
+        .drop_nulls("_raw")
+        .with_columns(_doc=pl.col("_raw").str.json_decode(PRICE_LIST_ITEM))
+        .with_columns(
+            _sku=pl.col("_doc").struct.field("product").struct.field("sku"),
+            _family=pl.col("_doc").struct.field("product").struct.field("productFamily"),
+            _published_at=_utc(pl.col("_doc").struct.field("publicationDate")),
+            _attrs=pl.col("_doc").struct.field("product").struct.field("attributes"),
+        )
+        .with_columns(pl.col("_attrs").struct.unnest())
+        .drop("_doc", "_attrs")
+    )
+    on_demand = items.filter(pl.col("_raw").str.json_path_match(f"{_OD}.sku").is_not_null()).select(
+        pl.all(),
+        pl.lit("on_demand").alias("pricing_model"),
+        pl.lit(None, dtype=pl.String).alias("pricing_detail"),
+        _dimension(_OD, "Hrs").alias("price_usd_per_hour"),
+        _dimension(_OD, "Hrs").alias("source_price"),
+        pl.lit("Hrs").alias("source_unit"),
+        _utc(pl.col("_raw").str.json_path_match(f"{_OD}.effectiveDate")).alias("effective_at"),
+    )
+    reserved = []
+    for lease, cls, option in _reserved_options():
+        path = _reserved_path(lease, cls, option)
+        hourly, upfront = _dimension(path, "Hrs"), _dimension(path, "Quantity")
+        reserved.append(
+            items.filter(pl.col("_raw").str.json_path_match(f"{path}.sku").is_not_null()).select(
+                pl.all(),
+                pl.lit(f"reserved_{s.LEASE_YEARS[lease]}y").alias("pricing_model"),
+                pl.lit(f"{cls}, {option}").alias("pricing_detail"),
+                _amortised(hourly, upfront, pl.lit(s.LEASE_YEARS[lease])).alias(
+                    "price_usd_per_hour"
+                ),
+                hourly.alias("source_price"),
+                pl.format(
+                    "Hrs + {} USD upfront per {} term", upfront.fill_null(0.0), pl.lit(lease)
+                ).alias("source_unit"),
+                _utc(pl.col("_raw").str.json_path_match(f"{path}.effectiveDate")).alias(
+                    "effective_at"
+                ),
+            )
+        )
+    rows = pl.concat([on_demand, *reserved], how="vertical_relaxed")
+    getter = {
+        "Product Family": pl.col("_family"),
+        "Operating System": pl.col("operatingSystem"),
+        "Tenancy": pl.col("tenancy"),
+        "Pre Installed S/W": pl.col("preInstalledSw"),
+        "CapacityStatus": pl.col("capacitystatus"),
+        "License Model": pl.col("licenseModel"),
+        "MarketOption": pl.col("marketoption"),
+        "Currency": pl.lit("USD"),
+    }
+    region = pl.coalesce(pl.col("regionCode"), pl.col("scope"))
+    excluded = pl.coalesce(_local_zone_problem(region), _scope_problem(getter))
+    return rows.select(
+        pl.lit(s.PROVIDER).alias("provider"),
+        region.alias("region"),
+        pl.lit(None, dtype=pl.String).alias("zone"),
+        pl.col("instanceType").alias("instance_type"),
+        "pricing_model",
+        "pricing_detail",
+        "price_usd_per_hour",
+        pl.lit("USD").alias("source_currency"),
+        "source_price",
+        "source_unit",
+        "effective_at",
+        "fetched_at",
+        "load_id",
+        "endpoint",
+        pl.when(excluded.is_not_null())
+        .then(pl.lit("excluded"))
+        .otherwise(pl.lit("ok"))
+        .alias("status"),
+        excluded.alias("reason"),
+        pl.col("_raw").alias("record"),
+        _number(pl.col("gpu")).alias("_source_gpu"),
+        pl.col("instanceFamily").alias("_source_family"),
+        _number(pl.col("vcpu")).alias("_source_vcpus"),
+        _memory_gib(pl.col("memory")).alias("_source_memory_gib"),
+        "_published_at",
+    )
+
+
+# --- bulk offer CSV ---------------------------------------------------------------------------
+
+
+def _read_offer_csv(text: str) -> pl.DataFrame:
+    frame = pl.read_csv(io.StringIO(text), skip_rows=s.OFFER_METADATA_LINES, infer_schema=False)
+    missing = [
+        pl.lit(None, dtype=pl.String).alias(c) for c in OFFER_CSV_COLUMNS if c not in frame.columns
+    ]
+    return frame.with_columns(missing).select(OFFER_CSV_COLUMNS)
+
+
+def _offer_csv_offers(pages: pl.DataFrame) -> pl.DataFrame:
+    raw = _endpoint(pages, s.OFFER_CSV)
+    if raw.is_empty():
+        return pl.DataFrame()
+    published = raw.select(
+        "load_id",
+        _utc(pl.col("payload").str.extract(r'"Publication Date","([^"]+)"')).alias("_published_at"),
+    )
+    frames = [
+        _read_offer_csv(page["payload"]).with_columns(
+            load_id=pl.lit(page["load_id"]),
+            fetched_at=pl.lit(page["fetched_at"], dtype=pl.Datetime("us")),
+            endpoint=pl.lit(page["endpoint"]),
+            scope=pl.lit(page["scope"]),
+        )
+        for page in raw.select("load_id", "fetched_at", "endpoint", "scope", "payload").iter_rows(
+            named=True
+        )
+    ]
+    rows = pl.concat(frames, how="vertical_relaxed").join(published, on="load_id", how="left")
+    price = _number(pl.col("PricePerUnit"))
+    years = pl.col("LeaseContractLength").replace_strict(
+        {k: float(v) for k, v in s.LEASE_YEARS.items()}, default=None, return_dtype=pl.Float64
+    )
+    key = ["load_id", "SKU", "OfferTermCode"]
+    reserved = (
+        rows.filter(pl.col("TermType") == "Reserved")
+        .group_by(key, maintain_order=True)
+        .agg(
+            pl.all().exclude("Unit", "PricePerUnit").first(),
+            price.filter(pl.col("Unit") == "Hrs").first().alias("_hourly"),
+            price.filter(pl.col("Unit") == "Quantity").first().alias("_upfront"),
+        )
+        .with_columns(
+            pricing_model=pl.format("reserved_{}y", years.cast(pl.Int64)),
+            pricing_detail=pl.format("{}, {}", "OfferingClass", "PurchaseOption"),
+            price_usd_per_hour=_amortised(pl.col("_hourly"), pl.col("_upfront"), years),
+            source_price=pl.col("_hourly"),
+            source_unit=pl.format(
+                "Hrs + {} USD upfront per {} term",
+                pl.col("_upfront").fill_null(0.0),
+                "LeaseContractLength",
+            ),
+        )
+    )
+    on_demand = rows.filter(
+        (pl.col("TermType") == "OnDemand") & (pl.col("Unit") == "Hrs")
+    ).with_columns(
+        pricing_model=pl.lit("on_demand"),
+        pricing_detail=pl.lit(None, dtype=pl.String),
+        price_usd_per_hour=price,
+        source_price=price,
+        source_unit=pl.col("Unit"),
+    )
+    both = pl.concat([on_demand, reserved.drop("_hourly", "_upfront")], how="diagonal_relaxed")
+    getter = {c: pl.col(c) for c, _, _ in s.OFFER_CSV_SCOPE}
+    region = pl.coalesce(pl.col("Region Code"), pl.col("scope"))
+    excluded = pl.coalesce(
+        _local_zone_problem(region),
+        _scope_problem(getter),
+        pl.when(
+            pl.col("pricing_model").str.contains("null") | pl.col("pricing_model").is_null()
+        ).then(pl.format("reserved term {} is not 1yr or 3yr", "LeaseContractLength")),
+    )
+    return both.select(
+        pl.lit(s.PROVIDER).alias("provider"),
+        region.alias("region"),
+        pl.lit(None, dtype=pl.String).alias("zone"),
+        pl.col("Instance Type").alias("instance_type"),
+        "pricing_model",
+        "pricing_detail",
+        "price_usd_per_hour",
+        pl.col("Currency").alias("source_currency"),
+        "source_price",
+        "source_unit",
+        pl.col("EffectiveDate").str.to_datetime("%Y-%m-%d", strict=False).alias("effective_at"),
+        "fetched_at",
+        "load_id",
+        "endpoint",
+        pl.when(excluded.is_not_null())
+        .then(pl.lit("excluded"))
+        .otherwise(pl.lit("ok"))
+        .alias("status"),
+        excluded.alias("reason"),
+        pl.concat_str(
+            [
+                pl.lit("SKU="),
+                "SKU",
+                pl.lit(" OfferTermCode="),
+                "OfferTermCode",
+                pl.lit(" in "),
+                "endpoint",
+            ],
+            ignore_nulls=True,
+        ).alias("record"),
+        _number(pl.col("GPU")).alias("_source_gpu"),
+        pl.col("Instance Family").alias("_source_family"),
+        _number(pl.col("vCPU")).alias("_source_vcpus"),
+        _memory_gib(pl.col("Memory")).alias("_source_memory_gib"),
+        "_published_at",
+    )
+
+
+def _one_per_offer(listed: pl.DataFrame) -> pl.DataFrame:
+    """An offer priced by both list routes is kept once: the newer publication, the Price
+    List on a tie. The other copy is excluded (counted), naming the route it lost to."""
+    key = ["region", "instance_type", "pricing_model", "pricing_detail", "status"]
+    ranked = listed.sort(
+        pl.col("_published_at").fill_null(pl.datetime(1970, 1, 1)),
+        pl.col("endpoint") == s.PRICE_LIST,
+        "load_id",
+        descending=[True, True, False],
+        maintain_order=True,
+    ).with_columns(
+        _n=pl.int_range(pl.len()).over(key),
+        _winner=pl.col("endpoint").first().over(key),
+    )
+    duplicate = (pl.col("status") == "ok") & (pl.col("_n") > 0)
+    return ranked.with_columns(
+        status=pl.when(duplicate).then(pl.lit("excluded")).otherwise("status"),
+        reason=pl.when(duplicate)
+        .then(pl.format("same offer also priced by {} (kept that one)", "_winner"))
+        .otherwise("reason"),
+    ).drop("_n", "_winner")
+
+
+def _with_specs(offers: pl.DataFrame, specs: pl.DataFrame) -> pl.DataFrame:
+    joined = offers.join(
+        specs.select(
+            "instance_type",
+            pl.col("gpu_name").alias("_spec_gpu_name"),
+            pl.col("gpu_memory_gib").alias("_spec_gpu_memory_gib"),
+            pl.col("gpu_count").alias("_spec_gpu_count"),
+            pl.col("vcpus").alias("_spec_vcpus"),
+            pl.col("memory_gib").alias("_spec_memory_gib"),
+            pl.col("accelerator").alias("_spec_accelerator"),
+            pl.lit(True).alias("_spec_found"),
+        ),
+        on="instance_type",
+        how="left",
+    )
+    accelerated = (
+        pl.when(pl.col("_spec_found"))
+        .then(pl.col("_spec_accelerator").is_not_null())
+        .otherwise(
+            (pl.col("_source_gpu").fill_null(0) > 0)
+            | pl.col("_source_family")
+            .is_in(list(s.OFFER_CSV_ACCELERATED_FAMILIES))
+            .fill_null(False)
+            | pl.col("instance_type").str.contains(s.ACCELERATED_TYPE_REGEX).fill_null(False)
+        )
+    )
+    return joined.with_columns(
+        gpu_name=pl.col("_spec_gpu_name"),
+        gpu_memory_gib=pl.col("_spec_gpu_memory_gib"),
+        gpu_count=pl.coalesce(
+            "_spec_gpu_count", pl.when(pl.col("_source_gpu") > 0).then("_source_gpu")
+        ),
+        vcpus=pl.coalesce("_spec_vcpus", "_source_vcpus"),
+        memory_gib=pl.coalesce("_spec_memory_gib", "_source_memory_gib"),
+        status=pl.when((pl.col("status") == "ok") & ~accelerated)
+        .then(pl.lit("excluded"))
+        .otherwise("status"),
+        reason=pl.when((pl.col("status") == "ok") & ~accelerated)
+        .then(pl.lit("not an accelerated instance type (no GPU or Neuron device)"))
+        .otherwise("reason"),
+    ).drop(cs.starts_with("_"))
+
+
+def parse(pages: pl.DataFrame) -> pl.DataFrame:
+    """Canonical offers (warehouse.schemas.OFFER_SCHEMA) from every AWS endpoint."""
+    listed = [f for f in (_price_list_offers(pages), _offer_csv_offers(pages)) if f.height]
+    frames = [_spot_offers(pages)]
+    if listed:
+        frames.append(_one_per_offer(pl.concat(listed, how="vertical_relaxed")))
+    offers = pl.concat(frames, how="diagonal_relaxed")
+    return _with_specs(offers, instance_specs(pages))
+
+
+# --- Spot Instance Advisor ------------------------------------------------------------------------
+
+
+def parse_spot_advisor(pages: pl.DataFrame) -> pl.DataFrame:
+    """stg_aws__spot_advisor: interruption bucket and savings per region x instance type (Linux)."""
+    raw = _endpoint(pages, s.SPOT_ADVISOR)
+    if raw.is_empty():
+        return pl.DataFrame(schema=ADVISOR_COLUMNS)
+    ranges = (
+        raw.select(
+            "load_id", pl.col("payload").str.json_decode(ADVISOR_RANGES).struct.field("ranges")
+        )
+        .explode("ranges")
+        .drop_nulls("ranges")
+        .unnest("ranges")
+        .select("load_id", pl.col("index").alias("r"), pl.col("label").alias("interruption_bucket"))
+    )
+    # Region and instance-type keys are data, so this struct's dtype is inferred from
+    # the document (the Series API still infers); the leaves ({s, r}) are cast below.
+    advisor = raw.select("load_id", "fetched_at").with_columns(
+        by_region=raw["payload"]
+        .str.json_path_match("$.spot_advisor")
+        .str.json_decode(infer_schema_length=None)
+    )
+    frames = []
+    # a loop over the feed's region keys (its schema), ~33, not over rows
+    for region in advisor.schema["by_region"].to_schema():  # type: ignore[union-attr]
+        by_os = advisor.select(
+            "load_id", "fetched_at", pl.col("by_region").struct.field(region).alias("os")
+        )
+        if s.SPOT_ADVISOR_OS not in by_os.schema["os"].to_schema():  # type: ignore[union-attr]
+            continue
+        linux = by_os.select(
+            "load_id", "fetched_at", pl.col("os").struct.field(s.SPOT_ADVISOR_OS).alias("types")
+        ).unnest("types")
+        frames.append(
+            linux.unpivot(index=["load_id", "fetched_at"], variable_name="instance_type")
+            .drop_nulls("value")
+            .unnest("value")
+            .with_columns(region=pl.lit(region))
+        )
+    if not frames:
+        return pl.DataFrame(schema=ADVISOR_COLUMNS)
+    rows = pl.concat(frames, how="diagonal_relaxed").with_columns(
+        pl.col("r").cast(pl.Int64), pl.col("s").cast(pl.Float64)
+    )
+    return (
+        rows.join(ranges, on=["load_id", "r"], how="left")
+        .with_columns(
+            provider=pl.lit(s.PROVIDER),
+            os=pl.lit(s.SPOT_ADVISOR_OS),
+            interruption_rate_max_pct=pl.col("interruption_bucket").replace_strict(
+                {k: float(v) for k, v in s.INTERRUPTION_RATE_MAX_PCT.items()},
+                default=None,
+                return_dtype=pl.Float64,
+            ),
+            savings_pct=pl.col("s"),
+        )
+        .select(list(ADVISOR_COLUMNS))
+        .sort("region", "instance_type")
+    )

@@ -1,0 +1,182 @@
+"""AWS settings: endpoints, request filters, the GPU name and memory tables, and each
+exclusion with why and a source."""
+
+from __future__ import annotations
+
+PROVIDER = "aws"
+
+# Endpoint names (CONTRACT §2).
+INSTANCE_TYPES = "instance_types"
+SPOT_HISTORY = "spot_price_history"
+PRICE_LIST = "price_list"
+OFFER_CSV = "offer_csv"
+SPOT_ADVISOR = "spot_advisor"
+CREDENTIALED_ENDPOINTS = (INSTANCE_TYPES, SPOT_HISTORY, PRICE_LIST)
+
+# --- regions ----------------------------------------------------------------------------
+# The region list is botocore's own data (`Session().get_available_regions("ec2")`), so a
+# new region appears with a botocore upgrade. Minus this skip-list (extend it from config
+# `ctx.settings["aws_skip_regions"]` or env GPU_PRICING_AWS_SKIP_REGIONS, comma-separated):
+# an opt-in region that the account has not enabled fails with AuthFailure and is recorded
+# as a failed scope in `_loads`; list it here to stop it showing up every night.
+DEFAULT_SKIP_REGIONS: tuple[str, ...] = ()
+SKIP_REGIONS_ENV = "GPU_PRICING_AWS_SKIP_REGIONS"
+# Local Zone / Wavelength codes (`us-east-1-nyc-1`, `us-west-2-lax-1`, `us-east-1-wl1-bos-wlz-1`)
+# look like regions in the bulk offer files (`Region Code`) but have no EC2 API endpoint
+# (API_SHAPES §3b, §9.5): never a fetch scope, and their price rows are excluded.
+LOCAL_ZONE_PATTERN = r"^[a-z]{2}(-gov)?-[a-z]+-\d-[a-z0-9-]+$"
+EXCLUDE_LOCAL_ZONE = (
+    "Local Zone / Wavelength location (region code {}): not an EC2 API region; its zones "
+    "are priced separately and not comparable with the parent region"
+)
+
+# --- EC2 clients ----------------------------------------------------------------------
+# botocore's own retries are switched off (max_attempts 1) because fetch.py retries
+# throttling and 5xx itself, with exponential backoff and full jitter: one retry layer
+# (N x M attempts otherwise), and the one that tests drive through botocore's Stubber.
+CONNECT_TIMEOUT_S = 5  # gpuhunt uses 5 s; a disabled region fails fast
+READ_TIMEOUT_S = 60
+RETRY_ATTEMPTS = 5
+RETRY_BACKOFF_S = 1.0
+RETRY_MAX_BACKOFF_S = 20.0
+# Error codes that mean "slow down / try again" (EC2 Query API and JSON services).
+THROTTLING_CODES = frozenset(
+    {
+        "RequestLimitExceeded",  # EC2 (per account and region token buckets)
+        "Throttling",
+        "ThrottlingException",  # Price List API
+        "RequestThrottled",
+        "RequestThrottledException",
+        "TooManyRequestsException",
+        "InternalError",
+        "InternalFailure",
+        "InternalErrorException",  # Price List API fault
+        "ServiceUnavailable",
+        "Unavailable",
+    }
+)
+# A region the account cannot use: recorded as a failed scope with this hint.
+REGION_DISABLED_CODES = frozenset({"AuthFailure", "OptInRequired", "UnauthorizedOperation"})
+
+# --- DescribeInstanceTypes / DescribeSpotPriceHistory ---------------------------------
+INSTANCE_TYPES_PAGE_SIZE = 100  # DITMaxResults: min 5, max 100 (botocore model)
+SPOT_PAGE_SIZE = 1000  # old model text: "between 1 and 1000, default 1000"
+# Request-side filter to accelerated families. Every EC2 family starting with p or g is a
+# GPU family (p2..p6, g2..g7e, gr6), trn/inf are Trainium/Inferentia, dl is Gaudi/AI100
+# (aws.amazon.com/ec2/instance-types/#Accelerated_Computing, 2026-11). The parse keeps
+# only types whose specs show accelerators, so a non-accelerated match is excluded there.
+ACCELERATED_TYPE_PATTERNS = ("p*", "g*", "trn*", "inf*", "dl*")
+SPOT_PRODUCT_DESCRIPTIONS = ("Linux/UNIX",)
+# First run: this many days of spot history (AWS keeps 90). Later runs start at the
+# newest stored point of the region. Config: ctx.settings["aws_spot_lookback_days"].
+SPOT_LOOKBACK_DAYS = 30
+
+# --- Price List Query API ---------------------------------------------------------------
+# The pricing endpoint lives in us-east-1 (also eu-central-1, ap-south-1), whatever the
+# region priced (API_SHAPES §3a).
+PRICING_REGION = "us-east-1"
+PRICING_PAGE_SIZE = 100  # GetProducts MaxResults 1..100
+PRICING_SERVICE_CODE = "AmazonEC2"
+# TERM_MATCH filters, one walk per (region, instance family): Linux, shared tenancy, no
+# pre-installed software, capacity actually used (not a reservation's unused capacity),
+# the on-demand market (capacity blocks are another market). Values as recorded in the
+# price list (API_SHAPES §3a, gpuhunt's filter on the same attributes).
+PRICING_FILTERS = (
+    ("operatingSystem", "Linux"),
+    ("tenancy", "Shared"),
+    ("preInstalledSw", "NA"),
+    ("capacitystatus", "Used"),
+    ("licenseModel", "No License required"),
+)
+# `instanceFamily` values of accelerated instances: "GPU instance" is recorded (the
+# g5.48xlarge row of the 2025-09-12 offer CSV); "Machine Learning ASIC Instances" is the
+# value the price list uses for trn*/inf* [unverified: seen in consumer code only].
+PRICING_INSTANCE_FAMILIES = ("GPU instance", "Machine Learning ASIC Instances")
+
+# --- bulk offer files (public, no credentials) ----------------------------------------
+OFFERS_BASE_URL = "https://pricing.us-east-1.amazonaws.com"
+REGION_INDEX_PATH = "/offers/v1.0/aws/AmazonEC2/current/region_index.json"
+OFFER_METADATA_LINES = 5  # FormatVersion, Disclaimer, Publication Date, Version, OfferCode
+# Where the full download is streamed to before the GPU rows are kept (the full file is
+# deleted afterwards unless ctx.settings["aws_keep_offer_csv"] is true). Config:
+# ctx.settings["aws_cache_dir"] or env GPU_PRICING_CACHE_DIR.
+CACHE_DIR_ENV = "GPU_PRICING_CACHE_DIR"
+DOWNLOAD_CHUNK_BYTES = 1 << 20
+
+# --- Spot Instance Advisor (public) -------------------------------------------------------
+SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
+SPOT_ADVISOR_OS = "Linux"
+# Bucket label -> the upper bound of the interruption-frequency range in percent. The
+# feed's own `max` values (5, 11, 16, 22, 100) are not the label bounds (API_SHAPES §4),
+# so the label is what we read; ">20%" has no upper bound and is taken as 100.
+INTERRUPTION_RATE_MAX_PCT = {"<5%": 5, "5-10%": 10, "10-15%": 15, "15-20%": 20, ">20%": 100}
+
+# --- prices -------------------------------------------------------------------------------
+HOURS_PER_YEAR = 8760  # reserved upfront fees are spread over 365-day years
+LEASE_YEARS = {"1yr": 1, "3yr": 3}
+OFFERING_CLASSES = ("standard", "convertible")
+PURCHASE_OPTIONS = ("No Upfront", "Partial Upfront", "All Upfront")
+
+# Offer CSV rows kept at fetch time and in parse, by header name: (column, accepted
+# values, why). A row failing one is out of scope (excluded, with this reason, in parse;
+# not kept by the fetch-time GPU-row filter). Values recorded in the 2025-09-12 file
+# (API_SHAPES §3b); the same scope as the Price List filters above.
+OFFER_CSV_SCOPE: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (
+        "Product Family",
+        ("Compute Instance", "Compute Instance (bare metal)"),
+        "not an instance price",
+    ),
+    ("Operating System", ("Linux",), "not Linux: OS licence included in the price"),
+    ("Tenancy", ("Shared",), "dedicated or host tenancy"),
+    ("Pre Installed S/W", ("NA", ""), "pre-installed software (SQL Server ...) included"),
+    ("CapacityStatus", ("Used",), "capacity-reservation accounting row, not a usage price"),
+    ("License Model", ("No License required", ""), "bring-your-own-licence row"),
+    ("MarketOption", ("OnDemand", ""), "not the on-demand market (capacity block)"),
+    ("Currency", ("USD", ""), "not priced in USD"),
+)
+OFFER_CSV_ACCELERATED_FAMILIES = PRICING_INSTANCE_FAMILIES
+# Instance-type prefixes of accelerated families, the regex form of ACCELERATED_TYPE_PATTERNS.
+ACCELERATED_TYPE_REGEX = r"^(p|g|trn|inf|dl)[0-9a-z-]*\."
+
+# Capacity-block-only types: no on-demand list price exists (p5e, p5en, 2025-2026: sold
+# through EC2 Capacity Blocks for ML and spot). Nothing here invents one; a price row
+# for these that is not the on-demand market is excluded by the MarketOption rule above.
+CAPACITY_BLOCK_ONLY = ("p5e.48xlarge", "p5en.48xlarge")
+
+# --- GPU names and memory -----------------------------------------------------------------
+# DescribeInstanceTypes `GpuInfo.Gpus[].Name` / `NeuronInfo.NeuronDevices[].Name` -> the
+# CONTRACT §4 vocabulary: upper-case, no vendor prefix, as in sql/seeds/seed_gpu_specs.csv.
+# Upper-casing covers most ("Radeon Pro V520" -> "RADEON PRO V520", "T4g" -> "T4G",
+# "Trainium2" -> "TRAINIUM2"); these are the names that need more than that.
+GPU_NAME_ALIASES = {
+    # g7e: NVIDIA markets it as "RTX PRO 6000 Blackwell Server Edition"; the seed's name.
+    "RTX PRO SERVER 6000": "RTX PRO 6000",
+}
+# Reported MiB per (full) GPU -> the marketed GiB, keyed by canonical name. DescribeInstance
+# Types reports usable memory, a little under the marketed size; the join with dim_gpus
+# needs the marketed one. Source: moto's recording of the live API (api-samples/
+# aws_ec2_gpu_instance_types_gpuinfo.json) against the datasheets in seed_gpu_specs.csv.
+# A (name, MiB) pair not listed keeps its exact size (MiB / 1024), never a guess.
+GPU_MEMORY_GIB: dict[tuple[str, int], float] = {
+    ("A10G", 22888): 24,  # g5: 24 GB GDDR6
+    ("L4", 22888): 24,  # g6, gr6, g6f (2861 MiB x 8 partitions)
+    ("L40S", 45776): 48,  # g6e: 48 GB GDDR6
+    ("B200", 183359): 180,  # p6-b200: 180 GB HBM3e per GPU (HGX B200 1440 GB / 8)
+    ("B300", 275040): 288,  # p6-b300: 288 GB HBM3e per GPU
+    ("H200", 144384): 141,  # p5e/p5en: 141 GB HBM3e
+    ("H100", 81920): 80,
+    ("A100", 40960): 40,  # p4d
+    ("A100", 81920): 80,  # p4de
+    ("V100", 16384): 16,  # p3
+    ("V100", 32768): 32,  # p3dn
+    ("T4", 16384): 16,
+    ("T4G", 16384): 16,
+    ("RADEON PRO V520", 8192): 8,
+    ("RTX PRO 4500", 32768): 32,
+    ("RTX PRO 6000", 98304): 96,
+    ("TRAINIUM", 32768): 32,  # trn1: 32 GB HBM per chip
+    ("TRAINIUM2", 98304): 96,  # trn2: 96 GiB HBM per chip
+    ("INFERENTIA2", 32768): 32,  # inf2: 32 GB HBM per chip
+    ("INFERENTIA", 8192): 8,  # inf1: 8 GB DRAM per chip
+}

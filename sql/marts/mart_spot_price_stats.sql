@@ -1,0 +1,130 @@
+-- Spot price statistics per provider x region x instance type, over the last 7, 30 and 90
+-- days of fct_spot_prices (every zone pooled), in USD per instance-hour.
+-- * "Now" (`as_of`) is the newest point of the provider's feed, not the wall clock, so a
+--   replayed snapshot gives the same figures on any day and a stale feed shows its age.
+-- * A window also counts the price each zone had when the window opened (its last point
+--   before), so a price that did not move for a week still has 7-day figures.
+-- * Figures are over points, not time-weighted: a price that changed often weighs more.
+-- * Spot discount vs on-demand: the cheapest current spot offer (any zone) against the
+--   cheapest current on-demand list price, both from mart_gpu_offers_current; null where
+--   there is no on-demand price (p5e/p5en: capacity blocks only).
+-- * Interruption bucket where a feed publishes one (AWS Spot Instance Advisor, Linux):
+--   `interruption_bucket` is its label, `interruption_rate_max_pct` the label's upper bound.
+with points as (
+    select provider, region, zone, instance_type, price_usd_per_hour, observed_at
+    from fct_spot_prices
+),
+
+feed_now as (
+    select provider, max(observed_at) as as_of from points group by provider
+),
+
+windows as (
+    select * from (values (7), (30), (90)) as w(days)
+),
+
+framed as (
+    select p.*, w.days, f.as_of, f.as_of - to_days(w.days) as opens_at
+    from points p
+    join feed_now f using (provider)
+    cross join windows w
+),
+
+opening_price as (
+    select * from framed
+    where observed_at < opens_at
+    qualify row_number() over (
+        partition by provider, region, zone, instance_type, days order by observed_at desc
+    ) = 1
+),
+
+in_window as (
+    select * from framed where observed_at >= opens_at
+    union all
+    select * from opening_price
+),
+
+window_stats as (
+    select
+        provider, region, instance_type, days, any_value(as_of) as as_of,
+        min(price_usd_per_hour) as lo,
+        quantile_cont(price_usd_per_hour, 0.5) as p50,
+        quantile_cont(price_usd_per_hour, 0.95) as p95,
+        max(price_usd_per_hour) as hi,
+        stddev_samp(price_usd_per_hour) as sd,
+        count(*) as n
+    from in_window
+    group by all
+),
+
+stats as (
+    select
+        provider, region, instance_type, max(as_of) as as_of,
+        max(lo) filter (where days = 7) as min_usd_per_hour_7d,
+        max(p50) filter (where days = 7) as p50_usd_per_hour_7d,
+        max(p95) filter (where days = 7) as p95_usd_per_hour_7d,
+        max(hi) filter (where days = 7) as max_usd_per_hour_7d,
+        max(sd) filter (where days = 7) as stddev_usd_per_hour_7d,
+        max(n) filter (where days = 7) as points_7d,
+        max(lo) filter (where days = 30) as min_usd_per_hour_30d,
+        max(p50) filter (where days = 30) as p50_usd_per_hour_30d,
+        max(p95) filter (where days = 30) as p95_usd_per_hour_30d,
+        max(hi) filter (where days = 30) as max_usd_per_hour_30d,
+        max(sd) filter (where days = 30) as stddev_usd_per_hour_30d,
+        max(n) filter (where days = 30) as points_30d,
+        max(lo) filter (where days = 90) as min_usd_per_hour_90d,
+        max(p50) filter (where days = 90) as p50_usd_per_hour_90d,
+        max(p95) filter (where days = 90) as p95_usd_per_hour_90d,
+        max(hi) filter (where days = 90) as max_usd_per_hour_90d,
+        max(sd) filter (where days = 90) as stddev_usd_per_hour_90d,
+        max(n) filter (where days = 90) as points_90d
+    from window_stats
+    group by all
+),
+
+gpus as (
+    select
+        provider, region, instance_type,
+        any_value(gpu_name) as gpu_name, any_value(gpu_memory_gib) as gpu_memory_gib,
+        any_value(gpu_count) as gpu_count
+    from fct_spot_prices
+    group by all
+),
+
+current_spot as (
+    select
+        provider, region, instance_type,
+        min(price_usd_per_hour) as spot_usd_per_hour_now, count(*) as zones_now
+    from mart_gpu_offers_current
+    where pricing_model = 'spot'
+    group by all
+),
+
+on_demand as (
+    select provider, region, instance_type, min(price_usd_per_hour) as on_demand_usd_per_hour
+    from mart_gpu_offers_current
+    where pricing_model = 'on_demand'
+    group by all
+),
+
+interruptions as (
+    select * from int_spot_interruptions_unioned
+)
+
+select
+    s.provider, s.region, s.instance_type, g.gpu_name, g.gpu_memory_gib, g.gpu_count,
+    s.as_of,
+    s.min_usd_per_hour_7d, s.p50_usd_per_hour_7d, s.p95_usd_per_hour_7d,
+    s.max_usd_per_hour_7d, s.stddev_usd_per_hour_7d, s.points_7d,
+    s.min_usd_per_hour_30d, s.p50_usd_per_hour_30d, s.p95_usd_per_hour_30d,
+    s.max_usd_per_hour_30d, s.stddev_usd_per_hour_30d, s.points_30d,
+    s.min_usd_per_hour_90d, s.p50_usd_per_hour_90d, s.p95_usd_per_hour_90d,
+    s.max_usd_per_hour_90d, s.stddev_usd_per_hour_90d, s.points_90d,
+    c.spot_usd_per_hour_now, c.zones_now, d.on_demand_usd_per_hour,
+    100 * (1 - c.spot_usd_per_hour_now / d.on_demand_usd_per_hour) as spot_discount_pct,
+    i.interruption_bucket, i.interruption_rate_max_pct, i.advisor_savings_pct
+from stats s
+left join gpus g using (provider, region, instance_type)
+left join current_spot c using (provider, region, instance_type)
+left join on_demand d using (provider, region, instance_type)
+left join interruptions i using (provider, region, instance_type)
