@@ -26,9 +26,34 @@ class Normalised:
     unknown_gpu: pl.DataFrame  # load_id, n
 
 
-def _reject(cond: pl.Expr, reason: pl.Expr | str) -> pl.Expr:
-    reason_expr = pl.lit(reason) if isinstance(reason, str) else reason
-    return pl.when((pl.col("status") == "ok") & cond).then(reason_expr)
+def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
+    """(is invalid, reason) pairs, first match wins. Reasons are formatted only for the
+    rejected rows: formatting a string for each of a million good rows costs seconds."""
+    per_gpu = pl.col("price_usd_per_gpu_hour")
+    return [
+        (
+            pl.col("source_currency").is_not_null() & (pl.col("source_currency") != "USD"),
+            pl.format("non-USD price in {} and no recorded conversion rate", "source_currency"),
+        ),
+        (price.is_null() | price.is_nan(), pl.lit("price missing or not a number")),
+        (price <= 0, pl.format("price {} USD/h is not positive", price)),
+        (
+            per_gpu > MAX_USD_PER_GPU_HOUR,
+            pl.format(
+                "price {} USD per GPU-hour is above the {} sanity limit",
+                per_gpu.round(4),
+                pl.lit(MAX_USD_PER_GPU_HOUR),
+            ),
+        ),
+        (
+            ~pl.col("pricing_model").is_in(PRICING_MODELS).fill_null(False),
+            pl.format("pricing_model {} is not in the vocabulary", "pricing_model"),
+        ),
+        (
+            pl.any_horizontal(pl.col("region", "instance_type").is_null()),
+            pl.lit("missing region or instance_type"),
+        ),
+    ]
 
 
 def normalise(parsed: pl.DataFrame) -> Normalised:
@@ -44,37 +69,21 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
             pl.when(pl.col("gpu_count") > 0).then(price / pl.col("gpu_count")),
         ),
     )
-    checks = pl.coalesce(
-        _reject(
-            pl.col("source_currency").is_not_null() & (pl.col("source_currency") != "USD"),
-            pl.format("non-USD price in {} and no recorded conversion rate", "source_currency"),
-        ),
-        _reject(price.is_null() | price.is_nan(), "price missing or not a number"),
-        _reject(price <= 0, pl.format("price {} USD/h is not positive", price)),
-        _reject(
-            pl.col("price_usd_per_gpu_hour") > MAX_USD_PER_GPU_HOUR,
-            pl.format(
-                "price {} USD per GPU-hour is above the {} sanity limit",
-                pl.col("price_usd_per_gpu_hour").round(4),
-                pl.lit(MAX_USD_PER_GPU_HOUR),
-            ),
-        ),
-        _reject(
-            ~pl.col("pricing_model").is_in(PRICING_MODELS),
-            pl.format("pricing_model {} is not in the vocabulary", "pricing_model"),
-        ),
-        _reject(
-            pl.any_horizontal(pl.col("region", "instance_type").is_null()),
-            "missing region or instance_type",
-        ),
-    )
+    checks = _checks(price)
+    invalid = pl.any_horizontal([cond.fill_null(False) for cond, _ in checks])
     df = df.with_columns(
-        status=pl.when(checks.is_not_null()).then(pl.lit("rejected")).otherwise("status"),
-        reason=pl.coalesce(checks, "reason"),
+        status=pl.when((pl.col("status") == "ok") & invalid)
+        .then(pl.lit("invalid"))
+        .otherwise("status")
     )
-    ok = _flag_spot(df.filter(pl.col("status") == "ok"))
+    ok = _flag_spot(df.filter(pl.col("status") == "ok").drop("_item", strict=False))
 
-    rejected_rows = df.filter(pl.col("status") == "rejected")
+    reason: pl.Expr = pl.lit(None, dtype=pl.String)
+    for cond, text in reversed(checks):
+        reason = pl.when(cond.fill_null(False)).then(text).otherwise(reason)
+    rejected_rows = df.filter(pl.col("status").is_in(["rejected", "invalid"])).with_columns(
+        reason=pl.when(pl.col("status") == "invalid").then(reason).otherwise("reason")
+    )
     record = (
         pl.col("_item").struct.json_encode()
         if "_item" in rejected_rows.columns
@@ -91,27 +100,22 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
 def _flag_spot(ok: pl.DataFrame) -> pl.DataFrame:
     """Flag spot prices at or above the same offer's on-demand price (same provider,
     region and instance type): kept, because that is what the source says, but flagged."""
-    key = ["provider", "region", "instance_type"]
+    price = pl.col("price_usd_per_hour")
+    is_spot = pl.col("pricing_model") == "spot"
     on_demand = (
-        ok.filter(pl.col("pricing_model") == "on_demand")
-        .group_by(key)
-        .agg(pl.col("price_usd_per_hour").min().alias("_od"))
+        price.filter(pl.col("pricing_model") == "on_demand")
+        .min()
+        .over(["provider", "region", "instance_type"])
     )
-    flagged = ok.join(on_demand, on=key, how="left").with_columns(
+    return ok.with_columns(
         price_flag=pl.coalesce(
             "price_flag",
-            pl.when(
-                (pl.col("pricing_model") == "spot") & (pl.col("price_usd_per_hour") > pl.col("_od"))
-            )
+            pl.when(is_spot & (price > on_demand))
             .then(pl.lit("spot_above_on_demand"))
-            .when(
-                (pl.col("pricing_model") == "spot")
-                & (pl.col("price_usd_per_hour") == pl.col("_od"))
-            )
+            .when(is_spot & (price == on_demand))
             .then(pl.lit("spot_equals_on_demand")),
         )
     )
-    return flagged.drop("_od")
 
 
 __all__ = ["MAX_USD_PER_GPU_HOUR", "OFFER_SCHEMA", "Normalised", "normalise"]

@@ -221,16 +221,19 @@ def current_pages(
             query(
                 con,
                 f"""
-                SELECT DISTINCT $endpoint AS endpoint, r._load_id AS load_id,
+                WITH current_pages AS (  -- page hashes only: never hash or sort payloads
+                    SELECT DISTINCT p.sha256
+                    FROM _load_pages p
+                    JOIN _loads l ON l.load_id = p.load_id
+                    WHERE l.provider = $provider AND l.endpoint = $endpoint AND l.status = 'ok'
+                    {latest}
+                )
+                SELECT $endpoint AS endpoint, r._load_id AS load_id,
                        r._fetched_at AS fetched_at, r._scope AS scope,
                        r._source_url AS source_url, r._request::VARCHAR AS request,
                        r._payload AS payload, r._sha256 AS sha256
                 FROM {table} r
-                JOIN _load_pages p ON p.sha256 = r._sha256
-                JOIN _loads l ON l.load_id = p.load_id
-                WHERE l.provider = $provider AND l.endpoint = $endpoint AND l.status = 'ok'
-                {latest}
-                ORDER BY load_id, sha256
+                SEMI JOIN current_pages c ON c.sha256 = r._sha256
                 """,
                 {"provider": provider, "endpoint": endpoint},
             )

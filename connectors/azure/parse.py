@@ -170,8 +170,14 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("spot"))
         .otherwise(pl.lit("on_demand"))
     )
-    return items.join(
-        sizes, left_on="armSkuName", right_on="arm_sku_name", how="left"
+    return items.with_columns(
+        # a lookup per column, not a join: a join would copy every item column
+        _lookup(sizes, "gpu_name"),
+        _lookup(sizes, "gpu_memory_gib"),
+        _lookup(sizes, "gpu_count"),
+        _lookup(sizes, "vcpus"),
+        _lookup(sizes, "memory_gib"),
+        _lookup(sizes, "is_fpga"),
     ).with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.col("armRegionName").str.to_lowercase(),
@@ -196,6 +202,16 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("rejected"))
         .otherwise(pl.lit("ok")),
         reason=pl.coalesce(excluded, rejected),
+    )
+
+
+def _lookup(sizes: pl.DataFrame, column: str) -> pl.Expr:
+    return (
+        pl.col("armSkuName")
+        .replace_strict(
+            sizes["arm_sku_name"], sizes[column], default=None, return_dtype=sizes.schema[column]
+        )
+        .alias(column)
     )
 
 
