@@ -9,16 +9,12 @@
 -- turned into a preemption rate per hour by dim_spot_interruption_buckets, where the
 -- conversion p = -ln(1 - f) / 720 and the choice of f (the bucket's upper bound) are stated.
 --
--- published_interruption: provider x region x instance_type buckets. Until
--- mart_spot_price_stats (AWS Spot Advisor, issue 3) is in the warehouse no source publishes
--- one and it is empty; then it becomes
---   select provider, region, instance_type, interruption_bucket from mart_spot_price_stats
---   where interruption_bucket is not null
+-- published_interruption: the provider x region x instance_type buckets of
+-- mart_spot_price_stats (AWS Spot Instance Advisor, Linux; issue 3).
 with published_interruption as (
-    select
-        null::varchar as provider, null::varchar as region, null::varchar as instance_type,
-        null::varchar as interruption_bucket
-    where false
+    select provider, region, instance_type, interruption_bucket
+    from mart_spot_price_stats
+    where interruption_bucket is not null
 ),
 
 spot as (

@@ -294,6 +294,34 @@ def test_interruption_buckets_become_hourly_rates_at_the_upper_bound(con):
         assert r["interruption_rate_is_lower_bound"] == (label == ">20%")
 
 
+def test_published_interruption_buckets_set_the_hourly_preemption_rate(con):
+    published = {
+        (r["provider"], r["region"], r["instance_type"]): r["interruption_bucket"]
+        for r in rows(
+            con,
+            """select provider, region, instance_type, interruption_bucket
+               from mart_spot_price_stats where interruption_bucket is not null""",
+        )
+    }
+    pairs = rows(con, "select * from mart_spot_on_demand_pairs")
+    known = [r for r in pairs if (r["provider"], r["region"], r["instance_type"]) in published]
+    if not known:
+        pytest.skip("no spot offer of the demo has a published interruption bucket")
+    # the label's upper bound, '>20%' its lower bound, as a share interrupted per month
+    upper = {"<5%": 0.05, "5-10%": 0.10, "10-15%": 0.15, "15-20%": 0.20, ">20%": 0.20}
+    for r in known:
+        bucket = published[(r["provider"], r["region"], r["instance_type"])]
+        assert r["interruption_bucket"] == bucket
+        assert r["preemption_rate_per_hour"] == close(-math.log(1 - upper[bucket]) / 720)
+    unknown = [r for r in pairs if r not in known]
+    assert all(r["preemption_rate_per_hour"] is None for r in unknown)
+    effective = rows(
+        con,
+        "select * from mart_spot_breakeven where effective_spot_usd_per_hour is not null",
+    )
+    assert len(effective) == len(known)
+
+
 def test_reserved_breakeven_mart_agrees_with_models(con):
     got = rows(con, "select * from mart_reserved_breakeven")
     assert got
