@@ -35,7 +35,13 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document o
 
 
 def warehouse_path(path: Path | None) -> Path:
-    return path if path is not None else db.default_path()
+    """--warehouse, else $GPU_PRICING_WAREHOUSE, else gpu-pricing.toml's `warehouse`, else
+    warehouse/gpu_pricing.duckdb under the working directory."""
+    if path is not None:
+        return path
+    from flows.config import load
+
+    return load().warehouse_path()
 
 
 def parse_providers(value: str | None) -> list[str] | None:
@@ -90,14 +96,23 @@ def refresh(
     regions: Annotated[
         str | None, typer.Option(help="Comma-separated regions to fetch (live only).")
     ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="gpu-pricing.toml (default: $GPU_PRICING_CONFIG, else ./gpu-pricing.toml)",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Run the refresh flow (Prefect): fetch, land raw, normalise, publish."""
+    """Run the refresh flow (Prefect): fetch, land raw, normalise, publish, check alerts."""
 
     def body() -> int:
         from connectors import _snapshot
+        from flows.config import load
 
-        path = warehouse_path(warehouse)
+        cfg = load(config)  # a bad config is exit 2 here, before Prefect starts
+        path = cfg.warehouse_path(warehouse)
         names = parse_providers(providers)
         if snapshot is not None:
             _snapshot.resolve(snapshot)  # a bad path is a usage error, before Prefect starts
@@ -108,6 +123,7 @@ def refresh(
             snapshot=snapshot,
             providers=names,
             regions=[r.strip() for r in regions.split(",")] if regions else None,
+            config=str(cfg.source) if cfg.source else None,
         )
         con = db.connect_readonly(path)
         try:
@@ -341,6 +357,12 @@ from flows.cli_costs import breakeven_app, estimate_app  # noqa: E402
 
 app.add_typer(estimate_app, name="estimate")
 app.add_typer(breakeven_app, name="breakeven")
+
+
+# alerts check, report and serve live in flows/cli_ops.py
+from flows.cli_ops import register as _register_ops  # noqa: E402
+
+_register_ops(app)
 
 
 def main() -> None:

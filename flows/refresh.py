@@ -3,7 +3,9 @@ parses, stages, merges history, rebuilds views, asserts and publishes.
 
 Retries (exponential backoff with jitter) sit on the fetch task only, and only for
 retryable errors; a provider whose fetch fails is recorded in `_loads` and the others go
-on. Every run leaves a table artifact and a markdown summary.
+on. Every run leaves a table artifact and a markdown summary (with the cheapest offers
+and the alert outcome). After publishing, the budgets and rate rules of gpu-pricing.toml
+are checked (flows.alerts); an alert failure is logged and never fails the refresh.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NO_CACHE
 from prefect.tasks import exponential_backoff
 
-from connectors import registry
 from connectors._page import FetchContext, FetchFailure
 from connectors.errors import SourceUnavailable
-from flows import pipeline
+from flows import alerts, pipeline, report
+from flows.config import Config
+from flows.config import load as load_config
 
 
 def _retryable(task, task_run, state) -> bool:  # noqa: ARG001 (Prefect's signature)
@@ -70,21 +74,28 @@ def summary_markdown(summary: pipeline.RunSummary) -> str:
     return "\n".join(lines)
 
 
+@task(task_run_name="alerts-check", cache_policy=NO_CACHE)
+def check_alerts(path: Path, cfg: Config) -> alerts.CheckResult:
+    return alerts.check(path, cfg)
+
+
 @flow(name="gpu-pricing-refresh", log_prints=False)
 def refresh(
     warehouse: str | None = None,
     snapshot: str | None = None,
     providers: list[str] | None = None,
     regions: list[str] | None = None,
+    config: str | None = None,
 ) -> pipeline.RunSummary:
     log = get_run_logger()
-    path = Path(warehouse) if warehouse else pipeline.db.default_path()
-    names = providers or list(registry.PROVIDERS)
+    cfg = load_config(config)  # a bad config fails here, before the warehouse is touched
+    path = cfg.warehouse_path(warehouse)
+    names = providers or cfg.provider_names()
     futures = {}
     for name in names:
         ctx = FetchContext(
             watermarks=pipeline.watermarks(path, name),
-            regions=tuple(regions) if regions else None,
+            regions=tuple(regions) if regions else cfg.regions_for(name),
         )
         futures[name] = fetch_provider.submit(name, snapshot, ctx)
     fetched: dict[str, list] = {}
@@ -95,6 +106,11 @@ def refresh(
             log.error("fetch %s failed: %s", name, exc)
             fetched[name] = [FetchFailure(name, "*", "", exc)]
     summary = load_and_publish(path, fetched, snapshot or "live")
+    try:  # the refresh is published: an alert problem is logged, never fatal
+        checked = check_alerts(path, cfg)
+    except Exception as exc:
+        log.error("alerts check failed (the refresh itself is published): %s", exc)
+        checked = None
     create_table_artifact(
         key="gpu-pricing-refresh",
         table=[
@@ -108,7 +124,10 @@ def refresh(
         ],
         description=f"Refresh {summary.run_id}",
     )
-    create_markdown_artifact(key="gpu-pricing-refresh-summary", markdown=summary_markdown(summary))
+    create_markdown_artifact(
+        key="gpu-pricing-refresh-summary",
+        markdown=summary_markdown(summary) + "\n\n" + report.refresh_markdown(path, checked),
+    )
     for p in summary.providers:
         log.info(
             "%s: %s, %d pages (%d unchanged), %d offers, %d rejected",
@@ -120,3 +139,26 @@ def refresh(
             p.rejected,
         )
     return summary
+
+
+def serve_nightly(cfg: Config, *, name: str, warehouse: Path, snapshot: str | None) -> None:
+    """Register the nightly deployment (cron and time zone from the config; one run at a
+    time, on top of the warehouse's own lock) and run its flow runs from this process."""
+    from prefect.deployments.runner import EntrypointType
+    from prefect.schedules import Cron
+
+    refresh.serve(
+        name=name,
+        schedules=[Cron(cfg.schedule.cron, timezone=cfg.schedule.timezone)],
+        global_limit=1,
+        limit=1,
+        parameters={
+            "warehouse": str(Path(warehouse).resolve()),
+            "snapshot": snapshot,
+            "config": str(cfg.source.resolve()) if cfg.source else None,
+        },
+        description="gpu-pricing nightly refresh: fetch, publish, check alerts",
+        tags=["gpu-pricing"],
+        # import the flow by module, not by file: works from any working directory
+        entrypoint_type=EntrypointType.MODULE_PATH,
+    )

@@ -1,0 +1,386 @@
+"""`alerts check`: evaluate budgets and rate rules against the current warehouse, record
+state changes in `alert_events`, and deliver them through Apprise.
+
+The whole check runs inside `warehouse.db.building()`, like a refresh: the published file
+is never written in place, readers keep a consistent view, and a check that dies midway
+publishes nothing. Order inside the build:
+
+1. read the figures from the `sql/alerts/` views, evaluate every rule (models.alerts);
+2. record each change of state in `alert_events` (delivered = false);
+3. deliver every undelivered event, oldest first: the new ones and those a previous run
+   failed to deliver. `delivery_error` holds, per target name, the error of each target
+   that has not accepted the event yet (a JSON object); only those targets are retried,
+   so a target that took the event does not get it twice. An event is `delivered` once
+   every target took it. Delivery is at least once: a crash after sending and before
+   publishing sends again next run.
+
+Secrets: a target's Apprise URL is read from its environment variable or Prefect Secret
+block at delivery time and kept only in memory. Apprise's own log lines are captured at
+WARNING (its DEBUG lines print URLs) and scrubbed of every part of the URL before they
+become a delivery error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import polars as pl
+
+from connectors._page import utc_now
+from connectors.errors import InvalidInput
+from flows.config import Config, Target
+from models import alerts as rules
+from warehouse import db, sql_runner
+
+log = logging.getLogger(__name__)
+
+APP_ID = "gpu-pricing"
+
+
+@dataclass
+class Delivery:
+    rule: str
+    state: str
+    fired_at: datetime
+    target: str
+    delivered: bool
+    error: str | None = None
+
+
+@dataclass
+class CheckResult:
+    warehouse: str
+    checked_at: datetime
+    evaluations: list[rules.Evaluation]
+    fired: list[rules.Transition]
+    deliveries: list[Delivery] = field(default_factory=list)
+
+    @property
+    def failed_deliveries(self) -> list[Delivery]:
+        return [d for d in self.deliveries if not d.delivered]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "warehouse": self.warehouse,
+            "checked_at": self.checked_at,
+            "rules": [{**asdict(e), "state": e.state} for e in self.evaluations],
+            "fired": [asdict(t) for t in self.fired],
+            "deliveries": [asdict(d) for d in self.deliveries],
+        }
+
+
+# -- evaluation ---------------------------------------------------------------------------
+
+
+def _frame(con, view: str) -> pl.DataFrame:
+    return db.query(con, f"SELECT * FROM {view}")
+
+
+def evaluate(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
+    """Every configured rule, budget and health check, evaluated on the current figures."""
+    rates = _frame(con, "alert_rates_current")
+    moves = (
+        _frame(con, "alert_price_moves")
+        if any(r.kind == "day_over_day" for r in cfg.rules)
+        else None
+    )
+    out: list[rules.Evaluation] = []
+    for r in cfg.rules:
+        label = rules.gpu_label(r.gpu, r.memory_gib)
+        rule = f"rate:{r.name}"
+        if r.kind in ("price_above", "price_below"):
+            offer = rules.cheapest(rates, r.gpu, r.memory_gib, r.pricing_model, r.providers)
+            out.append(
+                rules.price_level(
+                    rule,
+                    f"{label} {r.pricing_model}",
+                    offer,
+                    r.level,
+                    above=r.kind == "price_above",
+                )
+            )
+        elif r.kind == "spot_ratio":
+            spot = rules.cheapest(rates, r.gpu, r.memory_gib, "spot", r.providers)
+            on_demand = rules.cheapest(rates, r.gpu, r.memory_gib, "on_demand", r.providers)
+            out.append(rules.spot_ratio(rule, label, spot, on_demand, r.level))
+        else:  # day_over_day
+            before, now_price = _price_move(
+                moves, r.gpu, r.memory_gib, r.pricing_model, r.providers
+            )
+            out.append(
+                rules.day_over_day(rule, f"{label} {r.pricing_model}", before, now_price, r.level)
+            )
+    specs = _frame(con, "dim_gpus")
+    for b in cfg.budgets:
+        label = f"{rules.gpu_label(b.gpu, b.memory_gib)} {b.pricing_model}"
+        offer = rules.cheapest(rates, b.gpu, b.memory_gib, b.pricing_model, b.providers)
+        if b.is_training:
+            peak = None
+            if offer is not None:
+                match = specs.filter(
+                    (pl.col("gpu_name") == b.gpu)
+                    & (pl.col("gpu_memory_gib") == offer["gpu_memory_gib"])
+                )
+                peak = match["bf16_tflops"][0] if match.height else None
+            out += rules.training_budget(
+                b.name,
+                params=b.params,
+                tokens=b.tokens,
+                mfu=b.mfu,
+                gpus=b.gpus,
+                peak_tflops=peak,
+                offer=offer,
+                label=label,
+                budget_usd=b.budget_usd,
+                thresholds_pct=b.thresholds_pct,
+            )
+        else:
+            if b.period == "month":
+                window, period = rules.month_window(now), f"{now:%Y-%m}"
+            else:
+                window, period = rules.total_window(b.start, b.end, now), f"{b.start}..{b.end}"
+            out += rules.usage_budget(
+                b.name,
+                gpus=b.gpus,
+                hours_per_day=b.hours_per_day,
+                offer=offer,
+                label=label,
+                budget_usd=b.budget_usd,
+                thresholds_pct=b.thresholds_pct,
+                window=window,
+                period=period,
+            )
+    if cfg.stale_after_hours > 0:
+        fresh = _frame(con, "alert_source_freshness")
+        watched = set(cfg.providers) or set(
+            fresh.filter(pl.col("last_ok_at").is_not_null())["provider"]
+        )
+        for row in fresh.filter(pl.col("provider").is_in(sorted(watched))).iter_rows(named=True):
+            out.append(
+                rules.stale_source(row["provider"], row["last_ok_at"], now, cfg.stale_after_hours)
+            )
+    if cfg.row_drop_pct > 0:
+        drops = _frame(con, "alert_row_drops")
+        if cfg.providers:
+            drops = drops.filter(pl.col("connector").is_in(list(cfg.providers)))
+        for row in drops.iter_rows(named=True):
+            out.append(
+                rules.row_drop(
+                    row["connector"], row["open_offers"], row["dropped_offers"], cfg.row_drop_pct
+                )
+            )
+    return out
+
+
+def _price_move(
+    moves: pl.DataFrame, gpu, memory_gib, pricing_model, providers
+) -> tuple[float | None, float | None]:
+    """Cheapest a day ago and now across the matching providers (min of per-provider mins)."""
+    moves = moves.filter((pl.col("gpu_name") == gpu) & (pl.col("pricing_model") == pricing_model))
+    if memory_gib is not None:
+        moves = moves.filter(pl.col("gpu_memory_gib") == memory_gib)
+    if providers is not None:
+        moves = moves.filter(pl.col("provider").is_in(list(providers)))
+    return moves["price_day_ago"].min(), moves["price_now"].min()
+
+
+# -- state --------------------------------------------------------------------------------
+
+
+def _previous_states(con) -> dict[str, str]:
+    states = _frame(con, "alert_rule_states")
+    return dict(zip(states["rule"], states["state"], strict=True))
+
+
+def _record(con, fired: list[rules.Transition], now: datetime, targets: list[str]) -> None:
+    """Insert the changes of state; each pending for every configured target."""
+    for t in fired:
+        pending = {name: "not yet attempted" for name in targets} if t.notify else {}
+        db.run(
+            con,
+            """INSERT INTO alert_events (rule, state, value, threshold, message, fired_at,
+                                         delivered, delivery_error)
+               VALUES (?, ?, ?, ?, ?, ?, false, ?)""",
+            [
+                t.rule,
+                t.state,
+                t.value,
+                t.threshold,
+                t.message,
+                now,
+                json.dumps(pending, sort_keys=True) if pending else None,
+            ],
+        )
+
+
+def _pending(con) -> list[dict[str, Any]]:
+    """Undelivered events that still have targets to try, oldest first."""
+    rows = db.query(
+        con,
+        """SELECT rule, state, message, fired_at, delivery_error FROM alert_events
+           WHERE NOT delivered AND delivery_error IS NOT NULL
+           ORDER BY fired_at, rule""",
+    ).to_dicts()
+    out = []
+    for row in rows:
+        try:
+            pending = json.loads(row["delivery_error"])
+        except json.JSONDecodeError:
+            pending = None
+        if isinstance(pending, dict) and pending:
+            out.append({**row, "pending": pending})
+    return out
+
+
+# -- delivery -----------------------------------------------------------------------------
+
+
+class DeliveryError(Exception):
+    """A target could not take a notification; the message never holds the URL."""
+
+
+def resolve_url(target: Target) -> str:
+    """The target's Apprise URL from its environment variable or Prefect Secret block."""
+    if target.url_env:
+        url = os.environ.get(target.url_env, "").strip()
+        if not url:
+            raise DeliveryError(f"environment variable {target.url_env} is not set")
+        return url
+    try:
+        from prefect.blocks.system import Secret
+
+        url = str(Secret.load(target.secret_block).get()).strip()
+    except Exception as exc:
+        raise DeliveryError(
+            f"Prefect Secret block {target.secret_block!r} could not be read ({type(exc).__name__})"
+        ) from None
+    if not url:
+        raise DeliveryError(f"Prefect Secret block {target.secret_block!r} is empty")
+    return url
+
+
+def _secret_parts(url: str) -> list[str]:
+    """Every piece of a URL that could be a secret (Apprise puts tokens in the host, the
+    path, the user info or the query), longest first, for scrubbing."""
+    parts = {url}
+    try:
+        split = urlsplit(url)
+        pieces = [split.netloc, split.username, split.password, split.hostname, split.query]
+        pieces += split.path.split("/") + re.split(r"[&=]", split.query)
+    except ValueError:
+        pieces = re.split(r"[/:@?&=]", url)
+    for p in pieces:
+        if p and len(p) >= 4:
+            parts.update({p, unquote(p)})
+    return sorted(parts, key=len, reverse=True)
+
+
+def scrub(text: str, url: str) -> str:
+    for part in _secret_parts(url):
+        text = text.replace(part, "***")
+    return text
+
+
+def send(target: Target, title: str, body: str, state: str) -> None:
+    """One notification to one target; raises DeliveryError with a scrubbed reason."""
+    import apprise
+
+    url = resolve_url(target)
+    notifier = apprise.Apprise(asset=apprise.AppriseAsset(app_id=APP_ID))
+    with apprise.LogCapture(level=logging.WARNING) as captured:
+        if not notifier.add(url):
+            raise DeliveryError(f"its URL ({target.source}) is not a valid Apprise URL")
+        kind = apprise.NotifyType.FAILURE if state == rules.ALARM else apprise.NotifyType.SUCCESS
+        ok = notifier.notify(body=body, title=title, notify_type=kind)
+        detail = captured.getvalue()
+    if not ok:
+        lines = [ln.split(" - ", 2)[-1] for ln in detail.strip().splitlines() if ln.strip()]
+        reason = scrub("; ".join(lines), url) or "Apprise reported a failure"
+        raise DeliveryError(reason[:500])
+
+
+def title_for(rule: str, state: str) -> str:
+    return f"[gpu-pricing] {state} {rule}"
+
+
+def body_for(event: dict[str, Any], now: datetime) -> str:
+    # an event from an earlier run is a retry: say when the state really changed
+    late = event["fired_at"] < now
+    suffix = f"\n(state changed at {event['fired_at']:%Y-%m-%d %H:%M:%S} UTC)" if late else ""
+    return event["message"] + suffix
+
+
+def deliver_pending(con, targets: tuple[Target, ...], now: datetime) -> list[Delivery]:
+    by_name = {t.name: t for t in targets}
+    out: list[Delivery] = []
+    for event in _pending(con):
+        remaining: dict[str, str] = {}
+        for name, previous_error in event["pending"].items():
+            target = by_name.get(name)
+            if target is None:
+                log.warning(
+                    "alert %s: target %r is no longer configured; not retried (last error: %s)",
+                    event["rule"],
+                    name,
+                    previous_error,
+                )
+                continue
+            try:
+                send(
+                    target,
+                    title_for(event["rule"], event["state"]),
+                    body_for(event, now),
+                    event["state"],
+                )
+            except Exception as exc:  # a delivery failure is recorded, never fatal
+                error = str(exc) if isinstance(exc, DeliveryError) else type(exc).__name__
+                remaining[name] = error
+                log.warning("alert %s: delivery to %s failed: %s", event["rule"], name, error)
+                out.append(
+                    Delivery(event["rule"], event["state"], event["fired_at"], name, False, error)
+                )
+            else:
+                out.append(Delivery(event["rule"], event["state"], event["fired_at"], name, True))
+        delivered = not remaining and any(n in by_name for n in event["pending"])
+        db.run(
+            con,
+            """UPDATE alert_events SET delivered = ?, delivery_error = ?
+               WHERE rule = ? AND fired_at = ?""",
+            [
+                delivered,
+                json.dumps(remaining, sort_keys=True) if remaining else None,
+                event["rule"],
+                event["fired_at"],
+            ],
+        )
+    return out
+
+
+# -- composition --------------------------------------------------------------------------
+
+
+def check(
+    path: Path, cfg: Config, *, now: datetime | None = None, deliver: bool = True
+) -> CheckResult:
+    """Evaluate, record and deliver, in one atomic build of the warehouse."""
+    path = Path(path)
+    if not path.exists():
+        raise InvalidInput(f"warehouse {path} does not exist: run `gpu-pricing refresh` first")
+    now = now or utc_now()
+    with db.building(path) as con:
+        # the alert views are plain views: (re)build them so a warehouse published by an
+        # older version gets them too
+        sql_runner.build_views(con)
+        evaluations = evaluate(con, cfg, now)
+        fired = rules.transitions(_previous_states(con), evaluations)
+        _record(con, fired, now, [t.name for t in cfg.notify])
+        deliveries = deliver_pending(con, cfg.notify, now) if deliver else []
+    return CheckResult(str(path), now, evaluations, fired, deliveries)

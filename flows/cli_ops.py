@@ -1,0 +1,144 @@
+"""Operations commands: `alerts check`, `report` and `serve` (registered on the main app
+by `flows.cli`). Each reads gpu-pricing.toml (`--config`, else $GPU_PRICING_CONFIG, else
+./gpu-pricing.toml, else defaults); a bad file is exit 2 before anything else happens.
+"""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows._output import emit_json, err, table
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="gpu-pricing.toml (default: $GPU_PRICING_CONFIG, else ./gpu-pricing.toml if present)",
+    ),
+]
+
+
+def register(app: typer.Typer) -> None:
+    """Add `alerts check`, `report` and `serve` to the main app (flows.cli)."""
+    from flows.cli import JsonOpt, WarehouseOpt, run
+
+    alerts_app = typer.Typer(no_args_is_help=True, help="Budgets and rate rules.")
+
+    @alerts_app.command("check")
+    def alerts_check(
+        config: ConfigOpt = None,
+        warehouse: WarehouseOpt = None,
+        json_out: JsonOpt = False,
+    ) -> None:
+        """Evaluate budgets and rate rules against current rates; notify on changes of state;
+        record them in alert_events. Exit 1 when a notification could not be delivered."""
+
+        def body() -> int:
+            import polars as pl
+
+            from flows import alerts
+            from flows.config import load
+
+            cfg = load(config)
+            result = alerts.check(cfg.warehouse_path(warehouse), cfg)
+            if json_out:
+                emit_json(result.to_dict())
+            else:
+                rows = pl.DataFrame(
+                    [
+                        {
+                            "rule": e.rule,
+                            "state": e.state or "NO DATA",
+                            "value": e.value,
+                            "threshold": e.threshold,
+                        }
+                        for e in result.evaluations
+                    ],
+                    schema={
+                        "rule": pl.String,
+                        "state": pl.String,
+                        "value": pl.Float64,
+                        "threshold": pl.Float64,
+                    },
+                )
+                print(table(rows, float_digits=2))
+                print(f"\n{len(result.fired)} change(s) of state")
+                for t in result.fired:
+                    print(f"  {t.state}: {t.message}")
+                for d in result.deliveries:
+                    print(
+                        f"  -> {d.target}: {'delivered' if d.delivered else 'FAILED ' + (d.error or '')} ({d.rule})"
+                    )
+            for d in result.failed_deliveries:
+                err(f"alert {d.rule}: delivery to {d.target} failed: {d.error} (retried next run)")
+            return 1 if result.failed_deliveries else 0
+
+        raise typer.Exit(run(body))
+
+    app.add_typer(alerts_app, name="alerts")
+
+    @app.command()
+    def report(
+        out: Annotated[Path, typer.Option("--out", help="HTML file to write.")] = Path(
+            "report.html"
+        ),
+        gpu: Annotated[
+            str, typer.Option(help="GPU for the price history and spot bands.")
+        ] = "H100",
+        config: ConfigOpt = None,
+        warehouse: WarehouseOpt = None,
+        json_out: JsonOpt = False,
+    ) -> None:
+        """Write a self-contained HTML report with charts (opens without network)."""
+
+        def body() -> None:
+            from flows import report as report_mod
+            from flows.cli import open_readonly
+            from flows.config import load
+
+            cfg = load(config)
+            con = open_readonly(cfg.warehouse_path(warehouse))
+            try:
+                html, sections = report_mod.render(con, gpu=gpu.upper())
+            finally:
+                con.close()
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(html, encoding="utf-8")
+            if json_out:
+                emit_json({"report": str(out), "bytes": len(html.encode()), "sections": sections})
+            else:
+                empty = [name for name, has_data in sections.items() if not has_data]
+                print(f"wrote {out} ({len(html.encode()) / 1e6:.1f} MB)")
+                if empty:
+                    print(f"no data for: {', '.join(empty)}")
+
+        run(body)
+
+    @app.command()
+    def serve(
+        config: ConfigOpt = None,
+        warehouse: WarehouseOpt = None,
+        snapshot: Annotated[
+            str | None,
+            typer.Option(help="Refresh from this snapshot instead of the live APIs ('demo')."),
+        ] = None,
+        name: Annotated[str, typer.Option(help="Deployment name.")] = "nightly",
+    ) -> None:
+        """Register the nightly refresh deployment and serve it until interrupted.
+
+        Cron and time zone come from the config's [schedule]; one run at a time."""
+
+        def body() -> None:
+            from connectors import _snapshot
+            from flows.config import load
+            from flows.refresh import serve_nightly
+
+            cfg = load(config)
+            if snapshot is not None:
+                _snapshot.resolve(snapshot)
+            serve_nightly(
+                cfg, name=name, warehouse=cfg.warehouse_path(warehouse), snapshot=snapshot
+            )
+
+        run(body)

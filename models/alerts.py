@@ -1,0 +1,330 @@
+"""Alert rules as pure functions: evaluate a rule against current figures, and turn a
+set of evaluations into state changes. No I/O, no clock (``now`` is an argument).
+
+Every rule has a state, ``OK`` or ``ALARM``; a rule never seen before is ``OK``. An alert
+fires on a change of state only, so re-evaluating unchanged figures fires nothing, and a
+rule that goes back below its level fires one recovery (``OK``) event. An evaluation with
+no figure to compare (``alarm is None``: no matching offer, no history a day back) leaves
+the state as it was.
+
+Workload budgets follow the cloud budget services: thresholds are percentages of the
+budget (default 50/80/100), checked against the *forecast* cost of the period and, where
+it can be computed, the *actual-to-date* cost. A usage workload (``gpus`` GPUs for
+``hours_per_day`` hours a day at the cheapest matching rate) costs, with
+``models.costs.run_cost_usd``::
+
+    daily_usd    = gpus * rate_usd_per_gpu_hour * hours_per_day
+    forecast_usd = daily_usd * days_in_period        (calendar days of the month, or
+                                                      end - start for a 'total' budget)
+    actual_usd   = daily_usd * days_elapsed          (fractional days since the period began)
+
+8 x A100 at 1.36 USD/GPU-hour, 6 h a day: 65.28 USD a day, 1,958.40 USD for a 30-day
+month; 10.5 days in, 685.44 USD spent. A training run (``models.training``:
+6 * params * tokens FLOPs at ``mfu`` of the BF16 peak) has a forecast and no actual.
+"""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+import polars as pl
+
+from models.costs import run_cost_usd
+from models.training import estimate_training
+
+OK = "OK"
+ALARM = "ALARM"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One rule checked now. ``alarm`` None: nothing to compare, state unchanged."""
+
+    rule: str
+    value: float | None
+    threshold: float | None
+    alarm: bool | None
+    message: str
+
+    @property
+    def state(self) -> str | None:
+        return None if self.alarm is None else ALARM if self.alarm else OK
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A change of state: what gets recorded in alert_events and delivered."""
+
+    rule: str
+    state: str
+    value: float | None
+    threshold: float | None
+    message: str
+    notify: bool = True
+
+
+def transitions(previous: Mapping[str, str], evaluations: Iterable[Evaluation]) -> list[Transition]:
+    """The evaluations whose state differs from the rule's previous state (default OK),
+    plus a silent closing event for every rule still in ALARM that was not evaluated at
+    all (removed from the configuration), so it stops showing as active."""
+    out: list[Transition] = []
+    seen: set[str] = set()
+    for ev in evaluations:
+        seen.add(ev.rule)
+        if ev.state is not None and ev.state != previous.get(ev.rule, OK):
+            prefix = "" if ev.state == ALARM else "Back to OK: "
+            out.append(Transition(ev.rule, ev.state, ev.value, ev.threshold, prefix + ev.message))
+    for rule, state in sorted(previous.items()):
+        if rule not in seen and state == ALARM:
+            out.append(
+                Transition(
+                    rule, OK, None, None, f"{rule}: no longer configured; closed", notify=False
+                )
+            )
+    return out
+
+
+# -- figures -----------------------------------------------------------------------------
+
+
+def cheapest(
+    rates: pl.DataFrame,
+    gpu: str,
+    memory_gib: float | None,
+    pricing_model: str,
+    providers: Iterable[str] | None = None,
+) -> dict | None:
+    """The cheapest row of ``alert_rates_current`` matching a GPU (any memory size when
+    ``memory_gib`` is None), a pricing model and optionally a set of providers."""
+    cond = (pl.col("gpu_name") == gpu) & (pl.col("pricing_model") == pricing_model)
+    if memory_gib is not None:
+        cond &= pl.col("gpu_memory_gib") == memory_gib
+    if providers is not None:
+        cond &= pl.col("provider").is_in(list(providers))
+    rows = rates.filter(cond).sort(
+        "price_usd_per_gpu_hour", "provider", "region", "instance_type", nulls_last=True
+    )
+    return rows.row(0, named=True) if rows.height else None
+
+
+def gpu_label(gpu: str, memory_gib: float | None) -> str:
+    return f"{gpu} {memory_gib:g} GiB" if memory_gib is not None else gpu
+
+
+def where(offer: Mapping) -> str:
+    return f"{offer['provider']} {offer['region']} {offer['instance_type']}"
+
+
+def month_window(now: datetime) -> tuple[float, float]:
+    """(days in the calendar month of ``now``, days elapsed since the 1st at 00:00)."""
+    days = calendar.monthrange(now.year, now.month)[1]
+    start = datetime(now.year, now.month, 1)
+    return float(days), (now - start) / timedelta(days=1)
+
+
+def total_window(start: date, end: date, now: datetime) -> tuple[float, float]:
+    """(days from start to end, days elapsed since start, clamped to the window)."""
+    days = float((end - start).days)
+    elapsed = (now - datetime(start.year, start.month, start.day)) / timedelta(days=1)
+    return days, min(max(elapsed, 0.0), days)
+
+
+# -- rules -------------------------------------------------------------------------------
+
+
+def price_level(
+    rule: str, label: str, offer: Mapping | None, level: float, *, above: bool
+) -> Evaluation:
+    """Cheapest rate above (or below) a level: ALARM while it is."""
+    word = "above" if above else "below"
+    if offer is None:
+        return Evaluation(rule, None, level, None, f"{rule}: no current {label} offer")
+    value = float(offer["price_usd_per_gpu_hour"])
+    alarm = value > level if above else value < level
+    verb = "is" if alarm else "is not"
+    return Evaluation(
+        rule,
+        value,
+        level,
+        alarm,
+        f"{rule}: cheapest {label} rate {value:.4f} USD/GPU-hour {verb} {word} "
+        f"{level:.4f} ({where(offer)})",
+    )
+
+
+def pct_change(before: float, now: float) -> float:
+    """Percentage change from ``before`` to ``now``."""
+    if before <= 0:
+        raise ValueError(f"before must be > 0, got {before!r}")
+    return (now - before) / before * 100
+
+
+def day_over_day(
+    rule: str, label: str, price_day_ago: float | None, price_now: float | None, max_pct: float
+) -> Evaluation:
+    """The cheapest rate moved more than ``max_pct`` percent (either way) in 24 hours."""
+    if price_now is None or price_day_ago is None:
+        return Evaluation(rule, None, max_pct, None, f"{rule}: no {label} price a day back yet")
+    move = pct_change(price_day_ago, price_now)
+    alarm = abs(move) > max_pct
+    return Evaluation(
+        rule,
+        move,
+        max_pct,
+        alarm,
+        f"{rule}: cheapest {label} rate moved {move:+.1f}% in 24 h "
+        f"({price_day_ago:.4f} -> {price_now:.4f} USD/GPU-hour; limit +/-{max_pct:g}%)",
+    )
+
+
+def spot_ratio(
+    rule: str, label: str, spot: Mapping | None, on_demand: Mapping | None, max_pct: float
+) -> Evaluation:
+    """Cheapest spot rate above ``max_pct`` percent of the cheapest on-demand rate."""
+    if spot is None or on_demand is None:
+        return Evaluation(rule, None, max_pct, None, f"{rule}: no {label} spot and on-demand pair")
+    pct = spot["price_usd_per_gpu_hour"] / on_demand["price_usd_per_gpu_hour"] * 100
+    alarm = pct > max_pct
+    return Evaluation(
+        rule,
+        pct,
+        max_pct,
+        alarm,
+        f"{rule}: cheapest {label} spot rate {spot['price_usd_per_gpu_hour']:.4f} is "
+        f"{pct:.1f}% of on-demand {on_demand['price_usd_per_gpu_hour']:.4f} USD/GPU-hour "
+        f"(limit {max_pct:g}%)",
+    )
+
+
+def stale_source(
+    provider: str, last_ok_at: datetime | None, now: datetime, max_hours: float
+) -> Evaluation:
+    """A provider whose newest successful load is older than ``max_hours`` (or that has
+    been tried and never loaded)."""
+    rule = f"stale_source:{provider}"
+    if last_ok_at is None:
+        return Evaluation(rule, None, max_hours, True, f"{rule}: {provider} has never loaded")
+    age = (now - last_ok_at) / timedelta(hours=1)
+    alarm = age > max_hours
+    return Evaluation(
+        rule,
+        age,
+        max_hours,
+        alarm,
+        f"{rule}: {provider} data is {age:.1f} h old "
+        f"(last successful load {last_ok_at:%Y-%m-%d %H:%M} UTC; limit {max_hours:g} h)",
+    )
+
+
+def row_drop(connector: str, open_offers: int, dropped: int, max_pct: float) -> Evaluation:
+    """The connector's latest refresh dropped more than ``max_pct`` percent of its offers."""
+    rule = f"row_drop:{connector}"
+    before = open_offers + dropped
+    if before == 0:
+        return Evaluation(rule, None, max_pct, None, f"{rule}: no offers yet")
+    pct = dropped / before * 100
+    return Evaluation(
+        rule,
+        pct,
+        max_pct,
+        pct > max_pct,
+        f"{rule}: the latest {connector} refresh dropped {dropped} of {before} offers "
+        f"({pct:.1f}%; limit {max_pct:g}%)",
+    )
+
+
+def budget_thresholds(
+    name: str,
+    measure: str,
+    cost_usd: float | None,
+    budget_usd: float,
+    thresholds_pct: Iterable[float],
+    detail: str,
+) -> list[Evaluation]:
+    """One evaluation per threshold: ``budget:<name>:<measure>:<pct>%`` is in ALARM while
+    ``cost_usd >= budget_usd * pct / 100``."""
+    out = []
+    for pct in thresholds_pct:
+        rule = f"budget:{name}:{measure}:{pct:g}%"
+        level = budget_usd * pct / 100
+        if cost_usd is None:
+            out.append(Evaluation(rule, None, level, None, f"{rule}: {detail}"))
+            continue
+        share = cost_usd / budget_usd * 100
+        verb = ">=" if cost_usd >= level else "<"
+        out.append(
+            Evaluation(
+                rule,
+                cost_usd,
+                level,
+                cost_usd >= level,
+                f"{rule}: {measure} {cost_usd:,.2f} USD is {share:.0f}% of the "
+                f"{budget_usd:,.2f} USD budget ({verb} {pct:g}%); {detail}",
+            )
+        )
+    return out
+
+
+def usage_budget(
+    name: str,
+    *,
+    gpus: int,
+    hours_per_day: float,
+    offer: Mapping | None,
+    label: str,
+    budget_usd: float,
+    thresholds_pct: Iterable[float],
+    window: tuple[float, float],
+    period: str,
+) -> list[Evaluation]:
+    """Forecast and actual-to-date of a usage workload over its period ``window`` (days
+    in the period, days elapsed)."""
+    thresholds = list(thresholds_pct)
+    if offer is None:
+        detail = f"no current {label} offer to price it"
+        return budget_thresholds(
+            name, "forecast", None, budget_usd, thresholds, detail
+        ) + budget_thresholds(name, "actual", None, budget_usd, thresholds, detail)
+    rate = float(offer["price_usd_per_gpu_hour"])
+    days, elapsed = window
+    forecast = run_cost_usd(gpus, rate, hours_per_day * days)
+    actual = run_cost_usd(gpus, rate, hours_per_day * elapsed)
+    detail = (
+        f"{gpus} x {label}, {hours_per_day:g} h/day for {days:g} days ({period}), "
+        f"{elapsed:.1f} elapsed, at {rate:.4f} USD/GPU-hour ({where(offer)})"
+    )
+    return budget_thresholds(
+        name, "forecast", forecast, budget_usd, thresholds, detail
+    ) + budget_thresholds(name, "actual", actual, budget_usd, thresholds, detail)
+
+
+def training_budget(
+    name: str,
+    *,
+    params: float,
+    tokens: float,
+    mfu: float,
+    gpus: int,
+    peak_tflops: float | None,
+    offer: Mapping | None,
+    label: str,
+    budget_usd: float,
+    thresholds_pct: Iterable[float],
+) -> list[Evaluation]:
+    """Forecast of a training run (6ND at ``mfu`` of the BF16 peak) at the cheapest rate."""
+    if offer is None or peak_tflops is None:
+        why = "no BF16 peak" if offer is not None else "no current offer"
+        return budget_thresholds(
+            name, "forecast", None, budget_usd, thresholds_pct, f"{why} for {label}"
+        )
+    rate = float(offer["price_usd_per_gpu_hour"])
+    est = estimate_training(params, tokens, peak_tflops, mfu, gpus, rate)
+    detail = (
+        f"{params:.3g} params x {tokens:.3g} tokens at MFU {mfu:g} on {gpus} x {label}: "
+        f"{est['gpu_hours']:,.0f} GPU-hours, {est['wall_clock_days']:.1f} days, "
+        f"at {rate:.4f} USD/GPU-hour ({where(offer)})"
+    )
+    return budget_thresholds(name, "forecast", est["cost_usd"], budget_usd, thresholds_pct, detail)
