@@ -3,7 +3,8 @@
 -- offer priced both spot and on-demand: the break-even preemption rate per hour
 --   (1 - spot * (1 + o) / on_demand) / (c / 2 + restart_hours), floored at 0,
 -- and, where the provider publishes an interruption frequency (preemption_rate_per_hour of
--- mart_spot_on_demand_pairs, from the AWS Spot Advisor bucket, conversion stated there), T_eff / T = (1 + o) / (1 - p * (c / 2 + restart_hours))
+-- mart_spot_on_demand_pairs: the AWS Spot Advisor bucket, converted by
+-- dim_spot_interruption_buckets), T_eff / T = (1 + o) / (1 - p * (c / 2 + restart_hours))
 -- and the effective spot cost per useful hour.
 --   select * from spot_breakeven(checkpoint_overhead := 0.10, checkpoint_interval_hours := 0.5);
 -- No column of this body or of the views it reads may be named like a parameter: DuckDB

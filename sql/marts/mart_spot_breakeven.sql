@@ -7,7 +7,7 @@
 --   effective spot cost per useful hour = spot * time_multiplier
 -- p, the preemption rate per hour, is known where the provider publishes an interruption
 -- frequency (the AWS Spot Advisor bucket; conversion p = -ln(1 - f) / 720 stated in
--- mart_spot_on_demand_pairs.sql); elsewhere the effective cost is null. Other assumptions:
+-- dim_spot_interruption_buckets.sql); elsewhere the effective cost is null. Other assumptions:
 -- the spot_breakeven(checkpoint_overhead := ..., checkpoint_interval_hours := ...) macro.
 with assumptions as (
     select
