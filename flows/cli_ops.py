@@ -132,11 +132,12 @@ def register(app: typer.Typer) -> None:
         def body() -> None:
             from connectors import _snapshot
             from flows.config import load
-            from flows.refresh import serve_nightly
 
-            cfg = load(config)
+            cfg = load(config)  # before Prefect is even imported
             if snapshot is not None:
                 _snapshot.resolve(snapshot)
+            from flows.refresh import serve_nightly
+
             serve_nightly(
                 cfg, name=name, warehouse=cfg.warehouse_path(warehouse), snapshot=snapshot
             )

@@ -16,11 +16,10 @@ import duckdb
 import pytest
 from werkzeug import Response
 
-from connectors._snapshot import DEMO_DIR
 from flows import alerts, config
 from warehouse import db
 
-H100_SKU = "Standard_ND96isr_H100_v5"
+H100_SKU = "Standard_ND96isr_H100_v5"  # the Azure size the azure_snapshot fixture edits
 RULE = "rate:h100-above-13"
 CONFIG = """
 [providers.azure]  # only Azure is refreshed: the other demo providers play no part here
@@ -39,22 +38,6 @@ usd_per_gpu_hour = 13.0
 providers = ["azure"]  # the snapshot edits touch Azure; other providers may be cheaper
 """
 TOKEN = "s3cr3t-hook-t0ken"  # stands in for the secret part of a webhook URL
-
-
-def snapshot(tmp_path: Path, name: str, h100_factor: float, fetched_at: str) -> Path:
-    """A copy of the demo snapshot with every ND96isr H100 v5 price scaled (real shape)."""
-    root = tmp_path / name
-    shutil.copytree(DEMO_DIR, root)
-    for page in (root / "azure" / "retail_prices").glob("*.json"):
-        doc = json.loads(page.read_text())
-        for item in doc["body"]["Items"]:
-            if item["armSkuName"] == H100_SKU:
-                item["retailPrice"] = item["unitPrice"] = round(
-                    item["retailPrice"] * h100_factor, 4
-                )
-        doc["fetched_at"] = fetched_at
-        page.write_text(json.dumps(doc, indent=1))
-    return root
 
 
 @pytest.fixture
@@ -80,15 +63,15 @@ def events(path: Path) -> list[dict]:
 
 
 def test_a_price_crossing_fires_once_and_the_way_back_fires_one_recovery(
-    prefect_harness, tmp_path, webhook
+    prefect_harness, tmp_path, webhook, azure_snapshot
 ):
     from flows.refresh import refresh
 
     cfg = tmp_path / "gpu-pricing.toml"
     cfg.write_text(CONFIG)
     wh = str(tmp_path / "w.duckdb")
-    raised = snapshot(tmp_path, "raised", 1.2, "2026-11-21T02:00:00Z")
-    back = snapshot(tmp_path, "back", 1.0, "2026-11-22T02:00:00Z")
+    raised = azure_snapshot("raised", 1.2, "2026-11-21T02:00:00Z")
+    back = azure_snapshot("back", 1.0, "2026-11-22T02:00:00Z")
 
     refresh(warehouse=wh, snapshot="demo", config=str(cfg))
     assert posted(webhook) == []  # 12.29 is below the level: OK, nothing to say
