@@ -85,7 +85,9 @@ def test_history_returns_effective_dated_rows(demo_warehouse):
     )
     rows = json.loads(result.stdout)["history"]
     assert rows and all(r["valid_from"] for r in rows)
-    assert all(r["valid_to"] is None for r in rows if r["provider"] == "azure")
+    # the Azure API's offers are open; the 2023 price survey's Azure rows (sheets) are closed
+    api = [r for r in rows if r["provider"] == "azure" and r["instance_type"].startswith("Standard_")]
+    assert api and all(r["valid_to"] is None for r in api)
 
 
 def test_an_unknown_pricing_model_is_a_usage_error(demo_warehouse):
