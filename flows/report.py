@@ -449,13 +449,13 @@ def render(con, gpu: str = "H100", now: datetime | None = None) -> tuple[str, di
     try:
         meta = _q(
             con,
-            """SELECT (SELECT max(finished_at) FROM _runs) AS last_refresh,
+            """SELECT (SELECT max(fetched_at) FROM mart_gpu_offers_current) AS prices_as_of,
                       (SELECT count(*) FROM mart_gpu_offers_current) AS offers,
                       (SELECT string_agg(DISTINCT provider, ', ' ORDER BY provider)
                        FROM mart_gpu_offers_current) AS providers""",
         ).row(0, named=True)
     except duckdb.Error:
-        meta = {"last_refresh": None, "offers": 0, "providers": None}
+        meta = {"prices_as_of": None, "offers": 0, "providers": None}
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=select_autoescape(["html", "j2"]),

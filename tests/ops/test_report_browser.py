@@ -1,0 +1,185 @@
+"""`gpu-pricing report`: a self-contained HTML file, opened in headless Chromium (Debian's
+/usr/bin/chromium; `apt-get install chromium`), with no console errors and no network.
+The screenshot is saved to docs/report.png for the README."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from connectors import registry
+from connectors._page import FetchContext
+from connectors._snapshot import DEMO_DIR
+from flows import alerts, config, pipeline, report
+from flows.cli import app
+from warehouse import db
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
+NOW = datetime(2026, 11, 21, 3, 0)  # fixed, so the report (and the screenshot) is stable
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def report_warehouse(tmp_path_factory) -> Path:
+    """Every demo provider, then a day later Azure's H100 up 20% (a step in the history),
+    and one budget and one rate rule in ALARM."""
+
+    tmp = tmp_path_factory.mktemp("report")
+    path = tmp / "w.duckdb"
+    demo = {name: pipeline.fetch_pages(name, "demo", FetchContext()) for name in registry.PROVIDERS}
+    pipeline.load_and_publish(path, demo, source="demo")
+    raised = tmp / "raised"
+    shutil.copytree(DEMO_DIR / "azure", raised / "azure")
+    for page in (raised / "azure" / "retail_prices").glob("*.json"):
+        doc = json.loads(page.read_text())
+        for item in doc["body"]["Items"]:
+            if item["armSkuName"] == "Standard_ND96isr_H100_v5":
+                item["retailPrice"] = item["unitPrice"] = round(item["retailPrice"] * 1.2, 4)
+        doc["fetched_at"] = "2026-11-21T02:00:00Z"
+        page.write_text(json.dumps(doc))
+    pipeline.load_and_publish(
+        path, {"azure": pipeline.fetch_pages("azure", raised, FetchContext())}, source="raised"
+    )
+    cfg = config.parse(
+        {
+            "budgets": [
+                {
+                    "name": "fine-tune",
+                    "gpu": "A100",
+                    "memory_gib": 80,
+                    "gpus": 64,
+                    "pricing_model": "spot",
+                    "hours_per_day": 12,
+                    "budget_usd": 20000,
+                }
+            ],
+            "rules": [
+                {
+                    "name": "h100-azure-above-13",
+                    "kind": "price_above",
+                    "gpu": "H100",
+                    "memory_gib": 80,
+                    "usd_per_gpu_hour": 13,
+                    "providers": ["azure"],
+                }
+            ],
+        }
+    )
+    alerts.check(path, cfg, now=NOW)
+    return path
+
+
+def render(path: Path) -> tuple[str, dict[str, bool]]:
+    con = db.connect_readonly(path)
+    try:
+        return report.render(con, gpu="H100", now=NOW)
+    finally:
+        con.close()
+
+
+def test_the_report_command_writes_one_self_contained_file(tmp_path, report_warehouse):
+    out = tmp_path / "sub" / "report.html"
+    result = CliRunner().invoke(
+        app, ["report", "--out", str(out), "--warehouse", str(report_warehouse), "--json"]
+    )
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["sections"] == {
+        "cheapest": True,
+        "history": True,
+        "spot": True,
+        "cost_per_token": True,
+        "breakeven": True,
+        "alerts": True,
+    }
+    html = out.read_text()
+    assert html.count("<script src=") == 0 and "<link " not in html  # nothing to fetch
+    assert html.count("Plotly.newPlot") == 5  # five charts, one inlined plotly.js
+    assert "rate:h100-azure-above-13" in html
+
+
+def test_the_report_opens_in_chromium_without_errors_or_network(tmp_path, report_warehouse):
+    if not CHROMIUM.exists():
+        pytest.fail("headless Chromium is needed: apt-get install -y chromium (.ci/run does it)")
+    from playwright.sync_api import sync_playwright
+
+    html, _ = render(report_warehouse)
+    page_file = tmp_path / "report.html"
+    page_file.write_text(html)
+    console, failed, requests = [], [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+            page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+            page.on("requestfailed", lambda r: failed.append(r.url))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(page_file.as_uri())
+            page.wait_for_function(
+                "document.querySelectorAll('.plotly-graph-div .main-svg').length >= 5"
+            )
+            drawn = page.evaluate("document.querySelectorAll('.plotly-graph-div .main-svg').length")
+            bars = page.evaluate("document.querySelectorAll('#chart-cheapest .point').length")
+            SCREENSHOT.parent.mkdir(exist_ok=True)
+            page.screenshot(path=str(SCREENSHOT), full_page=True)
+        finally:
+            browser.close()
+    assert [c for c in console if c.startswith(("error", "pageerror"))] == []
+    assert failed == [] and requests == [page_file.as_uri()]
+    assert drawn >= 5 and bars > 10
+    assert SCREENSHOT.stat().st_size > 50_000
+
+
+def test_sections_say_no_data_instead_of_failing_on_an_empty_warehouse(tmp_path):
+    path = tmp_path / "empty.duckdb"
+    with db.building(path):
+        pass  # bookkeeping tables only: no marts, no views
+    html, sections = render(path)
+    assert sections == dict.fromkeys(sections, False) and len(sections) == 6
+    assert html.count('class="nodata"') == 6
+
+
+def test_without_the_cost_marts_the_report_computes_the_same_figures_with_models(
+    tmp_path, report_warehouse
+):
+    con = db.connect_readonly(report_warehouse)
+    with_mart = report.cost_per_token_section(con, "H100").rows
+    breakeven_mart = report.breakeven_section(con, "H100").rows
+    con.close()
+    path = tmp_path / "w.duckdb"
+    shutil.copyfile(report_warehouse, path)
+    with db.building(path) as con:
+        db.run(con, "DROP VIEW mart_cost_per_token")
+        db.run(con, "DROP VIEW mart_breakeven_onprem")
+    con = db.connect_readonly(path)
+    fallback = report.cost_per_token_section(con, "H100").rows
+    breakeven_fallback = report.breakeven_section(con, "H100").rows
+    con.close()
+
+    def key(rows, value):
+        return {
+            (r["gpu_name"], r["gpu_memory_gib"], r.get("pricing_model")): round(r[value], 9)
+            for r in rows
+        }
+
+    assert key(fallback, "usd_per_1m_tokens_per_b_params") == key(
+        with_mart, "usd_per_1m_tokens_per_b_params"
+    )
+    assert key(breakeven_fallback, "break_even_months_at_50pct") == key(
+        breakeven_mart, "break_even_months_at_50pct"
+    )
