@@ -146,7 +146,8 @@ HOST_SKUS: dict[str, tuple[str, str]] = {
     "G2 Ram": ("g2", "ram"),  # [unverified]
     "N1 Predefined Instance Core": ("n1", "core"),
     "N1 Predefined Instance Ram": ("n1", "ram"),
-    # N1 commitments are the general-purpose ones: "Commitment v1: Cpu in Americas ..."
+    # N1 commitments are the general-purpose ones: "Commitment v1: Cpu in Americas for
+    # 1 Year" [unverified]; other families name themselves ("A3 Cpu", "E2 Cpu")
     "Cpu": ("n1", "core"),
     "Ram": ("n1", "ram"),
 }
