@@ -5,8 +5,9 @@
 - Paging: there is no offset. Offers come ordered by `dph_total`; the next page asks for
   `dph_total >= <highest price seen>`, so offers at the boundary price come back twice
   (parse keeps one per offer id). The walk ends when a page brings no offer id not seen
-  before, or after MAX_PAGES. A full page at one single price cannot move the floor, so
-  the next page steps strictly above it (`gt`) and says so in the log.
+  before, or after MAX_PAGES. The server may cap `limit`, so "a full page" is the longest
+  page seen, not our limit. A full page at one single price cannot move the floor: the
+  next page steps strictly above it (`gt`) and the log says offers may be missed.
 - 429/5xx retried with backoff (connectors._http).
 """
 
@@ -54,6 +55,7 @@ def fetch_bundles(
     seen: set[Any] = set()
     floor: float | None = None
     op = "gte"
+    page_size = 0  # the longest page seen: the server may cap `limit` below ours
     for number in range(1, max_pages + 1):
         query = {**s.QUERY, "limit": limit}
         if floor is not None:
@@ -69,8 +71,21 @@ def fetch_bundles(
         )
         offers = _check(body)
         ids = {o.get("id") for o in offers}
+        page_size = max(page_size, len(offers))
+        prices = [o["dph_total"] for o in offers if isinstance(o.get("dph_total"), int | float)]
         if number > 1 and not ids - seen:
-            return  # nothing new: the previous page was the last one
+            stuck = op == "gte" and len(offers) == page_size and set(prices) == {floor}
+            if not stuck:
+                return  # nothing new: the previous page was the last one
+            log.warning(
+                "%s/%s: a full page priced %s USD/h; stepping above it, offers beyond this "
+                "page at exactly that price are not listed",
+                s.PROVIDER,
+                s.ENDPOINT,
+                floor,
+            )
+            op = "gt"
+            continue
         seen |= ids
         yield Page(
             provider=s.PROVIDER,
@@ -80,22 +95,9 @@ def fetch_bundles(
             body=body,
             source_url=url,
         )
-        prices = [o["dph_total"] for o in offers if isinstance(o.get("dph_total"), int | float)]
         if not prices:
             return
-        top = max(prices)
-        if floor is not None and top <= floor:
-            log.warning(
-                "%s/%s: a full page priced %s USD/h; stepping above it, offers beyond this "
-                "page at exactly that price are not listed",
-                s.PROVIDER,
-                s.ENDPOINT,
-                top,
-            )
-            op = "gt"
-        else:
-            op = "gte"
-        floor = top
+        floor, op = max(prices), "gte"
     log.warning("%s/%s: stopped after %d pages", s.PROVIDER, s.ENDPOINT, max_pages)
 
 

@@ -1,0 +1,124 @@
+"""Price sheets parse (connectors.sheets.parse): the rules on a fixture sheet, and the
+bundled sheets as they are."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import polars as pl
+import pytest
+
+from connectors._normalise import normalise
+from connectors.sheets import parse, settings
+from tests.conftest import FIXTURES
+
+
+@pytest.fixture
+def mixed(pages_frame):
+    text = (FIXTURES / "sheets" / "mixed_sheet.csv").read_text()
+    return normalise(parse.parse(pages_frame("price_sheet", text, scopes=["mixed_sheet.csv"])))
+
+
+@pytest.fixture
+def bundled(pages_frame):
+    files = sorted(settings.SHEETS_DIR.glob("*.csv"))
+    frame = pages_frame(
+        "price_sheet", *[f.read_text() for f in files], scopes=[f.name for f in files]
+    )
+    return normalise(parse.parse(frame))
+
+
+def test_prices_are_per_hour_for_the_whole_instance_and_divided_per_gpu(mixed):
+    row = (
+        mixed.offers.filter(pl.col("pricing_model") == "on_demand")
+        .filter(pl.col("instance_type") == "H100 x8")
+        .row(0, named=True)
+    )
+    assert (row["price_usd_per_hour"], row["price_usd_per_gpu_hour"]) == (24.0, 3.0)
+    assert (row["provider"], row["region"], row["gpu_name"], row["gpu_count"]) == (
+        "examplecloud", "us-east", "H100", 8.0
+    )  # fmt: skip
+    assert row["effective_at"] == datetime(2026, 10, 1) and row["expires_at"] is None
+    assert row["source_unit"] == "USD per hour, whole instance (mixed_sheet.csv)"
+
+
+def test_an_illustrative_row_is_published_with_a_flag(mixed):
+    row = mixed.offers.filter(pl.col("pricing_model") == "spot").row(0, named=True)
+    assert row["price_flag"] == "illustrative"
+
+
+def test_a_historical_row_carries_its_end_as_expires_at(mixed):
+    row = mixed.offers.filter(pl.col("pricing_detail") == "survey 2024-01-15").row(0, named=True)
+    assert row["effective_at"] == datetime(2024, 1, 15)
+    assert row["expires_at"] == datetime(2024, 1, 16)
+
+
+def test_every_row_that_cannot_be_published_is_quarantined_with_a_reason(mixed):
+    reasons = sorted(mixed.rejected["reason"])
+    assert reasons == [
+        "as_of '01/10/2026' is not a YYYY-MM-DD date",
+        "non-USD price in EUR and no recorded conversion rate",
+        "the same offer is listed 2 times (sheets: mixed_sheet.csv)",
+        "the same offer is listed 2 times (sheets: mixed_sheet.csv)",
+        "valid_until 2027-10-01 is after the sheet was read (2026-11-20): a current price "
+        "has no valid_until, a historical one has ended",
+    ]
+    assert all('"sheet":"mixed_sheet.csv"' in r for r in mixed.rejected["record"])
+    assert mixed.offers.height == 3
+
+
+def test_a_sheet_that_is_not_csv_is_one_quarantined_row(pages_frame):
+    ragged = "provider,instance_type\nx,y,z\n"  # more fields than the header
+    res = normalise(parse.parse(pages_frame("price_sheet", ragged, scopes=["bad.csv"])))
+    (reason,) = res.rejected["reason"].to_list()
+    assert reason.startswith("sheet bad.csv is not readable CSV: ")
+    assert res.offers.is_empty()
+
+
+def test_a_row_of_a_sheet_without_the_required_columns_names_the_missing_field(pages_frame):
+    res = normalise(parse.parse(pages_frame("price_sheet", "gpu_name\nH100\n", scopes=["x.csv"])))
+    assert res.rejected["reason"].to_list() == ["missing field provider"]
+
+
+def test_the_bundled_sheets_parse_without_a_single_rejection(bundled):
+    assert bundled.rejected.is_empty()
+    assert set(bundled.offers["provider"]) == set(settings.EMITS_PROVIDERS)
+
+
+@pytest.mark.parametrize(
+    ("provider", "memory", "model", "price"),
+    [
+        ("aws", 80, "on_demand", 5.12),
+        ("aws", 80, "reserved_1y", 3.00),
+        ("azure", 80, "spot", 2.25),
+        ("oci", 80, "on_demand", 4.00),
+        ("gcp", 80, "spot", 1.25),
+        ("coreweave", 80, "reserved_1y", 1.80),
+        ("lambdalabs", 80, "on_demand", 1.50),
+        ("fluidstack", 80, "reserved_1y", 1.19),
+        ("aws", 40, "spot", 1.22),
+        ("gcp", 40, "reserved_1y", 1.03),
+        ("lambdalabs", 40, "reserved_1y", 1.05),
+        ("fluidstack", 40, "on_demand", 1.73),
+    ],
+)
+def test_the_2023_survey_is_loaded_as_issue_4_states_it(bundled, provider, memory, model, price):
+    survey = bundled.offers.filter(pl.col("pricing_detail") == "price survey 2023-04-07")
+    row = survey.filter(
+        (pl.col("provider") == provider)
+        & (pl.col("gpu_memory_gib") == memory)
+        & (pl.col("pricing_model") == model)
+    ).row(0, named=True)
+    assert row["price_usd_per_gpu_hour"] == price and row["gpu_name"] == "A100"
+
+
+def test_the_2023_survey_has_32_prices_that_all_ended_the_next_day(bundled):
+    survey = bundled.offers.filter(pl.col("pricing_detail") == "price survey 2023-04-07")
+    assert survey.height == 32  # 15 for the 80 GB table, 17 for the 40 GB one
+    assert set(survey["effective_at"]) == {datetime(2023, 4, 7)}
+    assert set(survey["expires_at"]) == {datetime(2023, 4, 8)}
+
+
+def test_only_the_fluidstack_row_is_illustrative_among_the_current_sheets(bundled):
+    flagged = bundled.offers.filter(pl.col("price_flag") == "illustrative")
+    assert flagged.select("provider", "gpu_name").rows() == [("fluidstack", "H100")]

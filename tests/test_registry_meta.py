@@ -1,0 +1,99 @@
+"""Meta-tests over the registry: every registered provider is documented, tested, wired
+into the warehouse, and emits only GPUs the reference table knows."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from connectors import registry
+from connectors._snapshot import DEMO_DIR, read_provider
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+SEED = ROOT / "sql" / "seeds" / "seed_gpu_specs.csv"
+UNIONED = ROOT / "sql" / "intermediate" / "int_offers_unioned.sql"
+NAMES = sorted(registry.PROVIDERS)
+
+
+def _non_empty(folder: Path) -> bool:
+    return folder.is_dir() and any(p.is_file() for p in folder.rglob("*"))
+
+
+def _seed_gpus() -> set[tuple[str, float]]:
+    with SEED.open(newline="", encoding="utf-8") as fh:
+        return {(r["gpu_name"], float(r["gpu_memory_gib"])) for r in csv.DictReader(fh)}
+
+
+def _pages_frame(provider: str) -> pl.DataFrame:
+    pages = list(read_provider(DEMO_DIR, provider))
+    return pl.DataFrame(
+        {
+            "endpoint": [p.endpoint for p in pages],
+            "load_id": [f"{provider}-demo-{i}" for i in range(len(pages))],
+            "fetched_at": [p.fetched_at for p in pages],
+            "scope": [p.scope for p in pages],
+            "source_url": [p.source_url for p in pages],
+            "request": ["{}"] * len(pages),
+            "payload": [p.payload for p in pages],
+        },
+        schema_overrides={"source_url": pl.String, "fetched_at": pl.Datetime("us")},
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_registered_provider_has_fixtures_or_a_demo_snapshot(name):
+    assert _non_empty(TESTS / "fixtures" / name) or _non_empty(DEMO_DIR / name), name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_registered_provider_has_a_parse_test_that_imports_its_parser(name):
+    uses_parser = re.compile(
+        rf"from connectors\.{name} import [^\n]*\bparse\b|connectors\.{name}\.parse\b"
+    )
+    files = [p for p in TESTS.rglob("test_*parse*.py") if uses_parser.search(p.read_text())]
+    assert files, f"no tests/**/test_*parse*.py imports connectors.{name}.parse"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_registered_provider_has_a_readme_in_its_package(name):
+    readme = ROOT / "connectors" / name / "README.md"
+    assert readme.is_file() and readme.read_text().strip(), readme
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_registered_connector_has_a_branch_in_int_offers_unioned(name):
+    sql = re.sub(r"--[^\n]*", "", UNIONED.read_text())
+    assert re.search(
+        rf"select\s+'{name}'\s+as\s+connector,\s*\*\s+from\s+stg_{name}__offers\b", sql
+    ), f"sql/intermediate/int_offers_unioned.sql has no branch for {name}"
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if _non_empty(DEMO_DIR / n)])
+def test_every_gpu_a_connector_emits_from_its_demo_pages_is_in_the_gpu_reference(name):
+    parsed = registry.get(name).parse(_pages_frame(name))
+    emitted = (
+        parsed.filter(pl.col("gpu_name").is_not_null())
+        .select("gpu_name", pl.col("gpu_memory_gib").cast(pl.Float64))
+        .unique()
+        .rows()
+    )
+    missing = sorted(set(emitted) - _seed_gpus(), key=str)
+    assert not missing, f"{name} emits GPUs missing from {SEED.name}: {missing}"
+
+
+def test_the_gpu_reference_has_the_gpus_the_demo_relies_on():
+    seed = _seed_gpus()
+    # Azure NVv3 (Tesla M60) and ND MI300X v5; Azure's NG V620 is unknown on purpose
+    assert {("M60", 8.0), ("MI300X", 192.0)} <= seed
+    assert not any(g == "V620" for g, _ in seed)
+
+
+def test_the_sheets_connector_declares_every_provider_its_sheets_publish():
+    sheets = registry.get("sheets")
+    parsed = sheets.parse(_pages_frame("sheets"))
+    assert set(parsed["provider"].drop_nulls()) <= set(sheets.emits_providers)
