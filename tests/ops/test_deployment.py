@@ -1,0 +1,241 @@
+"""The nightly deployment against a real Prefect server on loopback: prefect.yaml
+registers it on a work pool; `gpu-pricing serve` registers it with the config's schedule,
+and a triggered run completes against the demo snapshot.
+
+Slow (a server start is 10-25 s on a 2-core machine, a flow run ~15 s) but it runs in CI.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from flows import alerts, config
+from warehouse import db
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+SERVED_CONFIG = """
+[providers.azure]
+
+[schedule]
+cron = "30 3 * * *"
+timezone = "Europe/Paris"
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """End a process group this test started, politely first."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=15)
+
+
+class Server:
+    def __init__(self, root: Path):
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}/api"
+        self.env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "GPU_PRICING_"))
+        }
+        self.env.update(
+            PREFECT_HOME=str(root / "prefect-home"),
+            PREFECT_API_URL=self.url,
+            PREFECT_SERVER_ANALYTICS_ENABLED="false",
+            PREFECT_SERVER_UI_ENABLED="false",
+            PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="90",
+            PREFECT_RUNNER_POLL_FREQUENCY="2",
+            PREFECT_LOGGING_LEVEL="WARNING",
+        )
+        self.log = root / "server.log"
+        self.proc = subprocess.Popen(
+            [
+                str(BIN / "prefect"),
+                "server",
+                "start",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-ui",
+                "--analytics-off",
+            ],
+            env=self.env,
+            cwd=root,
+            stdout=self.log.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def wait_healthy(self, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                pytest.fail(f"prefect server exited: {self.log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        pytest.fail(f"prefect server not healthy after {timeout} s: {self.log.read_text()[-2000:]}")
+
+    def cli(self, *args: str, cwd: Path = REPO, timeout: float = 120) -> str:
+        done = subprocess.run(
+            [str(BIN / "prefect"), "--no-prompt", *args],
+            env=self.env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def post(self, path: str, body: dict) -> list | dict:
+        response = httpx.post(f"{self.url}{path}", json=body, timeout=10)
+        response.raise_for_status()
+        return response.json()
+
+    def deployment(self, name: str) -> dict | None:
+        found = self.post("/deployments/filter", {"deployments": {"name": {"any_": [name]}}})
+        return found[0] if found else None
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = Server(tmp_path_factory.mktemp("prefect"))
+    try:
+        srv.wait_healthy()
+        yield srv
+    finally:
+        stop(srv.proc)
+
+
+def schedule_of(deployment: dict) -> tuple[str, str, bool]:
+    [s] = deployment["schedules"]
+    return s["schedule"]["cron"], s["schedule"]["timezone"], s["active"]
+
+
+def test_prefect_yaml_declares_the_nightly_deployment_on_a_work_pool(server):
+    server.cli("work-pool", "create", "gpu-pricing", "--type", "process")
+    server.cli("deploy", "--all")
+    nightly = server.deployment("nightly")
+    defaults = config.Config().schedule
+    assert (
+        schedule_of(nightly)
+        == (defaults.cron, defaults.timezone, True)
+        == ("0 2 * * *", "UTC", True)
+    )
+    assert nightly["global_concurrency_limit"]["limit"] == 1
+    assert nightly["entrypoint"] == "flows/refresh.py:refresh"
+    assert nightly["work_pool_name"] == "gpu-pricing"
+    # the checkout is found on the worker at run time, not baked in at deploy time
+    assert nightly["pull_steps"] == [
+        {
+            "prefect.deployments.steps.set_working_directory": {
+                "directory": "{{ $GPU_PRICING_HOME }}"
+            }
+        }
+    ]
+
+
+def test_serve_uses_the_config_schedule_and_a_triggered_run_completes(server, tmp_path):
+    cfg = tmp_path / "gpu-pricing.toml"
+    cfg.write_text(SERVED_CONFIG)
+    warehouse = tmp_path / "w.duckdb"
+    log = tmp_path / "serve.log"
+    serving = subprocess.Popen(
+        [
+            str(BIN / "gpu-pricing"),
+            "serve",
+            "--config",
+            str(cfg),
+            "--warehouse",
+            str(warehouse),
+            "--snapshot",
+            "demo",
+            "--name",
+            "nightly-served",
+        ],
+        env=server.env,
+        cwd=tmp_path,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while (served := server.deployment("nightly-served")) is None:
+            assert serving.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, f"not registered: {log.read_text()}"
+            time.sleep(1)
+        assert schedule_of(served) == ("30 3 * * *", "Europe/Paris", True)
+        assert served["global_concurrency_limit"]["limit"] == 1
+        assert served["parameters"] == {
+            "warehouse": str(warehouse),
+            "snapshot": "demo",
+            "config": str(cfg),
+        }
+
+        out = server.cli("deployment", "run", "gpu-pricing-refresh/nightly-served")
+        run_id = re.search(r"UUID: ([0-9a-f-]{36})", out).group(1)
+        deadline = time.monotonic() + 180
+        while True:
+            state = httpx.get(f"{server.url}/flow_runs/{run_id}", timeout=10).json()["state"]
+            if state["type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
+                break
+            assert time.monotonic() < deadline, f"run still {state['type']}: {log.read_text()}"
+            time.sleep(2)
+        assert state["type"] == "COMPLETED", f"{state}\n{log.read_text()}"
+    finally:
+        stop(serving)
+
+    tasks = server.post("/task_runs/filter", {"flow_runs": {"id": {"any_": [run_id]}}})
+    assert {t["name"]: t["state"]["type"] for t in tasks} == {
+        "fetch-azure": "COMPLETED",
+        "load-and-publish": "COMPLETED",
+        "alerts-check": "COMPLETED",
+    }
+    con = db.connect_readonly(warehouse)
+    try:
+        assert db.run(con, "SELECT source, providers, status FROM _runs") == [
+            ("demo", "azure", "ok")
+        ]
+        assert db.run(con, "SELECT count(*) > 100 FROM mart_gpu_offers_current")[0][0]
+    finally:
+        con.close()
+
+
+def test_a_target_url_can_live_in_a_prefect_secret_block(server):
+    from prefect.blocks.system import Secret
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    url = "json://127.0.0.1:9/hook/from-a-block"
+    with temporary_settings(updates={PREFECT_API_URL: server.url}):
+        Secret(value=url).save("gpu-pricing-test-hook", overwrite=True)
+        assert alerts.resolve_url(config.Target("t", secret_block="gpu-pricing-test-hook")) == url
+        with pytest.raises(alerts.DeliveryError, match="'no-such-block' could not be read") as info:
+            alerts.resolve_url(config.Target("t", secret_block="no-such-block"))
+    assert url not in str(info.value)
