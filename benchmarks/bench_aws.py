@@ -1,0 +1,313 @@
+"""Benchmarks of the AWS connector.
+
+    uv run python -m benchmarks.bench_aws [--points 1000000] [--csv-gib 1.0] [--skip-csv]
+
+(a) N spot price history records in the real DescribeSpotPriceHistory shape (pages of
+    1000, newest first, zones mixed) -> a full refresh of a fresh warehouse: read the
+    snapshot, land raw, parse (points + current offer per zone), stage, views, history,
+    assertions, publish. The parse is also timed alone.
+(b) A generated offer CSV of ~1 GiB in the real format (5 metadata lines, the recorded
+    header, every non-empty field quoted; ~4% accelerated rows, as in a real region file)
+    -> the fetch-time filter to accelerated in-scope rows (Polars scan + sink), against
+    DuckDB scanning and filtering the same file. Each runs in its own child process;
+    peak memory is the child's ru_maxrss.
+
+Generated files go under benchmarks/out/ (git-ignored) and are reused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from benchmarks.shapes import (
+    AWS_OFFER_CSV_HEADER,
+    aws_offer_csv_rows,
+    aws_offer_csv_text,
+    aws_spot_price_item,
+)
+
+OUT = Path(__file__).parent / "out"
+ROOT = Path(__file__).resolve().parent.parent
+END = datetime(2026, 11, 20, 2, tzinfo=UTC)
+REGIONS = [
+    "us-east-1", "us-east-2", "us-west-1", "us-west-2", "ca-central-1", "eu-west-1",
+    "eu-west-2", "eu-west-3", "eu-central-1", "eu-north-1", "ap-northeast-1",
+    "ap-northeast-2", "ap-south-1", "ap-southeast-1", "ap-southeast-2", "sa-east-1",
+]  # fmt: skip
+TYPES = [
+    "p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge",
+    "g5.xlarge", "g5.2xlarge", "g5.12xlarge", "g5.48xlarge", "g6.xlarge", "g6.12xlarge",
+    "g6e.xlarge", "g6e.12xlarge", "g4dn.xlarge", "g4dn.12xlarge", "g4dn.metal",
+    "p3dn.24xlarge", "g6f.large", "g4ad.xlarge", "g5g.xlarge",
+]  # fmt: skip
+PAGE = 1000
+
+
+# --- (a) spot history ---------------------------------------------------------------------
+
+
+def generate_spot(points: int) -> Path:
+    root = OUT / f"aws-spot-{points}"
+    folder = root / "aws" / "spot_price_history"
+    pages = -(-points // PAGE)
+    if folder.exists() and len(list(folder.glob("*.json"))) == pages:
+        return root
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(3)
+    series = [
+        (region, f"{region}{zone}", itype)
+        for region in REGIONS
+        for zone in "abc"
+        for itype in TYPES
+    ]
+    per_series = -(-points // len(series))
+    step = timedelta(days=90) / per_series  # AWS keeps 90 days
+    by_region: dict[str, list[dict]] = {r: [] for r in REGIONS}
+    n = 0
+    for k in range(per_series):
+        at = END - step * k - timedelta(seconds=rng.randint(0, 59))
+        stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        for region, zone, itype in series:
+            if n == points:
+                break
+            price = f"{rng.uniform(0.1, 40.0):.6f}"
+            by_region[region].append(aws_spot_price_item(zone, itype, price, stamp))
+            n += 1
+    page_no = 0
+    for region, records in by_region.items():
+        chunks = [records[i : i + PAGE] for i in range(0, len(records), PAGE)]
+        for i, chunk in enumerate(chunks):
+            token = f"{region}-{i + 2}" if i + 1 < len(chunks) else ""
+            doc = {
+                "fetched_at": "2026-11-20T02:00:00Z",
+                "request": {"region": region, "page": i + 1},
+                "body": {"SpotPriceHistory": chunk, "NextToken": token},
+            }
+            (folder / f"{region}-{i + 1:05d}.json").write_text(
+                json.dumps(doc, separators=(",", ":"))
+            )
+            page_no += 1
+    return root
+
+
+SPOT_CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+import polars as pl
+from connectors import _snapshot
+from connectors.aws import CONNECTOR, parse
+from flows import pipeline
+from warehouse import db, raw
+snap, path = Path(sys.argv[1]), Path(sys.argv[2])
+t0 = time.perf_counter()
+pages = _snapshot.read_provider(snap, "aws")  # a generator: landed as read
+summary = pipeline.load_and_publish(path, {"aws": pages}, source="bench")
+t1 = time.perf_counter()
+con = db.connect_readonly(path)
+frame = raw.current_pages(con, "aws", CONNECTOR.endpoints)
+t2 = time.perf_counter()
+points = parse.parse_spot_points(frame)
+offers = parse.parse(frame)
+t3 = time.perf_counter()
+staged = db.run(con, "SELECT count(*) FROM stg_aws__spot_prices")[0][0]
+current = db.run(con, "SELECT count(*) FROM mart_gpu_offers_current WHERE provider = 'aws'")[0][0]
+con.close()
+import duckdb
+from connectors.aws import SPOT_PRICES_DDL
+from connectors._normalise import normalise
+from warehouse import staging
+from warehouse.schemas import staging_ddl
+mem = duckdb.connect()
+t4 = time.perf_counter()
+fresh = pl.DataFrame(frame)  # a new frame object: nothing memoised from the run above
+staging.replace_staged(mem, "stg_aws__spot_prices", parse.parse_spot_points(fresh), ddl=SPOT_PRICES_DDL)
+staging.replace_staged(mem, "stg_aws__offers", normalise(parse.parse(fresh)).offers,
+                       ddl=staging_ddl("stg_aws__offers"))
+t5 = time.perf_counter()
+print(json.dumps({"refresh_s": t1 - t0, "read_raw_s": t2 - t1, "parse_s": t3 - t2,
+                  "parse_stage_s": t5 - t4,
+                  "points_staged": staged, "current_spot_offers": current,
+                  "exit_code": summary.exit_code,
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+# --- (b) offer CSV ------------------------------------------------------------------------------
+
+
+def _line(row: dict[str, str]) -> str:
+    return ",".join(
+        '"' + row[h].replace('"', '""') + '"' if row.get(h) else "" for h in AWS_OFFER_CSV_HEADER
+    )
+
+
+def generate_csv(gib: float) -> tuple[Path, int]:
+    """A region offer file of ~`gib` GiB: accelerated products (~4% of rows, in and out
+    of scope) among general-purpose ones, every product with its on-demand and reserved
+    rows, in the recorded format."""
+    path = OUT / f"aws-offer-{gib:g}gib.csv"
+    meta = path.with_suffix(".json")
+    if path.exists() and meta.exists():
+        return path, json.loads(meta.read_text())["accelerated_in_scope"]
+    OUT.mkdir(exist_ok=True)
+    reserved = {
+        ("1yr", "standard", "No Upfront"): (0.6, 0.0),
+        ("1yr", "standard", "Partial Upfront"): (0.3, 2600.0),
+        ("1yr", "standard", "All Upfront"): (0.0, 5100.0),
+        ("3yr", "convertible", "No Upfront"): (0.5, 0.0),
+        ("3yr", "convertible", "Partial Upfront"): (0.25, 6500.0),
+        ("3yr", "convertible", "All Upfront"): (0.0, 12800.0),
+    }
+    variants = [
+        {},
+        {"operating_system": "Windows"},
+        {"operating_system": "RHEL"},
+        {"tenancy": "Dedicated"},
+        {"capacity_status": "UnusedCapacityReservation"},
+    ]
+    target = int(gib * (1 << 30))
+    header = aws_offer_csv_text([]).rstrip("\n")
+    written = len(header) + 1
+    kept = 0
+    n = 0
+    with path.open("w") as fh:
+        fh.write(header + "\n")
+        while written < target:
+            accelerated = n % 25 == 0
+            family, itype, gpus = (
+                ("GPU instance", TYPES[n % len(TYPES)], 8)
+                if accelerated
+                else ("General purpose", f"m{5 + n % 3}.{n % 9 + 1}xlarge", None)
+            )
+            variant = variants[(n // 25) % len(variants)]
+            rows = aws_offer_csv_rows(
+                instance_type=itype,
+                region=REGIONS[n % len(REGIONS)],
+                vcpus=4,
+                memory_gib=16,
+                gpus=gpus,
+                on_demand=round(0.1 + (n % 997) / 100, 4),
+                reserved=reserved,
+                instance_family=family,
+                **variant,
+            )
+            for row in rows:
+                row["SKU"] = f"{n:016X}"
+                line = _line(row) + "\n"
+                fh.write(line)
+                written += len(line)
+                kept += accelerated and not variant
+            n += 1
+    meta.write_text(json.dumps({"accelerated_in_scope": kept, "bytes": written}))
+    return path, kept
+
+
+FILTER_CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+from connectors.aws import fetch
+src, dst = Path(sys.argv[1]), Path(sys.argv[2])
+t0 = time.perf_counter()
+rows = fetch.filter_offer_csv(src, dst)
+t1 = time.perf_counter()
+print(json.dumps({"s": t1 - t0, "rows": rows,
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+DUCKDB_CHILD = """
+import json, resource, sys, time
+import duckdb
+src, dst = sys.argv[1], sys.argv[2]
+con = duckdb.connect()
+t0 = time.perf_counter()
+con.execute(f'''
+    COPY (
+        SELECT * FROM read_csv('{src}', skip = 5, header = true, all_varchar = true)
+        WHERE (coalesce("GPU", '') NOT IN ('', 'NA', '0')
+               OR "Instance Family" IN ('GPU instance', 'Machine Learning ASIC Instances')
+               OR regexp_matches("Instance Type", '^(p|g|trn|inf|dl)[0-9a-z-]*\\\\.'))
+          AND "Product Family" IN ('Compute Instance', 'Compute Instance (bare metal)')
+          AND "Operating System" = 'Linux' AND "Tenancy" = 'Shared'
+          AND coalesce("Pre Installed S/W", '') IN ('NA', '')
+          AND "CapacityStatus" = 'Used'
+          AND coalesce("License Model", '') IN ('No License required', '')
+          AND coalesce("MarketOption", '') IN ('OnDemand', '')
+          AND coalesce("Currency", '') IN ('USD', '')
+    ) TO '{dst}' (HEADER, FORMAT csv)''').fetchall()
+t1 = time.perf_counter()
+rows = con.execute(f"SELECT count(*) FROM read_csv('{dst}', header = true)").fetchone()[0]
+print(json.dumps({"s": t1 - t0, "rows": rows,
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def child(code: str, *args: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], check=False, capture_output=True, text=True, cwd=ROOT
+    )
+    if out.returncode:
+        sys.exit(f"benchmark child failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--points", type=int, default=1_000_000)
+    ap.add_argument("--csv-gib", type=float, default=1.0)
+    ap.add_argument("--skip-csv", action="store_true")
+    ap.add_argument("--skip-spot", action="store_true")
+    args = ap.parse_args()
+    results = []
+    if not args.skip_spot:
+        t = time.perf_counter()
+        snap = generate_spot(args.points)
+        print(f"spot snapshot: {snap} ({time.perf_counter() - t:.1f}s to generate or find)")
+        warehouse = OUT / "bench_aws.duckdb"
+        for p in OUT.glob("bench_aws.duckdb*"):
+            p.unlink()
+        r = child(SPOT_CHILD, str(snap), str(warehouse))
+        assert r["points_staged"] == args.points, r
+        results += [
+            (
+                "spot: full refresh (read+land+parse+stage+views+history+publish)",
+                r["refresh_s"],
+                r["peak_rss_mib"],
+            ),
+            ("spot: parse (points + current offers), from raw pages", r["parse_s"], None),
+            ("spot: parse + normalise + load into staging", r["parse_stage_s"], None),
+        ]
+        print(
+            f"spot: {r['points_staged']:,} points staged, {r['current_spot_offers']:,} current "
+            f"offers, {args.points / r['refresh_s']:,.0f} points/s through the refresh"
+        )
+    if not args.skip_csv:
+        t = time.perf_counter()
+        src, expected = generate_csv(args.csv_gib)
+        size = src.stat().st_size
+        print(f"offer CSV: {src} ({size / (1 << 30):.2f} GiB, {time.perf_counter() - t:.1f}s)")
+        ours = child(FILTER_CHILD, str(src), str(OUT / "filtered-polars.csv"))
+        duck = child(DUCKDB_CHILD, str(src), str(OUT / "filtered-duckdb.csv"))
+        assert ours["rows"] == duck["rows"] == expected, (ours, duck, expected)
+        results += [
+            ("offer CSV: our filter (Polars scan + sink)", ours["s"], ours["peak_rss_mib"]),
+            ("offer CSV: DuckDB read_csv + COPY, same filter", duck["s"], duck["peak_rss_mib"]),
+        ]
+        print(
+            f"offer CSV: {ours['rows']:,} rows kept by both; ours / DuckDB = "
+            f"{ours['s'] / duck['s']:.2f}x time, {size / ours['s'] / (1 << 20):,.0f} MiB/s"
+        )
+    print()
+    print(f"{'benchmark':<70} {'seconds':>8} {'peak RSS MiB':>13}")
+    for name, seconds, rss in results:
+        print(f"{name:<70} {seconds:>8.2f} {'' if rss is None else f'{rss:,.0f}':>13}")
+
+
+if __name__ == "__main__":
+    main()
