@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from connectors import _snapshot
-from connectors._page import FetchFailure
+from connectors._page import FetchFailure, Page
 from connectors.errors import UnexpectedResponse
 from flows import pipeline
 from flows.cli import app
@@ -159,3 +159,23 @@ def test_a_sheet_that_fails_keeps_its_last_good_prices(tmp_path):
         path, "SELECT count(*) AS n FROM mart_gpu_offers_current WHERE provider = 'coreweave'"
     )
     assert coreweave["n"][0] == 12
+
+
+def test_a_sheet_emptied_to_its_header_closes_the_offers_it_published(tmp_path):
+    path = tmp_path / "w.duckdb"
+    pipeline.load_and_publish(path, demo("sheets"), source="demo")
+    header_only = tmp_path / "paperspace_2026-09-20.csv"
+    pages = []
+    for page in demo("sheets")["sheets"]:
+        if page.scope == header_only.name:
+            header_only.write_text(page.payload.splitlines()[0] + "\n")
+            page = Page(
+                page.provider, page.endpoint, page.fetched_at, page.request, path=header_only
+            )
+        pages.append(page)
+    summary = pipeline.load_and_publish(path, {"sheets": pages}, source="test")
+    assert summary.history["closed"] == 6
+    current = query(
+        path, "SELECT count(*) AS n FROM mart_gpu_offers_current WHERE provider = 'paperspace'"
+    )
+    assert current["n"][0] == 0
