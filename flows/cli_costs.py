@@ -125,6 +125,7 @@ OFFERS_SQL = f"""
       AND ($memory IS NULL OR o.gpu_memory_gib = $memory)
       AND o.pricing_model = $pricing
       AND o.price_usd_per_gpu_hour IS NOT NULL
+      AND o.host_included  -- an accelerator-only price (GCP GPU SKU) is not a machine
       AND (NOT $need_peak OR peak_tflops IS NOT NULL)
     ORDER BY o.price_usd_per_gpu_hour, o.provider, o.region, o.zone NULLS FIRST, o.instance_type
     LIMIT $limit

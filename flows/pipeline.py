@@ -20,9 +20,10 @@ import polars as pl
 from connectors import _snapshot, registry
 from connectors._normalise import normalise
 from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from connectors.errors import PricingError
 from warehouse import db, history, raw, sql_runner, staging
 from warehouse.db import run
-from warehouse.schemas import staging_ddl
+from warehouse.schemas import staging_ddl, staging_migrations
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +171,8 @@ def load_and_publish(
         )
         for connector in registry.PROVIDERS.values():
             run(con, staging_ddl(connector.staging_table))
+            for migration in staging_migrations(connector.staging_table):
+                run(con, migration)
             for ddl, _ in connector.extra_staging.values():
                 run(con, ddl)
         refreshed = []
@@ -188,8 +191,15 @@ def load_and_publish(
                     summary.skipped.append(where)
             if any(ld.status == "ok" for ld in loads):
                 refreshed.append(name)
-        for name in refreshed:
-            _stage_provider(con, run_id, name, summaries[name])
+        for name in list(refreshed):
+            try:
+                _stage_provider(con, run_id, name, summaries[name])
+            except (PricingError, pl.exceptions.PolarsError) as exc:
+                # a provider whose pages no longer parse keeps its last staged offers (and
+                # its history stays open); the others still publish
+                log.error("%s: parse failed, keeping its last good data: %s", name, exc)
+                summaries[name].failed.append(f"parse: {exc}")
+                refreshed.remove(name)
         sql_runner.load_seeds(con)
         sql_runner.build_views(con)
         merged = history.merge(con, refreshed, utc_now())

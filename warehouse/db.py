@@ -21,7 +21,7 @@ import duckdb
 import polars as pl
 
 from warehouse.errors import WarehouseError
-from warehouse.schemas import BOOKKEEPING_DDL
+from warehouse.schemas import BOOKKEEPING_DDL, staging_migrations
 
 ENV_VAR = "GPU_PRICING_WAREHOUSE"
 DEFAULT_RELATIVE = Path("warehouse") / "gpu_pricing.duckdb"
@@ -69,6 +69,8 @@ def insert_frame(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame) -
 
 def ensure_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:
     for ddl in BOOKKEEPING_DDL:
+        run(con, ddl)
+    for ddl in staging_migrations("int_offers_historized"):
         run(con, ddl)
 
 

@@ -66,7 +66,8 @@ def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime
         UPDATE int_offers_historized h SET
             gpu_name = p.gpu_name, gpu_memory_gib = p.gpu_memory_gib, gpu_count = p.gpu_count,
             vcpus = p.vcpus, memory_gib = p.memory_gib,
-            price_usd_per_gpu_hour = p.price_usd_per_gpu_hour, price_flag = p.price_flag
+            price_usd_per_gpu_hour = p.price_usd_per_gpu_hour, price_flag = p.price_flag,
+            host_included = p.host_included
         FROM _plan p
         WHERE h.valid_to IS NULL AND {_match("h", "p")} AND p._has_open
           AND p.price_usd_per_hour = p._old_price

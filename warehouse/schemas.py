@@ -32,6 +32,10 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "source_price": pl.Float64(),
     "source_unit": pl.String(),
     "price_flag": pl.String(),
+    # false for prices of the accelerator alone (GCP's per-GPU SKUs: the host's vCPUs and
+    # RAM are billed on top); null or true = the price buys a usable machine. Cheapest-
+    # price rankings compare only usable machines.
+    "host_included": pl.Boolean(),
     "effective_at": pl.Datetime("us"),
     "expires_at": pl.Datetime("us"),
     "fetched_at": pl.Datetime("us"),
@@ -51,6 +55,7 @@ _DUCK_TYPES = {
     pl.String(): "VARCHAR",
     pl.Float64(): "DOUBLE",
     pl.Datetime("us"): "TIMESTAMP",
+    pl.Boolean(): "BOOLEAN",
 }
 _NOT_NULL = {
     "provider",
@@ -84,6 +89,14 @@ def staging_ddl(table: str) -> str:
         for c in STAGED_COLUMNS
     )
     return f"CREATE TABLE IF NOT EXISTS {table} (\n  {cols}\n)"
+
+
+def staging_migrations(table: str) -> list[str]:
+    """Columns added to the canonical schema after a warehouse was created."""
+    return [
+        f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {c} {_DUCK_TYPES[OFFER_SCHEMA[c]]}"
+        for c in STAGED_COLUMNS
+    ]
 
 
 def raw_ddl(table: str) -> str:

@@ -7,13 +7,15 @@ import duckdb
 import polars as pl
 
 from warehouse.db import insert_frame, run
-from warehouse.schemas import staging_ddl
+from warehouse.schemas import staging_ddl, staging_migrations
 
 
 def replace_staged(
     con: duckdb.DuckDBPyConnection, table: str, offers: pl.DataFrame, ddl: str | None = None
 ) -> int:
     run(con, ddl or staging_ddl(table))
+    for migration in [] if ddl else staging_migrations(table):
+        run(con, migration)
     run(con, f"DELETE FROM {table}")
     return insert_frame(con, table, offers)
 

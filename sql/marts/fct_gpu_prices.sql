@@ -6,6 +6,6 @@ with history as (
 select
     provider, region, zone, instance_type, pricing_model, pricing_detail,
     gpu_name, gpu_memory_gib, gpu_count, vcpus, memory_gib,
-    price_usd_per_hour, price_usd_per_gpu_hour, price_flag,
+    price_usd_per_hour, price_usd_per_gpu_hour, price_flag, host_included,
     valid_from, valid_to, effective_at, fetched_at, load_id, connector
 from history

@@ -26,6 +26,7 @@ on_demand_ranked as (
     where pricing_model = 'on_demand'
       and gpu_name is not null
       and price_usd_per_gpu_hour is not null
+      and host_included
 ),
 
 cheapest_on_demand as (

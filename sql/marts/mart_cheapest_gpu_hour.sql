@@ -4,6 +4,7 @@
 with priced as (
     select * from mart_gpu_offers_current
     where gpu_name is not null and price_usd_per_gpu_hour is not null
+      and host_included  -- an accelerator-only price is not a usable machine
 ),
 
 cheapest_per_provider as (

@@ -18,6 +18,7 @@ ranked as (
 select
     provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
     vcpus, memory_gib, pricing_model, pricing_detail, price_usd_per_hour,
-    price_usd_per_gpu_hour, price_flag, effective_at, fetched_at, load_id
+    price_usd_per_gpu_hour, price_flag, coalesce(host_included, true) as host_included,
+    effective_at, fetched_at, load_id
 from ranked
 where variant_rank = 1
