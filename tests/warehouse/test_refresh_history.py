@@ -291,3 +291,40 @@ def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path,
         next((tmp_path / "snap" / "azure" / "retail_prices").glob("*.json")).read_text()
     )
     assert set(recorded) == {"fetched_at", "request", "body", "source_url"}
+
+
+def test_a_provider_whose_pages_no_longer_parse_keeps_its_last_good_data(tmp_path):
+    path = tmp_path / "w.duckdb"
+    refresh(path, azure_demo())
+    before = snapshot_of(path, "mart_gpu_offers_current")
+    broken = [
+        Page(p.provider, p.endpoint, p.fetched_at, {**p.request, "broken": True},
+             body={"Items": "not a list", "NextPageLink": None})
+        for p in azure_demo()
+    ]
+    summary = refresh(path, broken)
+    (azure,) = summary.providers
+    assert summary.exit_code == 1 and azure.status == "partial"
+    assert azure.failed and azure.failed[0].startswith("parse: ")
+    assert snapshot_of(path, "mart_gpu_offers_current").equals(before)
+
+
+def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(tmp_path):
+    from warehouse.schemas import OFFER_SCHEMA
+
+    assert "host_included" in OFFER_SCHEMA
+    path = tmp_path / "w.duckdb"
+    refresh(path, azure_demo())
+    con = duckdb.connect(str(path))
+    # an accelerator-only row far below every machine price
+    con.execute("""INSERT INTO int_offers_historized BY NAME
+        SELECT * REPLACE ('Standard_GPU_only' AS instance_type, 0.01 AS price_usd_per_hour,
+                          0.01 AS price_usd_per_gpu_hour, false AS host_included)
+        FROM int_offers_historized
+        WHERE instance_type = 'Standard_ND96asr_v4' AND region = 'eastus' AND pricing_model = 'on_demand'""")
+    con.close()
+    cheapest = snapshot_of(path, "mart_cheapest_gpu_hour").filter(
+        (pl.col("gpu_name") == "A100") & (pl.col("gpu_memory_gib") == 40) & (pl.col("pricing_model") == "on_demand"))
+    assert cheapest["instance_type"].to_list() != ["Standard_GPU_only"]
+    listed = snapshot_of(path, "mart_gpu_offers_current").filter(pl.col("instance_type") == "Standard_GPU_only")
+    assert listed["host_included"].to_list() == [False]
