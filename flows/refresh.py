@@ -24,7 +24,7 @@ from flows.config import Config
 from flows.config import load as load_config
 
 
-def _retryable(task, task_run, state) -> bool:  # noqa: ARG001 (Prefect's signature)
+def _retryable(task, task_run, state) -> bool:  # Prefect's retry_condition_fn signature
     try:
         state.result()
     except SourceUnavailable:

@@ -431,9 +431,15 @@ def build_sections(con, gpu: str) -> list[Section]:
     return out
 
 
-def _fmt(value: Any) -> str:
+# columns shown as whole numbers when they are (80, not 80.0000)
+WHOLE_COLUMNS = {"gpu_memory_gib", "gpu_count", "providers", "points", "offers"}
+
+
+def _fmt(value: Any, column: str | None = None) -> str:
     if value is None:
         return ""
+    if isinstance(value, float) and column in WHOLE_COLUMNS and value.is_integer():
+        return str(int(value))
     if isinstance(value, float):
         return f"{value:,.4f}" if abs(value) < 100 else f"{value:,.0f}"
     if isinstance(value, datetime):
@@ -481,7 +487,10 @@ def _markdown_table(df: pl.DataFrame) -> str:
         return "(no rows)"
     head = "| " + " | ".join(df.columns) + " |"
     rule = "|" + "---|" * len(df.columns)
-    body = ["| " + " | ".join(_fmt(v) for v in row) + " |" for row in df.iter_rows()]
+    body = [
+        "| " + " | ".join(_fmt(v, c) for v, c in zip(row, df.columns, strict=True)) + " |"
+        for row in df.iter_rows()
+    ]
     return "\n".join([head, rule, *body])
 
 
