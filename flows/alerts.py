@@ -15,9 +15,9 @@ publishes nothing. Order inside the build:
    publishing sends again next run.
 
 Secrets: a target's Apprise URL is read from its environment variable or Prefect Secret
-block at delivery time and kept only in memory. Apprise's own log lines are captured at
-WARNING (its DEBUG lines print URLs) and scrubbed of every part of the URL before they
-become a delivery error.
+block at delivery time and kept only in memory. Apprise's own log lines stay inside the
+send (its DEBUG lines print URLs): captured at WARNING and scrubbed of every part of the
+URL before they become a delivery error.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import json
 import logging
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -289,13 +291,35 @@ def scrub(text: str, url: str) -> str:
     return text
 
 
+# Loggers that print a target's URL (Apprise at DEBUG, urllib3 for every request it makes;
+# some Apprise services keep a token in the host, which its warnings name).
+_URL_LOGGERS = ("apprise", "urllib3", "requests")
+
+
+@contextmanager
+def _url_logs_kept_in() -> Iterator[None]:
+    """While sending, those loggers stop at WARNING and keep their records to themselves:
+    what Apprise said reaches our log only scrubbed, through DeliveryError."""
+    loggers = [logging.getLogger(name) for name in _URL_LOGGERS]
+    saved = [(lg.level, lg.propagate) for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.WARNING)
+        lg.propagate = False
+    try:
+        yield
+    finally:
+        for lg, (level, propagate) in zip(loggers, saved, strict=True):
+            lg.setLevel(level)
+            lg.propagate = propagate
+
+
 def send(target: Target, title: str, body: str, state: str) -> None:
     """One notification to one target; raises DeliveryError with a scrubbed reason."""
     import apprise
 
     url = resolve_url(target)
     notifier = apprise.Apprise(asset=apprise.AppriseAsset(app_id=APP_ID))
-    with apprise.LogCapture(level=logging.WARNING) as captured:
+    with _url_logs_kept_in(), apprise.LogCapture(level=logging.WARNING) as captured:
         if not notifier.add(url):
             raise DeliveryError(f"its URL ({target.source}) is not a valid Apprise URL")
         kind = apprise.NotifyType.FAILURE if state == rules.ALARM else apprise.NotifyType.SUCCESS

@@ -9,6 +9,7 @@ ND96isr H100 v5 price by 1.2, so the cheapest becomes 117.984 / 8 = 14.748.
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 from pathlib import Path
 
@@ -134,6 +135,7 @@ def level_rule(level: float, targets: str = "") -> config.Config:
 def test_a_failed_delivery_is_recorded_and_retried_next_run_without_the_secret(
     demo_copy, httpserver, monkeypatch, capsys, caplog
 ):
+    caplog.set_level(logging.DEBUG)  # even at DEBUG, nothing logs the URL
     monkeypatch.setenv("HOOK_URL", f"json://127.0.0.1:{httpserver.port}/hook/{TOKEN}")
     cfg = level_rule(12.0, '[{"name": "hook", "url_env": "HOOK_URL"}]')  # 12.29 > 12: ALARM
     httpserver.expect_ordered_request(f"/hook/{TOKEN}").respond_with_response(Response("down", 503))
