@@ -104,6 +104,7 @@ def test_offer_csv_is_streamed_to_disk_and_its_accelerated_rows_kept(httpserver,
     assert page.scope == "us-east-1" and page.source_url.endswith(csv_path("us-east-1"))
     kept = page.path.read_text().splitlines()
     assert kept[:6] == text.splitlines()[:6]  # metadata lines and header, verbatim
+    assert set(kept[6:]) <= set(text.splitlines()[6:])  # the kept rows too, byte for byte
     assert sorted(r["Instance Type"] for r in table(page.path)) == ["g5.xlarge", "inf2.xlarge"]
     assert page.request["rows_kept"] == 2
     assert list(tmp_path.glob("*.csv")) == [page.path]  # the full download is not kept
@@ -195,3 +196,21 @@ def test_file_without_version_lines_is_an_unexpected_response(tmp_path):
     src.write_text('"SKU","OfferTermCode"\n"A","B"\n')
     with pytest.raises(UnexpectedResponse, match="Version"):
         fetch.read_offer_metadata(src)
+
+
+def test_filter_still_keeps_the_right_rows_when_a_quoted_field_spans_lines(tmp_path, caplog):
+    text = offer_text()
+    lines = text.splitlines()
+    # an m5 row (not kept) whose PriceDescription holds a newline: line numbers no longer
+    # match row numbers, so the verbatim copy must notice and fall back
+    m5 = next(i for i, line in enumerate(lines) if "m5.xlarge" in line)
+    lines[m5] = lines[m5].replace("per On Demand", "per On\nDemand", 1)
+    src = tmp_path / "multiline.csv"
+    src.write_text("\n".join(lines) + "\n")
+    kept = fetch.filter_offer_csv(src, tmp_path / "kept.csv")
+    assert "do not line up" in caplog.text  # the fallback ran
+    assert kept == 2
+    assert sorted(r["Instance Type"] for r in table(tmp_path / "kept.csv")) == [
+        "g5.xlarge",
+        "inf2.xlarge",
+    ]
