@@ -17,9 +17,11 @@ from connectors.azure import settings as s
 ITEM = pl.Struct(
     {
         "currencyCode": pl.String,
-        "tierMinimumUnits": pl.Float64,
-        "retailPrice": pl.Float64,
-        "unitPrice": pl.Float64,
+        # numbers in the API, decoded as text and cast explicitly: a price that arrives as
+        # anything else is quarantined with its value, not a failed refresh
+        "tierMinimumUnits": pl.String,
+        "retailPrice": pl.String,
+        "unitPrice": pl.String,
         "armRegionName": pl.String,
         "location": pl.String,
         "effectiveStartDate": pl.String,
@@ -128,6 +130,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     term_years = pl.col("reservationTerm").str.extract(r"^(\d+) Years?$").cast(pl.Int32)
     unit_hours = pl.col("unitOfMeasure").str.extract(r"^(\d+) Hours?$").cast(pl.Float64)
     is_spot = meter.str.ends_with(" Spot") | sku.str.ends_with(" Spot")
+    retail_price = pl.col("retailPrice").cast(pl.Float64, strict=False)
 
     excluded = (
         pl.when(
@@ -151,6 +154,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     rejected = (
         pl.when(pl.col("retailPrice").is_null())
         .then(pl.lit("missing field retailPrice"))
+        .when(retail_price.is_null())
+        .then(pl.format("retailPrice {} is not a number", pl.col("retailPrice")))
         .when(pl.col("armRegionName").is_null())
         .then(pl.lit("missing field armRegionName"))
         .when(kind.is_null() | ~kind.is_in(["Consumption", "Reservation"]))
@@ -160,8 +165,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     )
     price_per_hour = (
         pl.when(kind == "Reservation")
-        .then(pl.col("retailPrice") / (term_years * s.HOURS_PER_YEAR))
-        .otherwise(pl.col("retailPrice") / unit_hours)
+        .then(retail_price / (term_years * s.HOURS_PER_YEAR))
+        .otherwise(retail_price / unit_hours)
     )
     pricing_model = (
         pl.when(kind == "Reservation")
@@ -189,7 +194,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         ),
         price_usd_per_hour=price_per_hour,
         source_currency=pl.col("currencyCode"),
-        source_price=pl.col("retailPrice"),
+        source_price=retail_price,
         source_unit=pl.when(kind == "Reservation")
         .then(pl.format("{} total", pl.col("reservationTerm")))
         .otherwise(pl.col("unitOfMeasure")),

@@ -119,6 +119,16 @@ def test_invalid_prices_go_to_quarantine_with_a_reason_and_the_raw_record(overri
     assert rejected["load_id"] == "load-0"
 
 
+def test_a_price_sent_as_text_is_quarantined_with_its_value():
+    result = normalise(parsed(item(retailPrice="call us")))
+    assert result.offers.is_empty()
+    assert result.rejected["reason"].to_list() == ["retailPrice call us is not a number"]
+
+
+def test_a_numeric_price_sent_as_a_string_still_parses():
+    assert parsed(item(retailPrice="27.197")).row(0, named=True)["price_usd_per_hour"] == 27.197
+
+
 def test_missing_price_field_is_rejected_not_guessed():
     result = normalise(parse.parse(pages_frame(fixture("retail_page_missing_price"))))
     assert result.rejected["reason"].to_list() == ["missing field retailPrice"]
