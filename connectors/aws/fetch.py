@@ -462,13 +462,14 @@ def filter_offer_csv(src: Path, dst: Path) -> int:
     CSV; returns the number of rows kept. Memory stays flat whatever the file size:
     1. a Polars scan of only the columns the filter reads finds the kept rows' numbers
        (projection pushdown: 11 of the 91 columns are parsed);
-    2. one pass over the file copies those lines verbatim, each checked against its SKU.
+    2. one pass over the file copies those lines verbatim, each checked against its RateCode.
     The kept rows are byte-for-byte the source's. If lines and rows do not line up (a
     quoted field with a newline, never seen in these files), the rows are written by a
     Polars scan + sink instead (same rows, values re-quoted)."""
     scan = pl.scan_csv(src, skip_rows=s.OFFER_METADATA_LINES, infer_schema=False)
     columns = scan.collect_schema().names()
-    key = ["SKU"] if "SKU" in columns else []
+    # RateCode (<sku>.<term>.<rate>) is unique per row; SKU is shared by a product's rows
+    key = next(([c] for c in ("RateCode", "SKU") if c in columns), [])
     kept = (
         scan.with_row_index("_row")
         .filter(accelerated_rows(columns))
