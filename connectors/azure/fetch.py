@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 
+from connectors._checks import require_items
 from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors._page import FetchContext, FetchFailure, Page, per_scope, utc_now
 from connectors.azure import settings as s
@@ -27,24 +28,6 @@ log = logging.getLogger(__name__)
 RETAIL = "retail_prices"
 SKUS = "resource_skus"
 _ITEM_KEYS = ("retailPrice", "armSkuName", "armRegionName", "type", "unitOfMeasure", "currencyCode")
-
-
-def _check_retail_page(body: Any, region: str) -> None:
-    """Schema drift guard: the envelope and the first item carry the fields we parse."""
-    if not isinstance(body, dict) or not isinstance(body.get("Items"), list):
-        raise UnexpectedResponse(
-            s.PROVIDER, RETAIL, f"region {region}: page has no 'Items' list", excerpt=repr(body)
-        )
-    if body["Items"]:
-        first = body["Items"][0]
-        missing = [k for k in _ITEM_KEYS if not isinstance(first, dict) or k not in first]
-        if missing:
-            raise UnexpectedResponse(
-                s.PROVIDER,
-                RETAIL,
-                f"region {region}: item lacks required field(s) {missing}",
-                excerpt=repr(first),
-            )
 
 
 def fetch_retail_prices(
@@ -65,7 +48,7 @@ def fetch_retail_prices(
         body = request_json(
             client, "GET", url, params=params, provider=s.PROVIDER, endpoint=RETAIL, policy=policy
         )
-        _check_retail_page(body, region)
+        require_items(s.PROVIDER, RETAIL, body, "Items", _ITEM_KEYS, where=f"region {region}")
         seq += 1
         yield Page(
             provider=s.PROVIDER,

@@ -10,33 +10,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 
+from connectors._checks import require_items
 from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors._page import FetchContext, FetchFailure, Page, utc_now
-from connectors.errors import PricingError, UnexpectedResponse
+from connectors.errors import PricingError
 from connectors.oci import settings as s
 
 _ITEM_KEYS = ("partNumber", "displayName", "metricName", "currencyCodeLocalizations")
-
-
-def _check(body: Any) -> None:
-    if not isinstance(body, dict) or not isinstance(body.get("items"), list):
-        raise UnexpectedResponse(
-            s.PROVIDER, s.ENDPOINT, "response has no 'items' list", excerpt=repr(body)
-        )
-    if body["items"]:
-        first = body["items"][0]
-        missing = [k for k in _ITEM_KEYS if not isinstance(first, dict) or k not in first]
-        if missing:
-            raise UnexpectedResponse(
-                s.PROVIDER,
-                s.ENDPOINT,
-                f"item lacks required field(s) {missing}",
-                excerpt=repr(first),
-            )
 
 
 def fetch_products(
@@ -54,7 +37,7 @@ def fetch_products(
         endpoint=s.ENDPOINT,
         policy=policy,
     )
-    _check(body)
+    require_items(s.PROVIDER, s.ENDPOINT, body, "items", _ITEM_KEYS)
     yield Page(
         provider=s.PROVIDER,
         endpoint=s.ENDPOINT,

@@ -19,29 +19,17 @@ from typing import Any
 
 import httpx
 
+from connectors._checks import require_items
 from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors._page import FetchContext, FetchFailure, Page, utc_now
-from connectors.errors import PricingError, UnexpectedResponse
+from connectors.errors import PricingError
 from connectors.vastai import settings as s
 
 log = logging.getLogger(__name__)
 
 
 def _check(body: Any) -> list[dict]:
-    if not isinstance(body, dict) or not isinstance(body.get("offers"), list):
-        raise UnexpectedResponse(
-            s.PROVIDER, s.ENDPOINT, "response has no 'offers' list", excerpt=repr(body)
-        )
-    for offer in body["offers"][:1]:
-        missing = [k for k in ("id", "dph_total", "gpu_name") if k not in offer]
-        if missing:
-            raise UnexpectedResponse(
-                s.PROVIDER,
-                s.ENDPOINT,
-                f"offer lacks required field(s) {missing}",
-                excerpt=repr(offer),
-            )
-    return body["offers"]
+    return require_items(s.PROVIDER, s.ENDPOINT, body, "offers", ("id", "dph_total", "gpu_name"))
 
 
 def fetch_bundles(
