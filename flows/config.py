@@ -52,6 +52,7 @@ RULE_LEVEL_KEYS = {
 }
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_UNSET = object()
 
 
 class ConfigError(InvalidInput):
@@ -198,9 +199,10 @@ class _Parser:
 
     # -- errors and primitive readers ---------------------------------------------------
 
-    def fail(self, key: str, problem: str, value: Any = None, *, show: bool = True) -> ConfigError:
+    def fail(self, key: str, problem: str, value: Any = _UNSET) -> ConfigError:
+        """One line: file, key, problem and (when given) the offending value."""
         where = f"config {self.source}" if self.source else "config"
-        got = f", got {value!r}" if show else ""
+        got = "" if value is _UNSET else f", got {value!r}"
         return ConfigError(f"{where}: {key}: {problem}{got}")
 
     def table(self, key: str, value: Any, allowed: set[str]) -> dict:
@@ -214,7 +216,7 @@ class _Parser:
 
     def number(self, key: str, value: Any, *, minimum: float = 0.0, strict: bool = False) -> float:
         if value is None:
-            raise self.fail(key, "is required", show=False)
+            raise self.fail(key, "is required")
         if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
             raise self.fail(key, "must be a number", value)
         if value < minimum or (strict and value == minimum):
@@ -223,7 +225,7 @@ class _Parser:
 
     def string(self, key: str, value: Any) -> str:
         if value is None:
-            raise self.fail(key, "is required", show=False)
+            raise self.fail(key, "is required")
         if not isinstance(value, str) or not value.strip():
             raise self.fail(key, "must be a non-empty string", value)
         return value.strip()
@@ -356,7 +358,6 @@ class _Parser:
                     f"{key}.url",
                     "an Apprise URL carries its secret; put it in an environment variable "
                     "and name that with url_env (or use secret_block)",
-                    show=False,
                 )
             entry = self.table(key, raw, {"name", "url_env", "secret_block"})
             name = self.name(f"{key}.name", entry.get("name"), seen)
