@@ -89,6 +89,10 @@ def _frame(con, view: str) -> pl.DataFrame:
 def evaluate(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
     """Every configured rule, budget and health check, evaluated on the current figures."""
     rates = _frame(con, "alert_rates_current")
+    return _rate_rules(con, cfg, rates) + _budgets(con, cfg, rates, now) + _health(con, cfg, now)
+
+
+def _rate_rules(con, cfg: Config, rates: pl.DataFrame) -> list[rules.Evaluation]:
     moves = (
         _frame(con, "alert_price_moves")
         if any(r.kind == "day_over_day" for r in cfg.rules)
@@ -120,7 +124,12 @@ def evaluate(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
             out.append(
                 rules.day_over_day(rule, f"{label} {r.pricing_model}", before, now_price, r.level)
             )
+    return out
+
+
+def _budgets(con, cfg: Config, rates: pl.DataFrame, now: datetime) -> list[rules.Evaluation]:
     specs = _frame(con, "dim_gpus")
+    out: list[rules.Evaluation] = []
     for b in cfg.budgets:
         label = f"{rules.gpu_label(b.gpu, b.memory_gib)} {b.pricing_model}"
         offer = rules.cheapest(rates, b.gpu, b.memory_gib, b.pricing_model, b.providers)
@@ -160,8 +169,13 @@ def evaluate(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
                 window=window,
                 period=period,
             )
+    return out
+
+
+def _health(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
+    out: list[rules.Evaluation] = []
     if cfg.stale_after_hours > 0:
-        fresh = _frame(con, "alert_source_freshness")
+        fresh = _frame(con, "alert_source_freshness").sort("provider")
         watched = set(cfg.providers) or set(
             fresh.filter(pl.col("last_ok_at").is_not_null())["provider"]
         )
@@ -170,7 +184,7 @@ def evaluate(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
                 rules.stale_source(row["provider"], row["last_ok_at"], now, cfg.stale_after_hours)
             )
     if cfg.row_drop_pct > 0:
-        drops = _frame(con, "alert_row_drops")
+        drops = _frame(con, "alert_row_drops").sort("connector")
         if cfg.providers:
             drops = drops.filter(pl.col("connector").is_in(list(cfg.providers)))
         for row in drops.iter_rows(named=True):
