@@ -216,3 +216,33 @@ def test_the_check_publishes_through_a_build_and_never_writes_the_published_file
     con = duckdb.connect(str(demo_copy), read_only=True)
     assert con.execute("SELECT count(*) FROM alert_events").fetchall() == [(0,)]
     con.close()
+
+
+def test_the_alerts_check_command_prints_one_json_document_and_exits_1_on_a_failed_delivery(
+    demo_copy, httpserver, monkeypatch, tmp_path
+):
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    monkeypatch.setenv("HOOK_URL", f"json://127.0.0.1:{httpserver.port}/hook")
+    httpserver.expect_oneshot_request("/hook").respond_with_response(Response("down", 500))
+    httpserver.expect_oneshot_request("/hook").respond_with_data("ok")
+    cfg = tmp_path / "gpu-pricing.toml"
+    cfg.write_text(
+        '[[notify]]\nname = "hook"\nurl_env = "HOOK_URL"\n\n[[rules]]\nname = "h100"\n'
+        'kind = "price_above"\ngpu = "H100"\nmemory_gib = 80\nusd_per_gpu_hour = 12.0\n'
+        'providers = ["azure"]\n'
+    )
+    args = ["alerts", "check", "--config", str(cfg), "--warehouse", str(demo_copy), "--json"]
+
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 1
+    doc = json.loads(first.stdout)
+    assert [(f["rule"], f["state"]) for f in doc["fired"]] == [("rate:h100", "ALARM")]
+    assert {r["rule"]: r["state"] for r in doc["rules"]}["rate:h100"] == "ALARM"
+    assert "delivery to hook failed" in first.stderr and "retried next run" in first.stderr
+
+    second = CliRunner().invoke(app, args)
+    assert second.exit_code == 0
+    assert json.loads(second.stdout)["deliveries"][0]["delivered"] is True
