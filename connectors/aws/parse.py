@@ -381,8 +381,14 @@ def _spot_points_all(pages: pl.DataFrame) -> pl.DataFrame:
     if raw["load_id"].n_unique() > 1:  # load ids start with the run's UTC time: sortable
         points = points.sort("load_id")
     points = points.unique(_SPOT_KEY, keep="first")
-    _last_points = (weakref.ref(pages), points)
+    _last_points = (weakref.ref(pages, _forget_points), points)
     return points
+
+
+def _forget_points(_: weakref.ref) -> None:
+    """The pages frame is gone: so is the memo of its points."""
+    global _last_points
+    _last_points = None
 
 
 def _spot_point_problem() -> pl.Expr:

@@ -289,3 +289,18 @@ def test_demo_p4d_on_demand_is_4_0966_per_gpu_hour_and_traceable(demo_warehouse)
     assert round(row["price_usd_per_gpu_hour"], 4) == 4.0966
     assert row["load_endpoint"] == "price_list"
     assert flagged == [("p3.16xlarge", "us-west-2c")]
+
+
+def test_spot_point_uniqueness_assertion_catches_a_duplicate():
+    from connectors.aws import SPOT_PRICES_DDL
+
+    sql = (
+        Path(__file__).parents[2] / "sql" / "tests" / "assert_spot_points_unique.sql"
+    ).read_text()
+    con = duckdb.connect()
+    db.run(con, SPOT_PRICES_DDL)
+    row = "('aws', 'us-east-1', 'us-east-1a', 'g5.xlarge', 'Linux/UNIX', 0.4, TIMESTAMP '2026-11-19 01:00', 'spot_price_history', 'l1', TIMESTAMP '2026-11-20 02:00')"
+    db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row}")
+    assert db.run(con, sql) == []
+    db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row}")
+    assert len(db.run(con, sql)) == 1
