@@ -244,10 +244,13 @@ class _Parser:
             raise self.fail(key, "must be a non-empty list of strings", value)
         return tuple(self.string(f"{key}[{i}]", v) for i, v in enumerate(value))
 
-    def providers_list(self, key: str, value: Any) -> tuple[str, ...]:
-        names = self.strings(key, value)
+    def providers_filter(self, key: str, entry: dict) -> tuple[str, ...] | None:
+        """An entry's optional `providers = [...]`: known provider names, or None (all)."""
+        if "providers" not in entry:
+            return None
+        names = self.strings(f"{key}.providers", entry["providers"])
         for i, name in enumerate(names):
-            self.provider(f"{key}[{i}]", name)
+            self.provider(f"{key}.providers[{i}]", name)
         return names
 
     def provider(self, key: str, name: str) -> None:
@@ -411,11 +414,7 @@ class _Parser:
                 budget_usd=self.number(f"{key}.budget_usd", entry.get("budget_usd"), strict=True),
                 period=period,
                 thresholds_pct=pcts,
-                providers=(
-                    self.providers_list(f"{key}.providers", entry["providers"])
-                    if "providers" in entry
-                    else None
-                ),
+                providers=self.providers_filter(key, entry),
             )
             if is_training:
                 budget = self.training_budget(key, entry, budget, usage)
@@ -507,11 +506,7 @@ class _Parser:
                     level=level,
                     memory_gib=memory,
                     pricing_model=pricing,
-                    providers=(
-                        self.providers_list(f"{key}.providers", entry["providers"])
-                        if "providers" in entry
-                        else None
-                    ),
+                    providers=self.providers_filter(key, entry),
                 )
             )
         return tuple(out)
