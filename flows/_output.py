@@ -25,24 +25,21 @@ def emit_json(doc: Any) -> None:
 def table(df: pl.DataFrame, float_digits: int = 4) -> str:
     if df.is_empty():
         return "(no rows)"
-    cells = [
-        [
-            ""
-            if v is None
-            else (
-                f"{v:.{float_digits}f}"
-                if isinstance(v, float)
-                else v.strftime("%Y-%m-%d %H:%M")
-                if isinstance(v, datetime)
-                else str(v)
-            )
-            for v in row
-        ]
-        for row in df.iter_rows()
-    ]
+    cells = [[_cell(v, float_digits) for v in row] for row in df.iter_rows()]
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(df.columns)]
     line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths, strict=True)).rstrip()  # noqa: E731
     return "\n".join([line(df.columns), line(["-" * w for w in widths]), *map(line, cells)])
+
+
+def _cell(value: Any, float_digits: int) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        # whole numbers (GPU memory 94, 8 GPUs) print as such; prices keep their digits
+        return str(int(value)) if value.is_integer() else f"{value:.{float_digits}f}"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    return str(value)
 
 
 def err(message: str) -> None:

@@ -9,6 +9,7 @@ flow (flows/refresh.py) wraps these two in tasks.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -57,6 +58,7 @@ class RunSummary:
     providers: list[ProviderSummary]
     history: dict[str, int]
     assertions: dict[str, int]
+    timings: dict[str, float] = field(default_factory=dict)  # stage -> seconds
 
     @property
     def exit_code(self) -> int:
@@ -163,7 +165,17 @@ def load_and_publish(
     started = utc_now()
     fetched = dict(fetched)  # popped below; the caller's dict stays as it was
     summaries: dict[str, ProviderSummary] = {}
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[stage] = timings.get(stage, 0.0) + now - clock
+        clock = now
+
     with db.building(path) as con:
+        lap("copy")
         run(
             con,
             "INSERT INTO _runs (run_id, started_at, source, providers) VALUES (?, ?, ?, ?)",
@@ -191,6 +203,7 @@ def load_and_publish(
                     summary.skipped.append(where)
             if any(ld.status == "ok" for ld in loads):
                 refreshed.append(name)
+        lap("land")
         for name in list(refreshed):
             try:
                 _stage_provider(con, run_id, name, summaries[name])
@@ -200,15 +213,19 @@ def load_and_publish(
                 log.error("%s: parse failed, keeping its last good data: %s", name, exc)
                 summaries[name].failed.append(f"parse: {exc}")
                 refreshed.remove(name)
+        lap("parse_stage")
         sql_runner.load_seeds(con)
         sql_runner.build_views(con)
         merged = history.merge(con, refreshed, utc_now())
+        lap("history")
         results = sql_runner.assert_healthy(con)
+        lap("assertions")
         run(
             con,
             "UPDATE _runs SET finished_at = ?, status = ? WHERE run_id = ?",
             [utc_now(), "ok", run_id],
         )
+    lap("publish")
     return RunSummary(
         run_id=run_id,
         warehouse=str(path),
@@ -216,4 +233,5 @@ def load_and_publish(
         providers=list(summaries.values()),
         history=merged,
         assertions={r.name: r.failures for r in results},
+        timings={k: round(v, 3) for k, v in timings.items()},
     )

@@ -115,6 +115,10 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             _remove(nxt, nxt_wal)
             raise WarehouseError(f"cannot open {nxt}: {exc}") from exc
         try:
+            # one checkpoint at the end instead of one per 16 MB of WAL: a refresh lands
+            # hundreds of MB of raw payload, and the copy is discarded on failure anyway
+            run(con, "SET checkpoint_threshold = '8GB'")
+            run(con, "SET preserve_insertion_order = false")
             ensure_bookkeeping(con)
             yield con
             run(con, "CHECKPOINT")

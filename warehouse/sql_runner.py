@@ -101,10 +101,12 @@ def run_assertions(
     for path in sorted((sql_dir / "tests").glob("assert_*.sql")):
         body = path.read_text().strip().rstrip(";")
         try:
-            failures = query(con, f"SELECT * FROM ({body}) LIMIT 5")
-            count = run(con, f"SELECT count(*) FROM ({body})")[0][0]
+            # one evaluation: the failing rows (5 kept) and their total count
+            sample = query(con, f"SELECT *, count(*) OVER () AS _failures FROM ({body}) LIMIT 5")
         except duckdb.Error as exc:
             raise WarehouseError(f"assertion {path.stem} could not run: {exc}") from exc
+        count = int(sample["_failures"][0]) if sample.height else 0
+        failures = sample.drop("_failures")
         results.append(AssertionResult(path.stem, count, failures))
     return results
 
