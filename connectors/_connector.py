@@ -30,6 +30,10 @@ class Connector:
     )
     # providers a connector's rows may carry (sheets publish rows for coreweave, ...)
     emits_providers: tuple[str, ...] = ()
+    # an endpoint whose pages parse independently of each other: the pipeline then parses
+    # them in batches of about BATCH_BYTES of payload (each batch together with every page
+    # of the other endpoints), so memory stays bounded however large the crawl
+    batched_endpoint: str | None = None
 
     @property
     def staging_table(self) -> str:

@@ -56,7 +56,9 @@ def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
     ]
 
 
-def normalise(parsed: pl.DataFrame) -> Normalised:
+def normalise(parsed: pl.DataFrame, *, flag_spot: bool = True) -> Normalised:
+    """The shared rules over one provider's parsed rows. `flag_spot=False` for a batch of
+    a larger parse: the spot flags need every row, so `combine` applies them at the end."""
     item = parsed.get_column("_item") if "_item" in parsed.columns else None
     df = conform(parsed.drop("_item", strict=False))
     if item is not None:
@@ -76,7 +78,9 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
         .then(pl.lit("invalid"))
         .otherwise("status")
     )
-    ok = _flag_spot(df.filter(pl.col("status") == "ok").drop("_item", strict=False))
+    ok = df.filter(pl.col("status") == "ok").drop("_item", strict=False)
+    if flag_spot:
+        ok = _flag_spot(ok)
 
     reason: pl.Expr = pl.lit(None, dtype=pl.String)
     for cond, text in reversed(checks):
@@ -95,6 +99,23 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
     excluded = df.filter(pl.col("status") == "excluded").group_by("load_id", "reason").len("n")
     unknown = ok.filter(pl.col("gpu_name").is_null()).group_by("load_id").len("n")
     return Normalised(ok.select(STAGED_COLUMNS), rejected, excluded, unknown)
+
+
+def combine(batches: list[Normalised]) -> Normalised:
+    """Batches normalised with `flag_spot=False`, as one result with the spot flags set."""
+    if len(batches) == 1:
+        only = batches[0]
+        return Normalised(_flag_spot(only.offers), only.rejected, only.excluded, only.unknown_gpu)
+
+    def cat(frames: list[pl.DataFrame]) -> pl.DataFrame:
+        return pl.concat(frames, how="vertical_relaxed", rechunk=False)
+
+    return Normalised(
+        _flag_spot(cat([b.offers for b in batches])),
+        cat([b.rejected for b in batches]),
+        cat([b.excluded for b in batches]).group_by("load_id", "reason").agg(pl.col("n").sum()),
+        cat([b.unknown_gpu for b in batches]).group_by("load_id").agg(pl.col("n").sum()),
+    )
 
 
 def _flag_spot(ok: pl.DataFrame) -> pl.DataFrame:

@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from connectors import _snapshot, registry
-from connectors._normalise import normalise
+from connectors._normalise import Normalised, combine, normalise
 from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.errors import PricingError
 from warehouse import db, history, raw, sql_runner, staging
@@ -126,14 +126,45 @@ def watermarks(path: Path, provider: str) -> dict[tuple[str, str], datetime]:
     return {(r["endpoint"], r["scope"]): r["at"] for r in rows.iter_rows(named=True)}
 
 
+BATCH_BYTES = 64 << 20
+
+
+def _normalise_in_batches(con, connector) -> Normalised:
+    """Parse the batched endpoint's pages ~BATCH_BYTES at a time, streamed from one scan
+    of raw (each batch with every page of the other endpoints), so a million-item crawl
+    never sits in memory whole."""
+    big = connector.batched_endpoint
+    others = {e: m for e, m in connector.endpoints.items() if e != big}
+    rest = raw.current_pages(con, connector.name, others)
+    sizes = raw.current_pages(con, connector.name, {big: connector.endpoints[big]}, payload=False)
+    mean_bytes = sizes["payload_bytes"].mean() if sizes.height else 1
+    per_batch = max(1, int(BATCH_BYTES // max(mean_bytes or 1, 1)))
+    batches = []
+    for pages in raw.iter_current_pages(
+        con, connector.name, big, connector.endpoints[big], per_batch
+    ):
+        if rest.height:
+            pages = pl.concat([rest, pages], how="vertical_relaxed")
+        batches.append(normalise(connector.parse(pages), flag_spot=False))
+        del pages
+    if not batches:  # nothing landed for the batched endpoint: parse the rest as one
+        batches.append(normalise(connector.parse(rest), flag_spot=False))
+    return combine(batches)
+
+
 def _stage_provider(con, run_id: str, name: str, summary: ProviderSummary) -> None:
     connector = registry.get(name)
-    pages = raw.current_pages(con, name, connector.endpoints)
-    parsed = connector.parse(pages)
-    result = normalise(parsed)
+    if connector.batched_endpoint and not connector.extra_staging:
+        result = _normalise_in_batches(con, connector)
+    else:
+        pages = raw.current_pages(con, name, connector.endpoints)
+        parsed = connector.parse(pages)
+        for table, (ddl, parser) in connector.extra_staging.items():
+            staging.replace_staged(con, table, parser(pages), ddl=ddl)
+        del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
+        result = normalise(parsed)
+        del parsed
     staging.replace_staged(con, connector.staging_table, result.offers)
-    for table, (ddl, parser) in connector.extra_staging.items():
-        staging.replace_staged(con, table, parser(pages), ddl=ddl)
     summary.rejected = staging.quarantine(con, result.rejected, utc_now())
     summary.loaded = result.offers.height
     summary.excluded = int(result.excluded["n"].sum()) if result.excluded.height else 0
@@ -203,6 +234,9 @@ def load_and_publish(
                     summary.skipped.append(where)
             if any(ld.status == "ok" for ld in loads):
                 refreshed.append(name)
+        # raw payloads are the bulk of what a refresh writes: persisted (compressed) now,
+        # they leave DuckDB's memory before the parse needs it
+        run(con, "CHECKPOINT")
         lap("land")
         for name in list(refreshed):
             try:

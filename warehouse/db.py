@@ -28,6 +28,8 @@ DEFAULT_RELATIVE = Path("warehouse") / "gpu_pricing.duckdb"
 # DuckDB 2.0 writes a file format that DuckDB 1.x tools cannot open unless told to stay
 # compatible; analysts' `duckdb -readonly` CLI may well be a 1.x build.
 STORAGE_COMPATIBILITY = "v1.1.0"
+MEMORY_LIMIT = os.environ.get("GPU_PRICING_DUCKDB_MEMORY", "1GB")
+CHECKPOINT_THRESHOLD = os.environ.get("GPU_PRICING_DUCKDB_CHECKPOINT", "8GB")
 
 
 def default_path() -> Path:
@@ -50,9 +52,17 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> list[tu
     return result.fetchall()
 
 
-def query(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> pl.DataFrame:
-    """Run a query and return a Polars frame (DuckDB 2.0: via a relation and Arrow)."""
-    return pl.from_arrow(con.sql(sql, params=params).to_arrow_table())  # type: ignore[return-value]
+def query(
+    con: duckdb.DuckDBPyConnection, sql: str, params: Any = None, *, batch_rows: int = 64 * 1024
+) -> pl.DataFrame:
+    """Run a query and return a Polars frame (DuckDB 2.0: via a relation and Arrow).
+    Converted batch by batch (`batch_rows`), so a result of large payloads is never held
+    twice in memory."""
+    reader = con.sql(sql, params=params).to_arrow_reader(batch_size=batch_rows)
+    frames = [pl.from_arrow(batch) for batch in reader]
+    if not frames:
+        return pl.from_arrow(reader.schema.empty_table())  # type: ignore[return-value]
+    return pl.concat(frames, rechunk=False)  # type: ignore[arg-type]
 
 
 def insert_frame(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame) -> int:
@@ -117,8 +127,10 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         try:
             # one checkpoint at the end instead of one per 16 MB of WAL: a refresh lands
             # hundreds of MB of raw payload, and the copy is discarded on failure anyway
-            run(con, "SET checkpoint_threshold = '8GB'")
+            run(con, f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
             run(con, "SET preserve_insertion_order = false")
+            # DuckDB's default cache is 80% of RAM; a refresh needs far less, and spills
+            run(con, f"SET memory_limit = '{MEMORY_LIMIT}'")
             ensure_bookkeeping(con)
             yield con
             run(con, "CHECKPOINT")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -60,7 +60,8 @@ def _now() -> datetime:
 
 
 def new_run_id() -> str:
-    return f"{_now():%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
+    # microseconds: run ids (and so load ids) sort in time order even within a second
+    return f"{_now():%Y%m%dT%H%M%S.%fZ}-{uuid.uuid4().hex[:8]}"
 
 
 def _load_id(run_id: str, provider: str, endpoint: str, scope: str) -> str:
@@ -160,7 +161,7 @@ def land(
     return list(loads.values())
 
 
-_BATCH_BYTES = 64 << 20
+_BATCH_BYTES = 16 << 20
 
 
 def _flush(con: duckdb.DuckDBPyConnection, batches: dict[str, dict[str, list[Any]]]) -> None:
@@ -195,50 +196,78 @@ _LOADS_SCHEMA = {
 }
 
 
+def _current_sql(table: str, mode: str, payload: bool) -> str:
+    latest = (
+        ""
+        if mode == "append"
+        else """
+        AND l.load_id IN (
+            SELECT arg_max(load_id, started_at) FROM _loads
+            WHERE provider = $provider AND endpoint = $endpoint AND status = 'ok'
+            GROUP BY scope)"""
+    )
+    return f"""
+        WITH current_pages AS (  -- page hashes only: never hash or sort payloads
+            SELECT DISTINCT p.sha256
+            FROM _load_pages p
+            JOIN _loads l ON l.load_id = p.load_id
+            WHERE l.provider = $provider AND l.endpoint = $endpoint AND l.status = 'ok'
+            {latest}
+        )
+        SELECT $endpoint AS endpoint, r._load_id AS load_id,
+               r._fetched_at AS fetched_at, r._scope AS scope,
+               r._source_url AS source_url, r._request::VARCHAR AS request,
+               {"r._payload AS payload" if payload else "strlen(r._payload) AS payload_bytes"},
+               r._sha256 AS sha256
+        FROM {table} r
+        SEMI JOIN current_pages c ON c.sha256 = r._sha256
+        """
+
+
+def _landed(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    return bool(run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table]))
+
+
 def current_pages(
-    con: duckdb.DuckDBPyConnection, provider: str, endpoints: dict[str, str]
+    con: duckdb.DuckDBPyConnection,
+    provider: str,
+    endpoints: dict[str, str],
+    *,
+    payload: bool = True,
 ) -> pl.DataFrame:
     """The pages that make up the provider's current state, read back from raw.
 
     For a 'snapshot' endpoint: the pages of the latest successful load of each scope.
     For an 'append' endpoint (time series): every page of every successful load.
+    `payload=False` gives the pages without their payloads (with `payload_bytes`).
     """
-    frames = []
-    for endpoint, mode in endpoints.items():
-        table = f"raw_{provider}__{endpoint}"
-        if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table]):
-            continue  # never landed
-        latest = (
-            ""
-            if mode == "append"
-            else """
-            AND l.load_id IN (
-                SELECT arg_max(load_id, started_at) FROM _loads
-                WHERE provider = $provider AND endpoint = $endpoint AND status = 'ok'
-                GROUP BY scope)"""
+    frames = [
+        query(
+            con,
+            _current_sql(f"raw_{provider}__{endpoint}", mode, payload),
+            {"provider": provider, "endpoint": endpoint},
+            batch_rows=32,  # pages are up to a few MB each
         )
-        frames.append(
-            query(
-                con,
-                f"""
-                WITH current_pages AS (  -- page hashes only: never hash or sort payloads
-                    SELECT DISTINCT p.sha256
-                    FROM _load_pages p
-                    JOIN _loads l ON l.load_id = p.load_id
-                    WHERE l.provider = $provider AND l.endpoint = $endpoint AND l.status = 'ok'
-                    {latest}
-                )
-                SELECT $endpoint AS endpoint, r._load_id AS load_id,
-                       r._fetched_at AS fetched_at, r._scope AS scope,
-                       r._source_url AS source_url, r._request::VARCHAR AS request,
-                       r._payload AS payload, r._sha256 AS sha256
-                FROM {table} r
-                SEMI JOIN current_pages c ON c.sha256 = r._sha256
-                """,
-                {"provider": provider, "endpoint": endpoint},
-            )
-        )
+        for endpoint, mode in endpoints.items()
+        if _landed(con, f"raw_{provider}__{endpoint}")
+    ]
     return pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
+
+
+def iter_current_pages(
+    con: duckdb.DuckDBPyConnection, provider: str, endpoint: str, mode: str, pages_per_batch: int
+) -> Iterator[pl.DataFrame]:
+    """The same pages as `current_pages`, streamed in batches from one scan. The
+    connection is busy until the iterator is exhausted (DuckDB 2.0): use no other
+    statement on it meanwhile."""
+    table = f"raw_{provider}__{endpoint}"
+    if not _landed(con, table):
+        return
+    reader = con.sql(
+        _current_sql(table, mode, payload=True), params={"provider": provider, "endpoint": endpoint}
+    ).to_arrow_reader(batch_size=pages_per_batch)
+    for batch in reader:
+        yield pl.from_arrow(batch)  # type: ignore[misc]
 
 
 def update_counts(con: duckdb.DuckDBPyConnection, run_id: str, counts: pl.DataFrame) -> None:

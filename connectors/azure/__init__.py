@@ -8,4 +8,6 @@ CONNECTOR = Connector(
     endpoints={"retail_prices": SNAPSHOT, "resource_skus": SNAPSHOT},
     fetch_live=fetch.fetch_live,
     parse=parse.parse,
+    # retail pages are independent; resource_skus (specs) rides along with every batch
+    batched_endpoint="retail_prices",
 )

@@ -298,8 +298,13 @@ def test_a_provider_whose_pages_no_longer_parse_keeps_its_last_good_data(tmp_pat
     refresh(path, azure_demo())
     before = snapshot_of(path, "mart_gpu_offers_current")
     broken = [
-        Page(p.provider, p.endpoint, p.fetched_at, {**p.request, "broken": True},
-             body={"Items": "not a list", "NextPageLink": None})
+        Page(
+            p.provider,
+            p.endpoint,
+            p.fetched_at,
+            {**p.request, "broken": True},
+            body={"Items": "not a list", "NextPageLink": None},
+        )
         for p in azure_demo()
     ]
     summary = refresh(path, broken)
@@ -324,7 +329,32 @@ def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(tmp_path
         WHERE instance_type = 'Standard_ND96asr_v4' AND region = 'eastus' AND pricing_model = 'on_demand'""")
     con.close()
     cheapest = snapshot_of(path, "mart_cheapest_gpu_hour").filter(
-        (pl.col("gpu_name") == "A100") & (pl.col("gpu_memory_gib") == 40) & (pl.col("pricing_model") == "on_demand"))
+        (pl.col("gpu_name") == "A100")
+        & (pl.col("gpu_memory_gib") == 40)
+        & (pl.col("pricing_model") == "on_demand")
+    )
     assert cheapest["instance_type"].to_list() != ["Standard_GPU_only"]
-    listed = snapshot_of(path, "mart_gpu_offers_current").filter(pl.col("instance_type") == "Standard_GPU_only")
+    listed = snapshot_of(path, "mart_gpu_offers_current").filter(
+        pl.col("instance_type") == "Standard_GPU_only"
+    )
     assert listed["host_included"].to_list() == [False]
+
+
+def test_parsing_in_batches_publishes_exactly_what_one_parse_does(tmp_path, monkeypatch):
+    whole, batched = tmp_path / "whole.duckdb", tmp_path / "batched.duckdb"
+    monkeypatch.setattr(pipeline, "BATCH_BYTES", 1 << 40)
+    one = refresh(whole, azure_demo())
+    monkeypatch.setattr(pipeline, "BATCH_BYTES", 1)  # every page its own batch
+    many = refresh(batched, azure_demo())
+    assert (one.providers[0].loaded, one.providers[0].rejected, one.providers[0].excluded) == (
+        many.providers[0].loaded,
+        many.providers[0].rejected,
+        many.providers[0].excluded,
+    )
+    for mart in MARTS:
+        a = snapshot_of(whole, mart).drop("load_id", strict=False)
+        b = snapshot_of(batched, mart).drop("load_id", strict=False)
+        assert a.equals(b), mart
+    assert count(
+        batched, "SELECT count(*) FROM mart_gpu_offers_current WHERE price_flag IS NOT NULL"
+    ) == count(whole, "SELECT count(*) FROM mart_gpu_offers_current WHERE price_flag IS NOT NULL")
