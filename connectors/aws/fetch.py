@@ -158,41 +158,53 @@ def _type_filter() -> list[dict[str, Any]]:
     return [{"Name": "instance-type", "Values": list(s.ACCELERATED_TYPE_PATTERNS)}]
 
 
+def _walk(
+    operation: Any,
+    endpoint: str,
+    list_key: str,
+    region: str,
+    params: dict[str, Any],
+    *,
+    policy: RetryPolicy,
+) -> Iterator[Page]:
+    """Page through one boto3 operation on NextToken: the walk ends on a missing, null or
+    empty ("") token, the signals the EC2 and Price List APIs use. Each response is one
+    Page, serialised to JSON (datetimes as ISO 8601), its request recorded with it."""
+    token: str | None = None
+    seq = 0
+    while True:
+        request = {**params, **({"NextToken": token} if token else {})}
+        body = jsonable(call(operation, endpoint=endpoint, region=region, policy=policy, **request))
+        if not isinstance(body.get(list_key), list):
+            raise UnexpectedResponse(
+                s.PROVIDER, endpoint, f"region {region}: no {list_key!r} list", excerpt=repr(body)
+            )
+        seq += 1
+        yield Page(
+            provider=s.PROVIDER,
+            endpoint=endpoint,
+            fetched_at=utc_now(),
+            request={"region": region, **jsonable(request), "page": seq},
+            body=body,
+        )
+        token = body.get("NextToken")
+        if not token:
+            return
+
+
 def fetch_instance_types(
     ec2: Any, region: str, *, policy: RetryPolicy = DEFAULT_POLICY
 ) -> Iterator[Page]:
     """DescribeInstanceTypes of the accelerated families offered in one region."""
     params: dict[str, Any] = {"Filters": _type_filter(), "MaxResults": s.INSTANCE_TYPES_PAGE_SIZE}
-    token: str | None = None
-    seq = 0
-    while True:
-        request = {**params, **({"NextToken": token} if token else {})}
-        response = call(
-            ec2.describe_instance_types,
-            endpoint=s.INSTANCE_TYPES,
-            region=region,
-            policy=policy,
-            **request,
-        )
-        body = jsonable(response)
-        if not isinstance(body.get("InstanceTypes"), list):
-            raise UnexpectedResponse(
-                s.PROVIDER,
-                s.INSTANCE_TYPES,
-                f"region {region}: no 'InstanceTypes' list",
-                excerpt=repr(body),
-            )
-        seq += 1
-        yield Page(
-            provider=s.PROVIDER,
-            endpoint=s.INSTANCE_TYPES,
-            fetched_at=utc_now(),
-            request={"region": region, **request, "page": seq},
-            body=body,
-        )
-        token = body.get("NextToken")
-        if not token:  # "" and null both end the walk
-            return
+    yield from _walk(
+        ec2.describe_instance_types,
+        s.INSTANCE_TYPES,
+        "InstanceTypes",
+        region,
+        params,
+        policy=policy,
+    )
 
 
 def fetch_spot_history(
@@ -211,36 +223,14 @@ def fetch_spot_history(
         "Filters": _type_filter(),
         "MaxResults": s.SPOT_PAGE_SIZE,
     }
-    token: str | None = None
-    seq = 0
-    while True:
-        request = {**params, **({"NextToken": token} if token else {})}
-        response = call(
-            ec2.describe_spot_price_history,
-            endpoint=s.SPOT_HISTORY,
-            region=region,
-            policy=policy,
-            **request,
-        )
-        body = jsonable(response)
-        if not isinstance(body.get("SpotPriceHistory"), list):
-            raise UnexpectedResponse(
-                s.PROVIDER,
-                s.SPOT_HISTORY,
-                f"region {region}: no 'SpotPriceHistory' list",
-                excerpt=repr(body),
-            )
-        seq += 1
-        yield Page(
-            provider=s.PROVIDER,
-            endpoint=s.SPOT_HISTORY,
-            fetched_at=utc_now(),
-            request={"region": region, **jsonable(request), "page": seq},
-            body=body,
-        )
-        token = body.get("NextToken")
-        if not token:  # "" and null both end the walk
-            return
+    yield from _walk(
+        ec2.describe_spot_price_history,
+        s.SPOT_HISTORY,
+        "SpotPriceHistory",
+        region,
+        params,
+        policy=policy,
+    )
 
 
 def spot_start(ctx: FetchContext, region: str, now: datetime) -> datetime:
@@ -272,36 +262,9 @@ def fetch_price_list(
             "FormatVersion": "aws_v1",
             "MaxResults": s.PRICING_PAGE_SIZE,
         }
-        token: str | None = None
-        seq = 0
-        while True:
-            request = {**params, **({"NextToken": token} if token else {})}
-            response = call(
-                pricing.get_products,
-                endpoint=s.PRICE_LIST,
-                region=region,
-                policy=policy,
-                **request,
-            )
-            body = jsonable(response)
-            if not isinstance(body.get("PriceList"), list):
-                raise UnexpectedResponse(
-                    s.PROVIDER,
-                    s.PRICE_LIST,
-                    f"region {region}: no 'PriceList' list",
-                    excerpt=repr(body),
-                )
-            seq += 1
-            yield Page(
-                provider=s.PROVIDER,
-                endpoint=s.PRICE_LIST,
-                fetched_at=utc_now(),
-                request={"region": region, **request, "page": seq},
-                body=body,
-            )
-            token = body.get("NextToken")
-            if not token:
-                break
+        yield from _walk(
+            pricing.get_products, s.PRICE_LIST, "PriceList", region, params, policy=policy
+        )
 
 
 # --- public routes ------------------------------------------------------------------------
