@@ -300,6 +300,32 @@ def _alternatives_table(alternatives: list[dict[str, Any]], total_key: str) -> s
     )
 
 
+def estimate_document(
+    warehouse: Path | None,
+    gpu: str,
+    memory: float | None,
+    pricing: str,
+    precision: str,
+    rate: float | None,
+    compute: Callable[[float, float], dict[str, Any]],
+) -> dict[str, Any]:
+    """The --json document of an estimate: every input checked first (a dry `compute`),
+    then priced from --rate or the warehouse's cheapest offers."""
+    compute(1.0, 0.0 if rate is None else rate)  # every input checked before any lookup
+    wh = Warehouse(warehouse)
+    try:
+        result = estimate_with_offers(wh, gpu, memory, pricing, precision, rate, compute)
+    finally:
+        wh.close()
+    return {
+        "gpu": gpu,
+        "gpu_memory_gib": memory,
+        "pricing_model": pricing,
+        "precision": precision,
+        **result,
+    }
+
+
 def estimate_with_offers(
     wh: Warehouse,
     gpu: str,
@@ -372,19 +398,7 @@ def estimate_train(
                 full_recompute=full_recompute,
             )
 
-        compute(1.0, 0.0 if rate is None else rate)  # every input checked before any lookup
-        wh = Warehouse(warehouse)
-        try:
-            result = estimate_with_offers(wh, name, memory, pricing, precision, rate, compute)
-        finally:
-            wh.close()
-        doc = {
-            "gpu": name,
-            "gpu_memory_gib": memory,
-            "pricing_model": pricing,
-            "precision": precision,
-            **result,
-        }
+        doc = estimate_document(warehouse, name, memory, pricing, precision, rate, compute)
         if json_out:
             emit_json(doc)
             return
@@ -447,19 +461,7 @@ def estimate_infer(
                 rate_usd,
             )
 
-        compute(1.0, 0.0 if rate is None else rate)
-        wh = Warehouse(warehouse)
-        try:
-            result = estimate_with_offers(wh, name, memory, pricing, precision, rate, compute)
-        finally:
-            wh.close()
-        doc = {
-            "gpu": name,
-            "gpu_memory_gib": memory,
-            "pricing_model": pricing,
-            "precision": precision,
-            **result,
-        }
+        doc = estimate_document(warehouse, name, memory, pricing, precision, rate, compute)
         if json_out:
             emit_json(doc)
             return
