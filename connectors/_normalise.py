@@ -26,6 +26,18 @@ class Normalised:
     unknown_gpu: pl.DataFrame  # load_id, n
 
 
+def verdict(excluded: pl.Expr, rejected: pl.Expr | None = None) -> dict[str, pl.Expr]:
+    """`status` and `reason` columns from a connector's own rules: an exclusion reason
+    (out of scope on purpose) wins over a rejection reason (invalid); neither means ok."""
+    status = pl.when(excluded.is_not_null()).then(pl.lit("excluded"))
+    if rejected is not None:
+        status = status.when(rejected.is_not_null()).then(pl.lit("rejected"))
+    return {
+        "status": status.otherwise(pl.lit("ok")),
+        "reason": excluded if rejected is None else pl.coalesce(excluded, rejected),
+    }
+
+
 def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
     """(is invalid, reason) pairs, first match wins. Reasons are formatted only for the
     rejected rows: formatting a string for each of a million good rows costs seconds."""

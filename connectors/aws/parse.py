@@ -27,6 +27,7 @@ import polars as pl
 import polars.selectors as cs
 
 from connectors._json import explode_pages
+from connectors._normalise import verdict
 from connectors.aws import settings as s
 
 INSTANCE_TYPES_CSV = Path(__file__).with_name("instance_types.csv")
@@ -618,11 +619,7 @@ def _price_list_offers(pages: pl.DataFrame) -> pl.DataFrame:
         "fetched_at",
         "load_id",
         "endpoint",
-        pl.when(excluded.is_not_null())
-        .then(pl.lit("excluded"))
-        .otherwise(pl.lit("ok"))
-        .alias("status"),
-        excluded.alias("reason"),
+        *(e.alias(name) for name, e in verdict(excluded).items()),
         pl.col("_raw").alias("record"),
         _number(pl.col("gpu")).alias("_source_gpu"),
         pl.col("instanceFamily").alias("_source_family"),
@@ -722,11 +719,7 @@ def _offer_csv_offers(pages: pl.DataFrame) -> pl.DataFrame:
         "fetched_at",
         "load_id",
         "endpoint",
-        pl.when(excluded.is_not_null())
-        .then(pl.lit("excluded"))
-        .otherwise(pl.lit("ok"))
-        .alias("status"),
-        excluded.alias("reason"),
+        *(e.alias(name) for name, e in verdict(excluded).items()),
         pl.concat_str(
             [
                 pl.lit("SKU="),

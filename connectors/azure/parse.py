@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from connectors._json import explode_pages
+from connectors._normalise import verdict
 from connectors.azure import settings as s
 
 ITEM = pl.Struct(
@@ -201,12 +202,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         effective_at=pl.col("effectiveStartDate")
         .str.to_datetime(time_zone="UTC", strict=False)
         .dt.replace_time_zone(None),
-        status=pl.when(excluded.is_not_null())
-        .then(pl.lit("excluded"))
-        .when(rejected.is_not_null())
-        .then(pl.lit("rejected"))
-        .otherwise(pl.lit("ok")),
-        reason=pl.coalesce(excluded, rejected),
+        **verdict(excluded, rejected),
     )
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import polars as pl
 
+from connectors._normalise import verdict
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import settings as s
 
@@ -226,12 +227,7 @@ def classify(skus: pl.DataFrame) -> pl.DataFrame:
         effective_at=info.struct.field("effectiveTime")
         .str.to_datetime(time_zone="UTC", strict=False)
         .dt.replace_time_zone(None),
-        status=pl.when(excluded.is_not_null())
-        .then(pl.lit("excluded"))
-        .when(rejected.is_not_null())
-        .then(pl.lit("rejected"))
-        .otherwise(pl.lit("ok")),
-        reason=pl.coalesce(excluded, rejected),
+        **verdict(excluded, rejected),
     )
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from connectors._json import explode_pages
+from connectors._normalise import verdict
 from connectors.oci import settings as s
 
 PRICE = pl.Struct({"model": pl.String, "value": pl.String})
@@ -51,16 +53,7 @@ def _gpu_items(pages: pl.DataFrame) -> pl.DataFrame:
         pl.element().filter(pl.element().struct.field("model") == s.PAYG).struct.field("value")
     )
     return (
-        pages.filter(pl.col("endpoint") == s.ENDPOINT)
-        .select(
-            "load_id",
-            "fetched_at",
-            "endpoint",
-            pl.col("payload").str.json_decode(PAGE).struct.field("items").alias("_item"),
-        )
-        .explode("_item")
-        .drop_nulls("_item")
-        .with_columns(pl.col("_item").struct.unnest())
+        explode_pages(pages.filter(pl.col("endpoint") == s.ENDPOINT), PAGE, "items")
         .filter(
             (pl.col("metricName") == s.GPU_METRIC)
             | pl.col("serviceCategory").is_in(s.GPU_CATEGORIES)
@@ -145,10 +138,5 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         source_currency=pl.col("_currency"),
         source_price=value,
         source_unit=pl.format("{} ({})", pl.col("metricName"), pl.col("partNumber")),
-        status=pl.when(excluded.is_not_null())
-        .then(pl.lit("excluded"))
-        .when(rejected.is_not_null())
-        .then(pl.lit("rejected"))
-        .otherwise(pl.lit("ok")),
-        reason=pl.coalesce(excluded, rejected),
+        **verdict(excluded, rejected),
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from connectors._normalise import verdict
 from connectors.runpod import settings as s
 
 _PRICE_FIELDS = ("securePrice", "communityPrice", "secureSpotPrice", "communitySpotPrice")
@@ -102,10 +103,5 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         source_currency=pl.lit("USD"),
         source_price=price,
         source_unit=pl.format("USD per GPU-hour ({})", pl.col("_price_field")),
-        status=pl.when(excluded.is_not_null())
-        .then(pl.lit("excluded"))
-        .when(rejected.is_not_null())
-        .then(pl.lit("rejected"))
-        .otherwise(pl.lit("ok")),
-        reason=pl.coalesce(excluded, rejected),
+        **verdict(excluded, rejected),
     )

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from connectors._json import explode_pages
+from connectors._normalise import verdict
 from connectors.vastai import settings as s
 
 _NUMBERS = (
@@ -55,16 +57,7 @@ def _num(name: str) -> pl.Expr:
 
 def _offers(pages: pl.DataFrame) -> pl.DataFrame:
     return (
-        pages.filter(pl.col("endpoint") == s.ENDPOINT)
-        .select(
-            "load_id",
-            "fetched_at",
-            "endpoint",
-            pl.col("payload").str.json_decode(PAGE).struct.field("offers").alias("_item"),
-        )
-        .explode("_item")
-        .drop_nulls("_item")
-        .with_columns(pl.col("_item").struct.unnest())
+        explode_pages(pages.filter(pl.col("endpoint") == s.ENDPOINT), PAGE, "offers")
         .sort("fetched_at", descending=True, maintain_order=True)
         .unique("id", keep="first", maintain_order=True)
         .with_row_index("_row")
@@ -134,10 +127,5 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
             _num("cpu_ram") * _num("cpu_cores_effective") / cores / s.MB_PER_GIB
         ),
         source_currency=pl.lit("USD"),
-        status=pl.when(excluded.is_not_null())
-        .then(pl.lit("excluded"))
-        .when(rejected.is_not_null())
-        .then(pl.lit("rejected"))
-        .otherwise(pl.lit("ok")),
-        reason=pl.coalesce(excluded, rejected),
+        **verdict(excluded, rejected),
     )
