@@ -172,7 +172,8 @@ def rates(
                 """
                 SELECT provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
                        vcpus, memory_gib, pricing_model, pricing_detail, price_usd_per_hour,
-                       price_usd_per_gpu_hour, price_flag, effective_at, fetched_at, load_id
+                       price_usd_per_gpu_hour, price_flag, host_included, effective_at,
+                       fetched_at, load_id
                 FROM mart_gpu_offers_current
                 WHERE ($gpu IS NULL OR gpu_name = upper($gpu))
                   AND ($memory IS NULL OR gpu_memory_gib = $memory)
@@ -210,6 +211,7 @@ def rates(
                         "price_usd_per_hour",
                         "price_usd_per_gpu_hour",
                         "effective_at",
+                        "pricing_detail",  # says so where a price is the accelerator alone
                     )
                 )
             )
