@@ -317,6 +317,7 @@ def _composed(gpus: pl.DataFrame, hosts: pl.DataFrame) -> pl.DataFrame:
     price = usd(total_nanos)
     return machines.with_columns(
         provider=pl.lit(s.PROVIDER),
+        host_included=pl.lit(True),  # a whole machine: host cores and RAM priced in
         zone=pl.lit(None, dtype=pl.String),
         instance_type="machine_type",
         pricing_detail=pl.lit(s.COMPOSED_DETAIL),
@@ -381,6 +382,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         "memory_gib",
         "price_usd_per_hour",
         "price_usd_per_gpu_hour",
+        "host_included",
         "source_currency",
         "source_price",
         "source_unit",

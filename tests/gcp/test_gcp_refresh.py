@@ -140,3 +140,36 @@ def test_a_walk_that_fails_half_way_keeps_the_previous_catalog_current(tmp_path)
     assert price(path, "nvidia-h100-80gb") == 4.2007612  # the half-walked 9.0 is not current
     loads = query(path, "SELECT status FROM _loads WHERE provider = 'gcp' ORDER BY started_at")
     assert loads["status"].to_list() == ["ok", "failed"]
+
+
+def test_accelerator_only_gpu_prices_never_win_the_cheapest_machine(tmp_path):
+    """GCP prices a GPU apart from its host: those rows stay listed (host_included false)
+    but the cheapest-machine mart only ranks composed machines (host_included true)."""
+    from connectors._page import FetchContext
+    from flows import pipeline
+    from warehouse import db
+
+    path = tmp_path / "w.duckdb"
+    pipeline.load_and_publish(
+        path, {"gcp": pipeline.fetch_pages("gcp", "demo", FetchContext())}, source="t"
+    )
+    con = db.connect_readonly(path)
+    try:
+        # the B200 "(1 gpu slice)" SKU includes its host: priced per GPU but a machine
+        flags = db.query(
+            con,
+            """SELECT instance_type LIKE 'nvidia-%' AND instance_type NOT LIKE '%b200%'
+                                        AS per_gpu, host_included, count(*) AS n
+                                 FROM mart_gpu_offers_current WHERE provider = 'gcp' GROUP BY ALL""",
+        )
+        winners = db.query(
+            con, "SELECT instance_type FROM mart_cheapest_gpu_hour WHERE provider = 'gcp'"
+        )
+    finally:
+        con.close()
+    per_gpu = flags.filter(flags["per_gpu"])
+    assert per_gpu.height and set(per_gpu["host_included"].to_list()) == {False}
+    assert set(flags.filter(~flags["per_gpu"])["host_included"].to_list()) == {True}
+    assert not any(
+        t.startswith("nvidia-") and "b200" not in t for t in winners["instance_type"].to_list()
+    )
