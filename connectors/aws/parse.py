@@ -340,7 +340,7 @@ def instance_specs(pages: pl.DataFrame) -> pl.DataFrame:
 # --- spot price history ---------------------------------------------------------------------
 
 
-_SPOT_KEY = ["region", "zone", "instance_type", "observed_at"]
+_SPOT_KEY = ["region", "zone", "instance_type", "product_description", "observed_at"]
 _SPOT_FIELDS = ("AvailabilityZone", "InstanceType", "ProductDescription", "SpotPrice", "Timestamp")
 # The staged points and the current offers both come from one decode of the same pages
 # (parse and the extra staging parser get the very same frame): the last result is kept
@@ -395,7 +395,18 @@ def _forget_points(_: weakref.ref) -> None:
 def _spot_point_problem() -> pl.Expr:
     price = pl.col("price_usd_per_hour")
     return (
-        pl.when(pl.col("observed_at").is_null())
+        # the fetch asks for Linux/UNIX only; a recording made otherwise must not publish
+        # a Windows or SUSE price as the Linux spot price
+        pl.when(
+            ~pl.col("product_description").is_in(list(s.SPOT_PRODUCT_DESCRIPTIONS)).fill_null(True)
+        )
+        .then(
+            pl.format(
+                "ProductDescription {} is not one we price (Linux/UNIX)",
+                pl.col("product_description"),
+            )
+        )
+        .when(pl.col("observed_at").is_null())
         .then(pl.format("Timestamp {} is not ISO 8601", pl.col("source_timestamp")))
         .when(pl.col("zone").is_null() | pl.col("instance_type").is_null())
         .then(pl.lit("spot price point without AvailabilityZone or InstanceType"))
@@ -847,9 +858,12 @@ def parse_spot_advisor(pages: pl.DataFrame) -> pl.DataFrame:
         )
         if s.SPOT_ADVISOR_OS not in by_os.schema["os"].to_schema():  # type: ignore[union-attr]
             continue
-        linux = by_os.select(
+        types = by_os.select(
             "load_id", "fetched_at", pl.col("os").struct.field(s.SPOT_ADVISOR_OS).alias("types")
-        ).unnest("types")
+        )
+        if not isinstance(types.schema["types"], pl.Struct) or not types.schema["types"].fields:
+            continue  # a region with no Linux types listed ({} or null): nothing to read
+        linux = types.unnest("types")
         frames.append(
             linux.unpivot(index=["load_id", "fetched_at"], variable_name="instance_type")
             .drop_nulls("value")

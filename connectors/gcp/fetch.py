@@ -167,6 +167,7 @@ def fetch_skus(
     timeout: float = 60.0,
 ) -> Iterator[Page]:
     """Every page of the service's SKU list, as REST JSON."""
+    import google.auth.exceptions
     import requests
     from google.api_core import exceptions as gexc
     from google.cloud import billing_v1
@@ -206,6 +207,17 @@ def fetch_skus(
                 source_url=source_url,
             )
             token = body.get("nextPageToken", "")
+    except google.auth.exceptions.RefreshError as exc:
+        # revoked or expired ADC credentials: the provider is skipped, as with none at all
+        raise MissingCredentials(
+            s.PROVIDER,
+            s.ENDPOINT,
+            f"Google credentials could not be refreshed ({type(exc).__name__})",
+        ) from exc
+    except google.auth.exceptions.TransportError as exc:
+        raise SourceUnavailable(
+            s.PROVIDER, s.ENDPOINT, f"Google token endpoint unreachable ({type(exc).__name__})"
+        ) from exc
     except (
         gexc.GoogleAPIError,
         json_format.ParseError,

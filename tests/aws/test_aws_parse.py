@@ -513,3 +513,26 @@ def test_spot_advisor_buckets_and_their_upper_bounds(aws_fixture):
 def test_settings_interruption_bounds_cover_every_recorded_label(aws_fixture):
     labels = {r["label"] for r in aws_fixture("spot_advisor_data.json")["ranges"]}
     assert labels == set(settings.INTERRUPTION_RATE_MAX_PCT)
+
+
+def test_a_spot_point_for_another_operating_system_is_never_the_linux_price():
+    linux = aws_spot_price_item("us-east-1a", "g5.xlarge", "0.400000", "2026-11-19T01:00:00Z")
+    windows = {
+        **aws_spot_price_item("us-east-1a", "g5.xlarge", "0.900000", "2026-11-19T05:00:00Z"),
+        "ProductDescription": "Windows",
+    }
+    frame = frame_of([spot_page([linux, windows])])
+    offers = ok(parse.parse(frame))
+    assert offers["price_usd_per_hour"].to_list() == [0.4]
+    rejected = parse.parse(frame).filter(pl.col("status") == "rejected")
+    assert rejected["reason"].to_list() == [
+        "ProductDescription Windows is not one we price (Linux/UNIX)"
+    ]
+    assert parse.parse_spot_points(frame)["price_usd_per_hour"].to_list() == [0.4]
+
+
+def test_a_spot_advisor_region_with_no_linux_types_is_skipped(aws_fixture):
+    body = aws_fixture("spot_advisor_data.json")
+    body["spot_advisor"]["xx-empty-1"] = {"Linux": {}, "Windows": {}}
+    rows = parse.parse_spot_advisor(frame_of([page("spot_advisor", body, region="")]))
+    assert rows.height and "xx-empty-1" not in rows["region"].to_list()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import socket
 
+import google.auth.credentials
+import google.auth.exceptions
 import pytest
 from werkzeug import Response
 
@@ -225,3 +227,39 @@ def test_a_page_where_no_sku_has_a_price_is_schema_drift(httpserver):
     httpserver.expect_request(SKUS_PATH).respond_with_json({**page, "nextPageToken": ""})
     with pytest.raises(UnexpectedResponse, match="none of its 3 SKUs has pricingInfo"):
         walk(httpserver)
+
+
+class _CredentialsThatFailToRefresh(google.auth.credentials.Credentials):
+    def __init__(self, exc: Exception) -> None:
+        super().__init__()
+        self.exc = exc
+
+    def refresh(self, request) -> None:
+        raise self.exc
+
+    @property
+    def expired(self) -> bool:
+        return True
+
+    @property
+    def valid(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("exc", "expected"),
+    [
+        (google.auth.exceptions.RefreshError("token revoked"), MissingCredentials),
+        (google.auth.exceptions.TransportError("token endpoint down"), SourceUnavailable),
+    ],
+)
+def test_credentials_that_fail_to_refresh_map_to_our_error_types(exc, expected):
+    from google.cloud import billing_v1
+
+    client = billing_v1.CloudCatalogClient(
+        credentials=_CredentialsThatFailToRefresh(exc),
+        transport="rest",
+        client_options={"api_endpoint": "http://127.0.0.1:9"},  # never reached
+    )
+    with pytest.raises(expected, match="gcp/skus"):
+        list(fetch.fetch_skus(client))
