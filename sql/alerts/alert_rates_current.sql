@@ -4,6 +4,7 @@
 with priced as (
     select * from mart_gpu_offers_current
     where gpu_name is not null and price_usd_per_gpu_hour is not null
+      and host_included  -- a GPU-only price (host billed apart) is not a rate anyone pays
 ),
 
 ranked as (

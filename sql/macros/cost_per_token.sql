@@ -41,6 +41,7 @@ offers as (
         pricing_model, pricing_detail, price_usd_per_gpu_hour, effective_at, fetched_at, load_id
     from mart_gpu_offers_current
     where gpu_name is not null and price_usd_per_gpu_hour is not null
+      and host_included  -- a GPU-only price (host billed apart) would understate the cost
 ),
 
 offers_with_peak as (

@@ -19,6 +19,7 @@ with assumptions as (
 priced_offers as (
     select * from mart_gpu_offers_current
     where gpu_name is not null and price_usd_per_gpu_hour is not null
+      and host_included  -- a GPU-only price (host billed apart) would understate the cost
 ),
 
 offers_with_peak as (

@@ -26,9 +26,12 @@ def test_cost_per_token_mart_agrees_with_models_for_every_priced_offer(con):
     offers = rows(
         con,
         """select count(*) as n from mart_gpu_offers_current
-           where gpu_name is not null and price_usd_per_gpu_hour is not null""",
+           where gpu_name is not null and price_usd_per_gpu_hour is not null
+             and host_included""",
     )[0]["n"]
     assert len(got) == offers > 0
+    # GPU-only prices (GCP accelerator SKUs, host billed apart) would understate the cost
+    assert not [r for r in got if r["instance_type"].startswith("nvidia-l4")]
     assert {(r["mfu"], r["inference_utilization"], r["precision"]) for r in got} == {
         (0.45, 0.3, "bf16")
     }
@@ -147,7 +150,7 @@ def test_breakeven_onprem_mart_uses_the_cheapest_on_demand_rate(con):
             con,
             """select gpu_name, gpu_memory_gib, min(price_usd_per_gpu_hour) as rate
                from mart_gpu_offers_current where pricing_model = 'on_demand'
-               and gpu_name is not null group by all""",
+               and gpu_name is not null and host_included group by all""",
         )
     }
     mart = {
