@@ -21,7 +21,7 @@ import polars as pl
 from connectors import _snapshot, registry
 from connectors._normalise import Normalised, combine, normalise
 from connectors._page import FetchContext, FetchFailure, Page, utc_now
-from connectors.errors import PricingError
+from connectors.errors import PricingError, UnexpectedResponse
 from warehouse import db, history, raw, sql_runner, staging
 from warehouse.db import run
 from warehouse.schemas import staging_ddl, staging_migrations
@@ -40,11 +40,12 @@ class ProviderSummary:
     unknown_gpu: int = 0
     failed: list[str] = field(default_factory=list)  # "endpoint/scope: error"
     skipped: list[str] = field(default_factory=list)
+    parse_failed: bool = False  # pages landed, but no offers could be staged from them
 
     @property
     def status(self) -> str:
-        if self.failed and not self.fetched:
-            return "failed"
+        if (self.failed and not self.fetched) or self.parse_failed:
+            return "failed"  # no price from this run landed (the last good data stays)
         if self.failed:
             return "partial"
         return "ok" if self.fetched or not self.skipped else "skipped"
@@ -164,6 +165,16 @@ def _stage_provider(con, run_id: str, name: str, summary: ProviderSummary) -> No
         del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
         result = normalise(parsed)
         del parsed
+    if result.offers.is_empty():
+        # a price source that answers with no prices is broken (schema drift, an error
+        # body with HTTP 200): keep the last good offers rather than retract them all
+        raise UnexpectedResponse(
+            name,
+            "*",
+            f"the current pages parse to no offers ({result.rejected.height} rejected, "
+            f"{int(result.excluded['n'].sum()) if result.excluded.height else 0} excluded); "
+            "keeping the last good data",
+        )
     staging.replace_staged(con, connector.staging_table, result.offers)
     summary.rejected = staging.quarantine(con, result.rejected, utc_now())
     summary.loaded = result.offers.height
@@ -246,6 +257,7 @@ def load_and_publish(
                 # its history stays open); the others still publish
                 log.error("%s: parse failed, keeping its last good data: %s", name, exc)
                 summaries[name].failed.append(f"parse: {exc}")
+                summaries[name].parse_failed = True
                 refreshed.remove(name)
         lap("parse_stage")
         sql_runner.load_seeds(con)

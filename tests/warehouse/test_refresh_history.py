@@ -309,7 +309,7 @@ def test_a_provider_whose_pages_no_longer_parse_keeps_its_last_good_data(tmp_pat
     ]
     summary = refresh(path, broken)
     (azure,) = summary.providers
-    assert summary.exit_code == 1 and azure.status == "partial"
+    assert summary.exit_code == 3 and azure.status == "failed"  # no price of this run landed
     assert azure.failed and azure.failed[0].startswith("parse: ")
     assert snapshot_of(path, "mart_gpu_offers_current").equals(before)
 
@@ -358,3 +358,27 @@ def test_parsing_in_batches_publishes_exactly_what_one_parse_does(tmp_path, monk
     assert count(
         batched, "SELECT count(*) FROM mart_gpu_offers_current WHERE price_flag IS NOT NULL"
     ) == count(whole, "SELECT count(*) FROM mart_gpu_offers_current WHERE price_flag IS NOT NULL")
+
+
+def test_pages_that_parse_to_no_offers_keep_the_last_good_data(tmp_path):
+    path = tmp_path / "w.duckdb"
+    refresh(path, azure_demo())
+    before = snapshot_of(path, "mart_gpu_offers_current")
+    empty = [
+        Page(
+            p.provider,
+            p.endpoint,
+            p.fetched_at,
+            {**p.request, "drifted": True},
+            body={"unexpected": 1},
+        )
+        for p in azure_demo()
+    ]
+    summary = refresh(path, empty)
+    (azure,) = summary.providers
+    assert summary.exit_code == 3 and "parse to no offers" in azure.failed[0]
+    assert snapshot_of(path, "mart_gpu_offers_current").equals(before)
+    # with another provider landing, the run is partial (exit 1)
+    other = FetchFailure("gcp", "*", "", SourceUnavailable("gcp", "*", "timeout"))
+    mixed = pipeline.load_and_publish(path, {"azure": azure_demo(), "gcp": [other]}, source="t")
+    assert mixed.exit_code == 1
