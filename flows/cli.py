@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import duckdb
 import typer
 
 from connectors import registry
@@ -63,6 +64,12 @@ def run(fn, *args, **kwargs):
     except WarehouseError as exc:
         err(str(exc))
         raise typer.Exit(3 if "assertions failed" in str(exc) else 2) from None
+    except duckdb.CatalogException as exc:
+        first = str(exc).splitlines()[0]
+        err(
+            f"the warehouse lacks a relation this command reads ({first}): run `gpu-pricing refresh` first"
+        )
+        raise typer.Exit(2) from None
     except PricingError as exc:
         err(str(exc))
         raise typer.Exit(3) from None

@@ -602,9 +602,8 @@ def _onprem(
     )
     capex_source = "--capex"
     tdp_kw = None
-    needs_specs = capex is None or (power_kw is None and usd_per_kwh > 0)
-    if needs_specs:
-        specs = wh.specs(gpu, memory)
+    specs = wh.specs(gpu, memory)  # an unknown --gpu is an input error, even with --capex
+    if capex is None or (power_kw is None and usd_per_kwh > 0):
         if capex is None:
             with_capex = specs.filter(pl.col("capex_usd").is_not_null())
             if with_capex.is_empty():

@@ -175,3 +175,20 @@ def test_snapshot_export_of_an_unknown_load_is_exit_2(tmp_path, demo_warehouse):
         str(demo_warehouse),
     )
     assert result.exit_code == 2 and "nope" in result.stderr
+
+
+def test_a_warehouse_without_marts_is_exit_2_not_a_traceback(tmp_path):
+    import duckdb
+
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    for args in (["rates", "--json"], ["history", "--gpu", "H100"]):
+        result = cli(*args, "--warehouse", str(empty))
+        assert result.exit_code == 2
+        assert "gpu-pricing refresh" in result.stderr and result.stdout == ""
+
+
+def test_breakeven_onprem_rejects_an_unknown_gpu_even_with_capex_and_rate(demo_warehouse):
+    result = cli("breakeven", "onprem", "--gpu", "FOO", "--capex", "30000", "--rate", "4",
+                 "--json", "--warehouse", str(demo_warehouse))
+    assert result.exit_code == 2 and "unknown GPU" in result.stderr
