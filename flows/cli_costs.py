@@ -24,6 +24,7 @@ import typer
 from connectors.errors import InvalidInput
 from flows._output import emit_json, table
 from flows.cli import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
+from flows.config import gpu_specs
 from models import breakeven, inference, training
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
@@ -602,8 +603,12 @@ def _onprem(
     )
     capex_source = "--capex"
     tdp_kw = None
-    specs = wh.specs(gpu, memory)  # an unknown --gpu is an input error, even with --capex
+    # an unknown --gpu is an input error even when --capex and --rate make the warehouse
+    # unnecessary: checked against the seed dim_gpus is built from
+    if gpu not in {name for name, _ in gpu_specs()}:
+        raise InvalidInput(f"--gpu {gpu!r}: unknown GPU, not in dim_gpus")
     if capex is None or (power_kw is None and usd_per_kwh > 0):
+        specs = wh.specs(gpu, memory)
         if capex is None:
             with_capex = specs.filter(pl.col("capex_usd").is_not_null())
             if with_capex.is_empty():

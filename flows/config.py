@@ -177,10 +177,10 @@ def load(explicit: str | Path | None = None) -> Config:
 
 
 def parse(doc: dict[str, Any], source: Path | None = None) -> Config:
-    return _Parser(source, _gpu_specs()).config(doc)
+    return _Parser(source, gpu_specs()).config(doc)
 
 
-def _gpu_specs() -> dict[tuple[str, float], float | None]:
+def gpu_specs() -> dict[tuple[str, float], float | None]:
     """(gpu_name, gpu_memory_gib) -> dense BF16 TFLOPS (None where the part has none),
     from the seed dim_gpus is built from: config validation needs no warehouse."""
     with SEED_GPU_SPECS.open(newline="", encoding="utf-8") as fh:
