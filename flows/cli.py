@@ -16,7 +16,7 @@ import duckdb
 import typer
 
 from connectors import registry
-from connectors.errors import InvalidInput, PricingError
+from connectors.errors import InvalidInput, MissingCredentials, PricingError
 from flows._output import emit_json, err, table
 from warehouse import db
 from warehouse.errors import WarehouseError
@@ -295,32 +295,42 @@ def history(
 @snapshot_app.command("record")
 def snapshot_record(
     directory: Annotated[Path, typer.Argument(help="Where to write the snapshot.")],
+    warehouse: WarehouseOpt = None,
     providers: Annotated[str | None, typer.Option()] = None,
     regions: Annotated[str | None, typer.Option()] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Call the live APIs and write what they return, untouched, as a snapshot."""
+    """Call the live APIs and write what they return, untouched, as a snapshot.
+    Incremental endpoints (AWS spot history) start from the warehouse's watermarks when
+    the warehouse exists, as the nightly refresh would; else from their look-back window."""
 
     def body() -> int:
         from connectors import _snapshot
         from connectors._page import FetchContext, FetchFailure
+        from flows.pipeline import watermarks
 
         names = parse_providers(providers) or list(registry.PROVIDERS)
-        ctx = FetchContext(
-            regions=tuple(r.strip() for r in regions.split(",")) if regions else None
-        )
+        path = warehouse_path(warehouse)
+        region_list = tuple(r.strip() for r in regions.split(",")) if regions else None
         report = {}
         for name in names:
+            ctx = FetchContext(watermarks=watermarks(path, name), regions=region_list)
             pages, failures = [], []
             for item in registry.get(name).fetch_live(ctx):
                 (failures if isinstance(item, FetchFailure) else pages).append(item)
             written = _snapshot.write_pages(directory, pages)
+            # no credentials for an endpoint: skipped, said once, not a failure
+            skipped = [f for f in failures if isinstance(f.error, MissingCredentials)]
+            failed = [f for f in failures if f not in skipped]
             report[name] = {
                 "pages": written,
-                "failures": [f"{f.endpoint}/{f.scope}: {f.error}" for f in failures],
+                "failures": [f"{f.endpoint}/{f.scope}: {f.error}" for f in failed],
+                "skipped": [f"{f.endpoint}/{f.scope}: {f.error}" for f in skipped],
             }
             for f in failures:
-                err(f"{name} {f.endpoint}/{f.scope or '*'}: {f.error}")
+                err(
+                    f"{name} {f.endpoint}/{f.scope or '*'}: {'skipped: ' if f in skipped else ''}{f.error}"
+                )
         if json_out:
             emit_json({"snapshot": str(directory), "providers": report})
         else:
