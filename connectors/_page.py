@@ -69,12 +69,13 @@ class Page:
         return dumps(self.body)
 
     def decoded(self) -> Any:
-        return self.body if self.body is not None or self.text is None else json.loads(self.text)
+        return self.body if self.body is not None or self.text is None else orjson.loads(self.text)
 
     def compact(self) -> Page:
         """The same page holding only its JSON text (and its sha256, computed once)."""
         if self.path is not None or self.text is not None:
             return self
+        # the text once; its sha256 is computed from it when first asked for
         return Page(
             self.provider,
             self.endpoint,
@@ -82,7 +83,6 @@ class Page:
             self.request,
             source_url=self.source_url,
             text=self.payload,
-            _sha=[self.sha256],
         )
 
     @property
