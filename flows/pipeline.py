@@ -137,19 +137,27 @@ def _normalise_in_batches(con, connector) -> Normalised:
     big = connector.batched_endpoint
     others = {e: m for e, m in connector.endpoints.items() if e != big}
     rest = raw.current_pages(con, connector.name, others)
-    sizes = raw.current_pages(con, connector.name, {big: connector.endpoints[big]}, payload=False)
-    mean_bytes = sizes["payload_bytes"].mean() if sizes.height else 1
-    per_batch = max(1, int(BATCH_BYTES // max(mean_bytes or 1, 1)))
-    batches = []
-    for pages in raw.iter_current_pages(
-        con, connector.name, big, connector.endpoints[big], per_batch
-    ):
-        if rest.height:
-            pages = pl.concat([rest, pages], how="vertical_relaxed")
+    batches: list[Normalised] = []
+    pending: list[pl.DataFrame] = []
+    pending_bytes = 0
+
+    def flush() -> None:
+        nonlocal pending_bytes
+        pages = pl.concat([rest, *pending] if rest.height else pending, how="vertical_relaxed")
         batches.append(normalise(connector.parse(pages), flag_spot=False))
-        del pages
-    if not batches:  # nothing landed for the batched endpoint: parse the rest as one
-        batches.append(normalise(connector.parse(rest), flag_spot=False))
+        pending.clear()
+        pending_bytes = 0
+
+    stream = raw.iter_current_pages(con, connector.name, big, connector.endpoints[big], 16)
+    for chunk in stream:
+        pending.append(chunk)
+        pending_bytes += int(chunk["payload"].str.len_bytes().sum())
+        if pending_bytes >= BATCH_BYTES:
+            flush()
+    if pending or (not batches and rest.height):  # the tail; or only the other endpoints
+        flush()
+    if not batches:
+        raise UnexpectedResponse(connector.name, big, "no current pages to parse")
     return combine(batches)
 
 
