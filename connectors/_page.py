@@ -109,6 +109,13 @@ class FetchFailure:
     scope: str
     error: Exception
 
+    @property
+    def skipped(self) -> bool:
+        """No credentials: the scope is skipped, said once, not a failure (HOUSE_STYLE §7)."""
+        from connectors.errors import MissingCredentials
+
+        return isinstance(self.error, MissingCredentials)
+
 
 @dataclass(frozen=True)
 class FetchContext:

@@ -6,7 +6,7 @@ Messages name the provider, the endpoint and the offending value, never a creden
 
 from __future__ import annotations
 
-from warehouse.errors import WarehouseError as _WarehouseError
+from warehouse.errors import AssertionsFailed, WarehouseError  # noqa: F401 (re-exported)
 
 
 class PricingError(Exception):
@@ -39,8 +39,3 @@ class UnexpectedResponse(ConnectorError):
 
 class InvalidInput(PricingError):
     """Bad user input (a snapshot, a flag, a config value): exit code 2."""
-
-
-class WarehouseError(PricingError, _WarehouseError):
-    """The warehouse could not be read, written or published. Raised by warehouse/ as its
-    own base class (warehouse may not import connectors); catch either."""

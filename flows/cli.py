@@ -16,10 +16,10 @@ import duckdb
 import typer
 
 from connectors import registry
-from connectors.errors import InvalidInput, MissingCredentials, PricingError
+from connectors.errors import InvalidInput, PricingError
 from flows._output import emit_json, err, table
 from warehouse import db
-from warehouse.errors import WarehouseError
+from warehouse.errors import AssertionsFailed, WarehouseError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
@@ -61,9 +61,12 @@ def run(fn, *args, **kwargs):
     except (InvalidInput, ValueError) as exc:
         err(str(exc))
         raise typer.Exit(2) from None
+    except AssertionsFailed as exc:  # the refresh published nothing
+        err(str(exc))
+        raise typer.Exit(3) from None
     except WarehouseError as exc:
         err(str(exc))
-        raise typer.Exit(3 if "assertions failed" in str(exc) else 2) from None
+        raise typer.Exit(2) from None
     except duckdb.CatalogException as exc:
         first = str(exc).splitlines()[0]
         err(
@@ -320,7 +323,7 @@ def snapshot_record(
                 (failures if isinstance(item, FetchFailure) else pages).append(item)
             written = _snapshot.write_pages(directory, pages)
             # no credentials for an endpoint: skipped, said once, not a failure
-            skipped = [f for f in failures if isinstance(f.error, MissingCredentials)]
+            skipped = [f for f in failures if f.skipped]
             failed = [f for f in failures if f not in skipped]
             report[name] = {
                 "pages": written,

@@ -1,8 +1,12 @@
-"""Warehouse errors. `connectors.errors.WarehouseError` is this same class, so the whole
-tree hangs under PricingError without the warehouse importing connectors."""
+"""Warehouse errors. They sit outside connectors.errors.PricingError because warehouse/ may
+not import connectors/; `connectors.errors` re-exports them so callers see one tree."""
 
 from __future__ import annotations
 
 
 class WarehouseError(Exception):
     """The warehouse could not be read, written, validated or published."""
+
+
+class AssertionsFailed(WarehouseError):
+    """A `sql/tests/assert_*.sql` check returned rows: nothing was published (exit 3)."""

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -23,21 +23,6 @@ from warehouse.db import insert_frame, query, run
 from warehouse.schemas import raw_ddl
 
 log = logging.getLogger(__name__)
-
-
-class PageLike(Protocol):
-    provider: str
-    endpoint: str
-    fetched_at: datetime
-    request: dict[str, Any]
-    source_url: str | None
-
-    @property
-    def scope(self) -> str: ...
-    @property
-    def payload(self) -> str: ...
-    @property
-    def sha256(self) -> str: ...
 
 
 @dataclass
@@ -90,10 +75,8 @@ def land(
             load = loads[key] = Load(
                 _load_id(run_id, provider, *key), provider, key[0], key[1], _now()
             )
-        if hasattr(item, "error"):  # a FetchFailure
-            load.status = (
-                "skipped" if type(item.error).__name__ == "MissingCredentials" else "failed"
-            )
+        if hasattr(item, "error"):  # a FetchFailure: skipped (no credentials) or failed
+            load.status = "skipped" if item.skipped else "failed"
             load.error = str(item.error)
             continue
         table = f"raw_{provider}__{item.endpoint}"

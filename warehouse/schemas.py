@@ -69,10 +69,6 @@ _NOT_NULL = {
 }
 
 
-def empty_offers() -> pl.DataFrame:
-    return pl.DataFrame(schema=OFFER_SCHEMA)
-
-
 def conform(df: pl.DataFrame) -> pl.DataFrame:
     """Add missing canonical columns as nulls, cast, and order them: the parse boundary."""
     missing = [

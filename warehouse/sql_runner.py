@@ -22,7 +22,7 @@ import duckdb
 import polars as pl
 
 from warehouse.db import query, run
-from warehouse.errors import WarehouseError
+from warehouse.errors import AssertionsFailed, WarehouseError
 from warehouse.schemas import SEED_DDL
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
@@ -120,5 +120,5 @@ def assert_healthy(
         detail = "; ".join(
             f"{r.name}: {r.failures} row(s), e.g. {r.sample.head(1).to_dicts()}" for r in bad
         )
-        raise WarehouseError(f"warehouse assertions failed, nothing published: {detail}")
+        raise AssertionsFailed(f"warehouse assertions failed, nothing published: {detail}")
     return results

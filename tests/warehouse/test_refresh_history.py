@@ -200,7 +200,7 @@ def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
     tmp_path, monkeypatch
 ):
     from warehouse import sql_runner
-    from warehouse.errors import WarehouseError
+    from warehouse.errors import AssertionsFailed
 
     path = tmp_path / "w.duckdb"
     refresh(path, azure_demo())
@@ -212,7 +212,7 @@ def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
     (sql / "tests" / "assert_always_fails.sql").write_text("select 1 as broken")
     monkeypatch.setattr(sql_runner, "SQL_DIR", sql)
     monkeypatch.setattr(sql_runner.assert_healthy, "__defaults__", (sql,))
-    with pytest.raises(WarehouseError, match="assert_always_fails"):
+    with pytest.raises(AssertionsFailed, match="assert_always_fails"):
         refresh(
             path,
             with_price(
