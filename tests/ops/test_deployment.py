@@ -266,8 +266,10 @@ def test_the_scheduler_creates_a_run_by_itself_and_it_completes(server, tmp_path
     cfg.write_text(EVERY_MINUTE)
     warehouse = tmp_path / "w.duckdb"
     log = tmp_path / "serve.log"
+    # as a user runs it: Prefect's log level left to `gpu-pricing` (run logs at INFO)
+    env = {k: v for k, v in server.env.items() if k != "PREFECT_LOGGING_LEVEL"}
     serving = serve_cli(
-        server.env,
+        env,
         tmp_path,
         log,
         *("--config", str(cfg), "--warehouse", str(warehouse), "--snapshot", "demo"),
@@ -297,6 +299,16 @@ def test_the_scheduler_creates_a_run_by_itself_and_it_completes(server, tmp_path
     run = done[0]
     assert run["auto_scheduled"] is True  # made by the scheduler, not by hand
     assert run["state"]["type"] == "COMPLETED", f"{run['state']}\n{log.read_text()}"
+    # the run's own log reached Prefect: per-provider counts and durations
+    deadline = time.monotonic() + 20  # the run's log is sent in batches
+    while True:
+        logs = server.post("/logs/filter", {"logs": {"flow_run_id": {"any_": [run["id"]]}}})
+        messages = [entry["message"] for entry in logs]
+        if any(m.startswith("azure: ok") for m in messages) or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert any(m.startswith("azure: fetched 17 page(s) in ") for m in messages), messages
+    assert any(m.startswith("azure: ok, 17 pages (0 unchanged)") for m in messages), messages
     con = db.connect_readonly(warehouse)  # the run published the warehouse
     try:
         assert db.run(con, "SELECT source, providers, status FROM _runs") == [
