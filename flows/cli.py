@@ -1,4 +1,4 @@
-"""`gpu-pricing`: the command line (CONTRACT §1).
+"""`gpu-pricing`: the command line.
 
 Exit codes: 0 ok, 1 partial (some sources failed, others landed), 2 usage or input
 error, 3 nothing landed. With --json, stdout carries exactly one JSON document.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Annotated
 
@@ -21,7 +22,12 @@ from flows._output import emit_json, err, table
 from warehouse import db
 from warehouse.errors import AssertionsFailed, WarehouseError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help=__doc__,
+    pretty_exceptions_show_locals=False,  # locals may hold credentials
+)
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
 app.add_typer(snapshot_app, name="snapshot")
 
@@ -54,28 +60,75 @@ def parse_providers(value: str | None) -> list[str] | None:
     return names
 
 
+DEBUG = False  # --debug: tracebacks with the error lines
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("gpu-pricing")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"gpu-pricing {_version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _global(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the traceback of an error, and Prefect's logs.")
+    ] = False,
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", is_eager=True, callback=_print_version
+        ),
+    ] = False,
+) -> None:
+    global DEBUG
+    DEBUG = debug
+    if debug:
+        os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
+        logging.getLogger().setLevel(logging.INFO)
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    if DEBUG:
+        traceback.print_exc()
+    err(message)
+    return typer.Exit(code)
+
+
 def run(fn, *args, **kwargs):
-    """Call a command body, mapping our errors to the contract's exit codes."""
+    """Call a command body, mapping errors to the contract's exit codes with one line on
+    stderr (and the traceback with --debug)."""
     try:
         return fn(*args, **kwargs)
     except (InvalidInput, ValueError) as exc:
-        err(str(exc))
-        raise typer.Exit(2) from None
+        raise _fail(str(exc), 2) from None
     except AssertionsFailed as exc:  # the refresh published nothing
-        err(str(exc))
-        raise typer.Exit(3) from None
+        raise _fail(str(exc), 3) from None
     except WarehouseError as exc:
-        err(str(exc))
-        raise typer.Exit(2) from None
+        raise _fail(str(exc), 2) from None
     except duckdb.CatalogException as exc:
         first = str(exc).splitlines()[0]
-        err(
-            f"the warehouse lacks a relation this command reads ({first}): run `gpu-pricing refresh` first"
-        )
-        raise typer.Exit(2) from None
+        raise _fail(
+            f"the warehouse lacks a relation this command reads ({first}): "
+            "run `gpu-pricing refresh` first",
+            2,
+        ) from None
     except PricingError as exc:
-        err(str(exc))
-        raise typer.Exit(3) from None
+        raise _fail(str(exc), 3) from None
+    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a bug, not the user's doing: one line, details with --debug
+        first = (str(exc).splitlines() or [""])[0]
+        raise _fail(
+            f"unexpected {type(exc).__name__}: {first} (rerun with --debug for the traceback)",
+            1,
+        ) from None
 
 
 def open_readonly(path: Path):
@@ -115,7 +168,8 @@ def refresh(
     ] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Run the refresh flow (Prefect): fetch, land raw, normalise, publish, check alerts."""
+    """Refresh: fetch, land raw, normalise, publish, check alerts. Runs as a Prefect flow
+    when a Prefect API is configured (PREFECT_API_URL), else directly (no server to start)."""
 
     def body() -> int:
         from connectors import _snapshot
@@ -126,15 +180,24 @@ def refresh(
         names = parse_providers(providers)
         if snapshot is not None:
             _snapshot.resolve(snapshot)  # a bad path is a usage error, before Prefect starts
+        db.check_openable(path)  # held read-write elsewhere, or not a DuckDB file: exit 2
+        # Prefect's console logs off (a failure is one line here; its traceback with
+        # --debug); run logs still reach the Prefect API
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "CRITICAL")
+        from flows import progress
+        from flows.refresh import prefect_api_url, refresh_direct
         from flows.refresh import refresh as refresh_flow
 
-        summary = refresh_flow(
-            warehouse=str(path),
-            snapshot=snapshot,
-            providers=names,
-            regions=[r.strip() for r in regions.split(",")] if regions else None,
-            config=str(cfg.source) if cfg.source else None,
-        )
+        run_refresh = refresh_flow if prefect_api_url() else refresh_direct
+        reporter = progress.RichReporter() if sys.stderr.isatty() else progress.Reporter()
+        with progress.reporting(reporter):
+            summary = run_refresh(
+                warehouse=str(path),
+                snapshot=snapshot,
+                providers=names,
+                regions=[r.strip() for r in regions.split(",")] if regions else None,
+                config=str(cfg.source) if cfg.source else None,
+            )
         con = db.connect_readonly(path)
         try:
             cheapest = db.query(con, CHEAPEST_SQL)
@@ -161,9 +224,9 @@ def rates(
     pricing: Annotated[
         str | None, typer.Option(help="on_demand | spot | reserved_1y | reserved_3y")
     ] = None,
-    provider: Annotated[str | None, typer.Option()] = None,
-    region: Annotated[str | None, typer.Option()] = None,
-    limit: Annotated[int, typer.Option(min=1)] = 50,
+    provider: Annotated[str | None, typer.Option(help="Provider, e.g. aws, azure, coreweave")] = None,
+    region: Annotated[str | None, typer.Option(help="Region as the provider names it, e.g. eastus")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many rows")] = 50,
     json_out: JsonOpt = False,
 ) -> None:
     """Current per-GPU-hour rates, cheapest first."""
@@ -233,9 +296,12 @@ def rates(
 def history(
     gpu: Annotated[str, typer.Option(help="GPU name, e.g. H100")],
     warehouse: WarehouseOpt = None,
-    memory: Annotated[float | None, typer.Option()] = None,
-    pricing: Annotated[str | None, typer.Option()] = None,
-    provider: Annotated[str | None, typer.Option()] = None,
+    memory: Annotated[float | None, typer.Option(help="GPU memory in GiB, e.g. 80")] = None,
+    pricing: Annotated[
+        str | None,
+        typer.Option(help="on_demand | spot (every spot price point) | reserved_1y | reserved_3y"),
+    ] = None,
+    provider: Annotated[str | None, typer.Option(help="Provider, e.g. aws, azure")] = None,
     since: Annotated[str | None, typer.Option(help="YYYY-MM-DD")] = None,
     json_out: JsonOpt = False,
 ) -> None:
@@ -299,8 +365,10 @@ def history(
 def snapshot_record(
     directory: Annotated[Path, typer.Argument(help="Where to write the snapshot.")],
     warehouse: WarehouseOpt = None,
-    providers: Annotated[str | None, typer.Option()] = None,
-    regions: Annotated[str | None, typer.Option()] = None,
+    providers: Annotated[
+        str | None, typer.Option(help="Comma-separated providers (default: all).")
+    ] = None,
+    regions: Annotated[str | None, typer.Option(help="Comma-separated regions to fetch.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Call the live APIs and write what they return, untouched, as a snapshot.
@@ -350,7 +418,10 @@ def snapshot_record(
 def snapshot_export(
     directory: Annotated[Path, typer.Argument(help="Where to write the snapshot.")],
     warehouse: WarehouseOpt = None,
-    load_id: Annotated[str | None, typer.Option("--load-id")] = None,
+    load_id: Annotated[
+        str | None,
+        typer.Option("--load-id", help="Only this load (a `_loads.load_id`; default: every load)"),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Write raw payloads already in the warehouse back out as a snapshot."""
@@ -389,7 +460,9 @@ _register_ops(app)
 
 def main() -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    # run logs at INFO reach the Prefect API (a served run's log); how much of them the
+    # console shows is up to each command (refresh: none, serve: INFO, --debug: INFO)
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     # no usage telemetry from a nightly job; it also races the ephemeral server's SQLite
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)

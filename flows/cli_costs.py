@@ -732,6 +732,10 @@ def breakeven_spot(
         doc = {
             "gpu": name,
             "gpu_memory_gib": memory,
+            # both rates are per GPU-hour; the *_usd_per_hour keys are the former names,
+            # kept as aliases for one release
+            "spot_rate_usd_per_gpu_hour": result["spot_rate_usd_per_hour"],
+            "on_demand_rate_usd_per_gpu_hour": result["on_demand_rate_usd_per_hour"],
             **result,
             "spot_offer": offers["spot"],
             "on_demand_offer": offers["on_demand"],
@@ -745,6 +749,20 @@ def breakeven_spot(
     run(body)
 
 
+def _break_even_text(doc: dict[str, Any]) -> str:
+    spot_with_overhead = doc["spot_rate_usd_per_gpu_hour"] * (1 + doc["checkpoint_overhead"])
+    if spot_with_overhead >= doc["on_demand_rate_usd_per_gpu_hour"]:
+        return (
+            f"none: spot is not cheaper than on-demand at any preemption rate "
+            f"({spot_with_overhead:.4f} USD/GPU-hour with checkpoint overhead, even with "
+            "no preemptions)"
+        )
+    return (
+        f"{doc['break_even_preemption_rate_per_hour']:.4f} preemptions per hour "
+        "(spot is cheaper below)"
+    )
+
+
 def _print_spot(doc: dict[str, Any]) -> None:
     def source(key: str) -> str:
         offer = doc[f"{key}_offer"]
@@ -752,10 +770,10 @@ def _print_spot(doc: dict[str, Any]) -> None:
 
     print(f"Spot vs on-demand{' for ' + doc['gpu'] if doc['gpu'] else ''}:")
     lines = [
-        ("spot", f"{doc['spot_rate_usd_per_hour']:.4f} USD/GPU-hour ({source('spot')})"),
+        ("spot", f"{doc['spot_rate_usd_per_gpu_hour']:.4f} USD/GPU-hour ({source('spot')})"),
         (
             "on-demand",
-            f"{doc['on_demand_rate_usd_per_hour']:.4f} USD/GPU-hour ({source('on_demand')})",
+            f"{doc['on_demand_rate_usd_per_gpu_hour']:.4f} USD/GPU-hour ({source('on_demand')})",
         ),
         ("discount", f"{doc['spot_discount']:.1%}"),
         (
@@ -763,11 +781,7 @@ def _print_spot(doc: dict[str, Any]) -> None:
             f"{doc['checkpoint_overhead']:.0%} overhead, every "
             f"{doc['checkpoint_interval_hours']:g} h",
         ),
-        (
-            "break-even",
-            f"{doc['break_even_preemption_rate_per_hour']:.4f} preemptions per hour "
-            "(spot is cheaper below)",
-        ),
+        ("break-even", _break_even_text(doc)),
     ]
     if doc["preemption_rate_per_hour"] is not None:
         lines += [

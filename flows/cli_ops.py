@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from connectors.errors import InvalidInput
 from flows._output import emit_json, err, table
 
 ConfigOpt = Annotated[
@@ -35,13 +36,23 @@ def register(app: typer.Typer) -> None:
         record them in alert_events. Exit 1 when a notification could not be delivered."""
 
         def body() -> int:
+            import logging
+
             import polars as pl
 
-            from flows import alerts
+            from flows import alerts, cli
             from flows.config import load
 
             cfg = load(config)
-            result = alerts.check(cfg.warehouse_path(warehouse), cfg)
+            # each failed delivery is said once, below (the library also logs it, for
+            # served runs); --debug keeps both
+            quiet = logging.getLogger(alerts.__name__)
+            if not cli.DEBUG:
+                quiet.setLevel(logging.ERROR)
+            try:
+                result = alerts.check(cfg.warehouse_path(warehouse), cfg)
+            finally:
+                quiet.setLevel(logging.NOTSET)
             if json_out:
                 emit_json(result.to_dict())
             else:
@@ -67,9 +78,8 @@ def register(app: typer.Typer) -> None:
                 for t in result.fired:
                     print(f"  {t.state}: {t.message}")
                 for d in result.deliveries:
-                    print(
-                        f"  -> {d.target}: {'delivered' if d.delivered else 'FAILED ' + (d.error or '')} ({d.rule})"
-                    )
+                    if d.delivered:  # failures: one line each on stderr, below
+                        print(f"  -> {d.target}: delivered ({d.rule})")
             for d in result.failed_deliveries:
                 err(f"alert {d.rule}: delivery to {d.target} failed: {d.error} (retried next run)")
             return 1 if result.failed_deliveries else 0
@@ -127,7 +137,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Register the nightly refresh deployment and serve it until interrupted.
 
-        Cron and time zone come from the config's [schedule]; one run at a time."""
+        Cron and time zone come from the config's \\[schedule] table; one run at a time."""
 
         def body() -> None:
             from connectors import _snapshot
@@ -136,7 +146,23 @@ def register(app: typer.Typer) -> None:
             cfg = load(config)  # before Prefect is even imported
             if snapshot is not None:
                 _snapshot.resolve(snapshot)
-            from flows.refresh import serve_nightly
+            import os
+
+            # served runs: their logs (and those of our own modules) go to the Prefect API
+            # and to this console
+            os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO")
+            os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "flows,connectors,warehouse")
+            os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
+            from flows.refresh import prefect_api_url, serve_nightly
+
+            if not prefect_api_url():
+                # without a server, Prefect's temporary one cannot hold a schedule: serve
+                # would idle forever ("Cannot schedule flows on an ephemeral server")
+                raise InvalidInput(
+                    "serve needs a Prefect server to hold the schedule: start one with "
+                    "`prefect server start`, then set PREFECT_API_URL=http://127.0.0.1:4200/api "
+                    "(in the environment, or `prefect config set PREFECT_API_URL=...`)"
+                )
 
             serve_nightly(
                 cfg, name=name, warehouse=cfg.warehouse_path(warehouse), snapshot=snapshot

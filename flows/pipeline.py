@@ -22,6 +22,7 @@ from connectors import _snapshot, registry
 from connectors._normalise import Normalised, combine, normalise
 from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.errors import PricingError, UnexpectedResponse
+from flows import progress
 from warehouse import db, history, raw, sql_runner, staging
 from warehouse.db import run
 from warehouse.schemas import staging_ddl, staging_migrations
@@ -41,6 +42,9 @@ class ProviderSummary:
     failed: list[str] = field(default_factory=list)  # "endpoint/scope: error"
     skipped: list[str] = field(default_factory=list)
     parse_failed: bool = False  # pages landed, but no offers could be staged from them
+    fetch_seconds: float = 0.0  # set by the caller that fetched (flows.refresh)
+    land_seconds: float = 0.0
+    stage_seconds: float = 0.0  # parse, normalise, stage, quarantine
 
     @property
     def status(self) -> str:
@@ -223,6 +227,7 @@ def load_and_publish(
         now = time.perf_counter()
         timings[stage] = timings.get(stage, 0.0) + now - clock
         clock = now
+        progress.done_now("warehouse", stage, timings[stage])
 
     with db.building(path) as con:
         lap("copy")
@@ -242,7 +247,9 @@ def load_and_publish(
             connector = registry.get(name)
             summary = summaries[name] = ProviderSummary(name)
             # pop: the pages are in the warehouse now, and parse reads them back from raw
-            loads = raw.land(con, run_id, name, connector.endpoints, fetched.pop(name))
+            with progress.step(name, "land") as landing:
+                loads = raw.land(con, run_id, name, connector.endpoints, fetched.pop(name))
+            summary.land_seconds = round(landing.seconds, 3)
             for load in loads:
                 summary.fetched += load.pages
                 summary.unchanged += load.pages_unchanged
@@ -259,7 +266,8 @@ def load_and_publish(
         lap("land")
         for name in list(refreshed):
             try:
-                _stage_provider(con, run_id, name, summaries[name])
+                with progress.step(name, "parse/stage") as staging_step:
+                    _stage_provider(con, run_id, name, summaries[name])
             except (PricingError, pl.exceptions.PolarsError) as exc:
                 # a provider whose pages no longer parse keeps its last staged offers (and
                 # its history stays open); the others still publish
@@ -267,6 +275,8 @@ def load_and_publish(
                 summaries[name].failed.append(f"parse: {exc}")
                 summaries[name].parse_failed = True
                 refreshed.remove(name)
+            finally:
+                summaries[name].stage_seconds = round(staging_step.seconds, 3)
         lap("parse_stage")
         sql_runner.load_seeds(con)
         sql_runner.build_views(con)

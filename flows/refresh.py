@@ -1,48 +1,105 @@
-"""The nightly refresh flow: fetch every provider concurrently, then one writer lands,
-parses, stages, merges history, rebuilds views, asserts and publishes.
+"""The refresh: fetch every provider concurrently, then one writer lands, parses, stages,
+merges history, rebuilds views, asserts and publishes.
 
-Retries (exponential backoff with jitter) sit on the fetch task only, and only for
-retryable errors; a provider whose fetch fails is recorded in `_loads` and the others go
-on. Every run leaves a table artifact and a markdown summary (with the cheapest offers
-and the alert outcome). After publishing, the budgets and rate rules of gpu-pricing.toml
-are checked (flows.alerts); an alert failure is logged and never fails the refresh.
+One body (`_refresh`) runs two ways:
+- as the Prefect flow `refresh` (served nightly, or from the command line when a Prefect
+  API is configured), with each step a task, so runs, logs and artifacts are visible;
+- directly (`refresh_direct`, the command line without a Prefect API), calling the same
+  step functions without an orchestrator: no temporary Prefect server to start for a
+  job of a few seconds.
+
+Retries (exponential backoff with jitter) sit on the fetch step only, and only for
+retryable errors, with the same policy both ways; a provider whose fetch fails is recorded
+in `_loads` and the others go on. A flow run leaves a table artifact and a markdown
+summary (with the cheapest offers and the alert outcome). After publishing, the budgets
+and rate rules of gpu-pricing.toml are checked (flows.alerts); an alert failure is logged
+and never fails the refresh.
 """
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.tasks import exponential_backoff
+from prefect.utilities.math import clamped_poisson_interval
 
 from connectors._page import FetchContext, FetchFailure
-from connectors.errors import SourceUnavailable
-from flows import alerts, pipeline, report
+from connectors.errors import InvalidInput, SourceUnavailable
+from flows import alerts, pipeline, progress, report
 from flows.config import Config
 from flows.config import load as load_config
+
+# the fetch retry policy, for the Prefect task and the direct run alike: two retries after
+# ~10 s and ~20 s (each delay spread +-50%), only for SourceUnavailable (timeouts, 5xx, 429)
+FETCH_RETRIES = 2
+FETCH_RETRY_DELAYS = exponential_backoff(backoff_factor=10)(FETCH_RETRIES)
+FETCH_RETRY_JITTER = 0.5
+
+
+def retryable(exc: BaseException) -> bool:
+    return isinstance(exc, SourceUnavailable)
 
 
 def _retryable(task, task_run, state) -> bool:  # Prefect's retry_condition_fn signature
     try:
         state.result()
-    except SourceUnavailable:
-        return True
-    except Exception:
-        return False
+    except Exception as exc:
+        return retryable(exc)
     return False
 
 
+@dataclass
+class Fetched:
+    pages: list
+    seconds: float
+
+
+def fetch_step(provider: str, snapshot: str | None, ctx: FetchContext, log) -> Fetched:
+    with progress.step(provider, "fetch") as step:
+        pages = pipeline.fetch_pages(provider, snapshot, ctx)
+        step.note = f"{sum(not isinstance(p, FetchFailure) for p in pages)} page(s)"
+    log.info("%s: fetched %s in %.1f s", provider, step.note, step.seconds)
+    return Fetched(pages, round(step.seconds, 3))
+
+
+def fetch_with_retries(
+    provider: str,
+    snapshot: str | None,
+    ctx: FetchContext,
+    log: logging.Logger | logging.LoggerAdapter,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Fetched:
+    """The fetch task's retry policy without Prefect: same attempts, delays, jitter and
+    condition."""
+    for delay in [*FETCH_RETRY_DELAYS, None]:
+        try:
+            return fetch_step(provider, snapshot, ctx, log)
+        except Exception as exc:
+            if delay is None or not retryable(exc):
+                raise
+            wait = clamped_poisson_interval(delay, clamping_factor=FETCH_RETRY_JITTER)
+            log.warning("fetch %s failed (%s); retrying in %.0f s", provider, exc, wait)
+            sleep(wait)
+    raise AssertionError("unreachable")  # the last attempt returns or raises
+
+
 @task(
-    retries=2,
-    retry_delay_seconds=exponential_backoff(backoff_factor=10),
-    retry_jitter_factor=0.5,
+    retries=FETCH_RETRIES,
+    retry_delay_seconds=FETCH_RETRY_DELAYS,
+    retry_jitter_factor=FETCH_RETRY_JITTER,
     retry_condition_fn=_retryable,
     task_run_name="fetch-{provider}",
 )
-def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> list:
-    return pipeline.fetch_pages(provider, snapshot, ctx)
+def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> Fetched:
+    return fetch_step(provider, snapshot, ctx, get_run_logger())
 
 
 @task(task_run_name="load-and-publish")
@@ -58,13 +115,15 @@ def summary_markdown(summary: pipeline.RunSummary) -> str:
         f"History: {summary.history.get('opened', 0)} price periods opened, "
         f"{summary.history.get('closed', 0)} closed.",
         "",
-        "| provider | status | pages | unchanged | offers | rejected | excluded | unknown GPU |",
-        "|---|---|---|---|---|---|---|---|",
+        "| provider | status | pages | unchanged | offers | rejected | excluded | unknown GPU "
+        "| fetch s | land s | parse/stage s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in summary.providers:
         lines.append(
             f"| {p.provider} | {p.status} | {p.fetched} | {p.unchanged} | {p.loaded} | "
-            f"{p.rejected} | {p.excluded} | {p.unknown_gpu} |"
+            f"{p.rejected} | {p.excluded} | {p.unknown_gpu} "
+            f"| {p.fetch_seconds:.2f} | {p.land_seconds:.2f} | {p.stage_seconds:.2f} |"
         )
     for p in summary.providers:
         for failure in p.failed:
@@ -79,6 +138,99 @@ def check_alerts(path: Path, cfg: Config) -> alerts.CheckResult:
     return alerts.check(path, cfg)
 
 
+def _refresh(
+    warehouse: str | None,
+    snapshot: str | None,
+    providers: list[str] | None,
+    regions: list[str] | None,
+    config: str | None,
+    *,
+    orchestrated: bool,
+) -> pipeline.RunSummary:
+    """The refresh, with each step a Prefect task (`orchestrated`, inside the flow) or a
+    plain call."""
+    log = get_run_logger() if orchestrated else logging.getLogger("flows.refresh")
+    cfg = load_config(config)  # a bad config fails here, before the warehouse is touched
+    path = cfg.warehouse_path(warehouse)
+    names = providers or cfg.provider_names()
+    contexts = {
+        name: FetchContext(
+            watermarks=pipeline.watermarks(path, name),
+            regions=tuple(regions) if regions else cfg.regions_for(name),
+        )
+        for name in names
+    }
+    if orchestrated:
+        futures = {n: fetch_provider.submit(n, snapshot, ctx) for n, ctx in contexts.items()}
+        wait = {n: f.result for n, f in futures.items()}
+    else:
+        pool = ThreadPoolExecutor(max_workers=max(1, len(contexts)))
+        jobs = {
+            n: pool.submit(fetch_with_retries, n, snapshot, ctx, log) for n, ctx in contexts.items()
+        }
+        pool.shutdown(wait=False)
+        wait = {n: j.result for n, j in jobs.items()}
+    fetched: dict[str, list] = {}
+    seconds: dict[str, float] = {}
+    bad_input: InvalidInput | None = None
+    for name, result in wait.items():
+        try:
+            done = result()
+            fetched[name], seconds[name] = done.pages, done.seconds
+        except InvalidInput as exc:  # an unreadable snapshot: the user's input, not a source
+            bad_input = bad_input or exc
+        except Exception as exc:  # one failing provider does not fail the others
+            log.error("fetch %s failed: %s", name, exc)
+            fetched[name] = [FetchFailure(name, "*", "", exc)]
+    if bad_input is not None:
+        raise bad_input  # before anything is landed: the published warehouse stays as it was
+    source = snapshot or "live"
+    if orchestrated:
+        summary = load_and_publish(path, fetched, source)
+    else:
+        summary = pipeline.load_and_publish(path, fetched, source=source)
+    for p in summary.providers:
+        p.fetch_seconds = seconds.get(p.provider, 0.0)
+    try:  # the refresh is published: an alert problem is logged, never fatal
+        checked = check_alerts(path, cfg) if orchestrated else alerts.check(path, cfg)
+    except Exception as exc:
+        log.error("alerts check failed (the refresh itself is published): %s", exc)
+        checked = None
+    if orchestrated:
+        create_table_artifact(
+            key="gpu-pricing-refresh",
+            table=[
+                {
+                    **vars(p),
+                    "status": p.status,
+                    "failed": "; ".join(p.failed),
+                    "skipped": "; ".join(p.skipped),
+                }
+                for p in summary.providers
+            ],
+            description=f"Refresh {summary.run_id}",
+        )
+        create_markdown_artifact(
+            key="gpu-pricing-refresh-summary",
+            markdown=summary_markdown(summary) + "\n\n" + report.refresh_markdown(path, checked),
+        )
+    for p in summary.providers:
+        log.info(
+            "%s: %s, %d pages (%d unchanged), %d offers, %d rejected; "
+            "fetch %.1f s, land %.1f s, parse/stage %.1f s",
+            p.provider,
+            p.status,
+            p.fetched,
+            p.unchanged,
+            p.loaded,
+            p.rejected,
+            p.fetch_seconds,
+            p.land_seconds,
+            p.stage_seconds,
+        )
+    return summary
+
+
 @flow(name="gpu-pricing-refresh", log_prints=False)
 def refresh(
     warehouse: str | None = None,
@@ -87,58 +239,26 @@ def refresh(
     regions: list[str] | None = None,
     config: str | None = None,
 ) -> pipeline.RunSummary:
-    log = get_run_logger()
-    cfg = load_config(config)  # a bad config fails here, before the warehouse is touched
-    path = cfg.warehouse_path(warehouse)
-    names = providers or cfg.provider_names()
-    futures = {}
-    for name in names:
-        ctx = FetchContext(
-            watermarks=pipeline.watermarks(path, name),
-            regions=tuple(regions) if regions else cfg.regions_for(name),
-        )
-        futures[name] = fetch_provider.submit(name, snapshot, ctx)
-    fetched: dict[str, list] = {}
-    for name, future in futures.items():
-        try:
-            fetched[name] = future.result()
-        except Exception as exc:  # one failing provider does not fail the others
-            log.error("fetch %s failed: %s", name, exc)
-            fetched[name] = [FetchFailure(name, "*", "", exc)]
-    summary = load_and_publish(path, fetched, snapshot or "live")
-    try:  # the refresh is published: an alert problem is logged, never fatal
-        checked = check_alerts(path, cfg)
-    except Exception as exc:
-        log.error("alerts check failed (the refresh itself is published): %s", exc)
-        checked = None
-    create_table_artifact(
-        key="gpu-pricing-refresh",
-        table=[
-            {
-                **vars(p),
-                "status": p.status,
-                "failed": "; ".join(p.failed),
-                "skipped": "; ".join(p.skipped),
-            }
-            for p in summary.providers
-        ],
-        description=f"Refresh {summary.run_id}",
-    )
-    create_markdown_artifact(
-        key="gpu-pricing-refresh-summary",
-        markdown=summary_markdown(summary) + "\n\n" + report.refresh_markdown(path, checked),
-    )
-    for p in summary.providers:
-        log.info(
-            "%s: %s, %d pages (%d unchanged), %d offers, %d rejected",
-            p.provider,
-            p.status,
-            p.fetched,
-            p.unchanged,
-            p.loaded,
-            p.rejected,
-        )
-    return summary
+    return _refresh(warehouse, snapshot, providers, regions, config, orchestrated=True)
+
+
+def refresh_direct(
+    warehouse: str | None = None,
+    snapshot: str | None = None,
+    providers: list[str] | None = None,
+    regions: list[str] | None = None,
+    config: str | None = None,
+) -> pipeline.RunSummary:
+    """The same refresh without Prefect (no API configured: nothing would keep the run)."""
+    return _refresh(warehouse, snapshot, providers, regions, config, orchestrated=False)
+
+
+def prefect_api_url() -> str | None:
+    """The Prefect API this process talks to (env, profile or .env), or None: then Prefect
+    would start a temporary local server for each flow run."""
+    from prefect.settings import get_current_settings
+
+    return get_current_settings().api.url or None
 
 
 def serve_nightly(cfg: Config, *, name: str, warehouse: Path, snapshot: str | None) -> None:

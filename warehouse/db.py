@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,13 +37,49 @@ def default_path() -> Path:
     return Path(os.environ.get(ENV_VAR) or Path.cwd() / DEFAULT_RELATIVE)
 
 
+def explain(path: Path, exc: duckdb.Error) -> WarehouseError:
+    """One line that says what is wrong with the file and what to do, from DuckDB's error."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if "Conflicting lock" in text:
+        holder = re.search(r"held in (.+?)(?: \(PID (\d+)\))?(?: by user| See also|\.? *$)", text)
+        who = ""
+        if holder:
+            who = f" ({holder.group(1)}" + (f", PID {holder.group(2)}" if holder.group(2) else "") + ")"
+        return WarehouseError(
+            f"warehouse {path} is open read-write in another process{who}: close that "
+            "connection, or open the file read-only (`duckdb -readonly`, "
+            "`duckdb.connect(path, read_only=True)`); nothing was changed"
+        )
+    if "not a valid DuckDB database" in text or "Could not read enough bytes" in text:
+        return WarehouseError(
+            f"warehouse {path} is not a readable DuckDB file (truncated or corrupt: {text}); "
+            "it was left as it is: restore it from a backup, or move it aside and refresh "
+            "to start a new one"
+        )
+    return WarehouseError(f"warehouse {path} cannot be opened: {text}")
+
+
 def connect_readonly(path: Path) -> duckdb.DuckDBPyConnection:
     if not path.exists():
         raise WarehouseError(f"warehouse {path} does not exist: run `gpu-pricing refresh` first")
     try:
         return duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
-        raise WarehouseError(f"warehouse {path} cannot be opened: {exc}") from exc
+        raise explain(path, exc) from exc
+
+
+def check_openable(path: Path) -> None:
+    """Before a refresh: the published file (if any) opens and reads, so a file held
+    read-write elsewhere or a corrupt file is reported as such, before any work."""
+    if not Path(path).exists():
+        return
+    con = connect_readonly(Path(path))
+    try:
+        run(con, "SELECT count(*) FROM duckdb_tables()")
+    except duckdb.Error as exc:
+        raise explain(path, exc) from exc
+    finally:
+        con.close()
 
 
 def run(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> list[tuple]:
@@ -115,6 +152,7 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     nxt_wal = nxt.with_name(nxt.name + ".wal")
     with _exclusive_lock(path):
         _remove(nxt, nxt_wal)
+        check_openable(path)  # never publish over a file held read-write elsewhere
         if path.exists():
             shutil.copyfile(path, nxt)
         try:
@@ -123,7 +161,7 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             )
         except duckdb.Error as exc:
             _remove(nxt, nxt_wal)
-            raise WarehouseError(f"cannot open {nxt}: {exc}") from exc
+            raise explain(path, exc) from exc
         try:
             # one checkpoint at the end instead of one per 16 MB of WAL: a refresh lands
             # hundreds of MB of raw payload, and the copy is discarded on failure anyway

@@ -246,3 +246,29 @@ def test_the_alerts_check_command_prints_one_json_document_and_exits_1_on_a_fail
     second = CliRunner().invoke(app, args)
     assert second.exit_code == 0
     assert json.loads(second.stdout)["deliveries"][0]["delivered"] is True
+
+
+def test_a_failed_delivery_is_said_once(demo_copy, httpserver, monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    monkeypatch.setenv("HOOK_URL", f"json://127.0.0.1:{httpserver.port}/hook")
+    httpserver.expect_request("/hook").respond_with_response(Response("down", 500))
+    cfg = tmp_path / "gpu-pricing.toml"
+    cfg.write_text(
+        '[[notify]]\nname = "hook"\nurl_env = "HOOK_URL"\n\n[[rules]]\nname = "h100"\n'
+        'kind = "price_above"\ngpu = "H100"\nmemory_gib = 80\nusd_per_gpu_hour = 12.0\n'
+        'providers = ["azure"]\n'
+    )
+    logging.getLogger().addHandler(handler := logging.StreamHandler())  # as the CLI's main()
+    try:
+        result = CliRunner().invoke(
+            app, ["alerts", "check", "--config", str(cfg), "--warehouse", str(demo_copy)]
+        )
+    finally:
+        logging.getLogger().removeHandler(handler)
+    assert result.exit_code == 1
+    said = (result.stdout + result.stderr).lower()
+    assert said.count("internal server error") == 1, said  # the error, said once
+    assert "alert rate:h100: delivery to hook failed" in result.stderr

@@ -1,8 +1,10 @@
 """The nightly deployment against a real Prefect server on loopback: prefect.yaml
 registers it on a work pool; `gpu-pricing serve` registers it with the config's schedule,
-and a triggered run completes against the demo snapshot.
+a triggered run completes against the demo snapshot, and a deployment with an
+every-minute cron gets a run from the server's scheduler by itself, which completes.
 
-Slow (a server start is 10-25 s on a 2-core machine, a flow run ~15 s) but it runs in CI.
+Slow (a server start is 10-25 s on a 2-core machine, a flow run ~15 s, the scheduled run
+waits up to a minute for its cron) but it runs in CI.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ class Server:
             PREFECT_LOGGING_LEVEL="WARNING",
         )
         self.log = root / "server.log"
+        self.started = time.monotonic()
         self.proc = subprocess.Popen(
             [
                 str(BIN / "prefect"),
@@ -133,6 +136,27 @@ def server(tmp_path_factory):
         stop(srv.proc)
 
 
+def serve_cli(env: dict, cwd: Path, log: Path, *args: str) -> subprocess.Popen:
+    """`gpu-pricing serve ARGS` in its own process group, output to `log`."""
+    return subprocess.Popen(
+        [str(BIN / "gpu-pricing"), "serve", *args],
+        env=env,
+        cwd=cwd,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def wait_registered(server: Server, name: str, serving: subprocess.Popen, log: Path) -> dict:
+    deadline = time.monotonic() + 90
+    while (found := server.deployment(name)) is None:
+        assert serving.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, f"not registered: {log.read_text()}"
+        time.sleep(1)
+    return found
+
+
 def schedule_of(deployment: dict) -> tuple[str, str, bool]:
     [s] = deployment["schedules"]
     return s["schedule"]["cron"], s["schedule"]["timezone"], s["active"]
@@ -166,31 +190,15 @@ def test_serve_uses_the_config_schedule_and_a_triggered_run_completes(server, tm
     cfg.write_text(SERVED_CONFIG)
     warehouse = tmp_path / "w.duckdb"
     log = tmp_path / "serve.log"
-    serving = subprocess.Popen(
-        [
-            str(BIN / "gpu-pricing"),
-            "serve",
-            "--config",
-            str(cfg),
-            "--warehouse",
-            str(warehouse),
-            "--snapshot",
-            "demo",
-            "--name",
-            "nightly-served",
-        ],
-        env=server.env,
-        cwd=tmp_path,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+    serving = serve_cli(
+        server.env,
+        tmp_path,
+        log,
+        *("--config", str(cfg), "--warehouse", str(warehouse), "--snapshot", "demo"),
+        *("--name", "nightly-served"),
     )
     try:
-        deadline = time.monotonic() + 90
-        while (served := server.deployment("nightly-served")) is None:
-            assert serving.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, f"not registered: {log.read_text()}"
-            time.sleep(1)
+        served = wait_registered(server, "nightly-served", serving, log)
         assert schedule_of(served) == ("30 3 * * *", "Europe/Paris", True)
         assert served["global_concurrency_limit"]["limit"] == 1
         assert served["parameters"] == {
@@ -239,3 +247,81 @@ def test_a_target_url_can_live_in_a_prefect_secret_block(server):
         with pytest.raises(alerts.DeliveryError, match="'no-such-block' could not be read") as info:
             alerts.resolve_url(config.Target("t", secret_block="no-such-block"))
     assert url not in str(info.value)
+
+
+EVERY_MINUTE = """
+[providers.azure]
+
+[schedule]
+cron = "* * * * *"
+timezone = "UTC"
+"""
+FINAL = ("COMPLETED", "FAILED", "CRASHED", "CANCELLED")
+
+
+def test_the_scheduler_creates_a_run_by_itself_and_it_completes(server, tmp_path):
+    """No run is triggered here: the server's scheduler must create one from the cron
+    (it did not with SQLAlchemy 2.1, so nothing ever ran at night)."""
+    cfg = tmp_path / "gpu-pricing.toml"
+    cfg.write_text(EVERY_MINUTE)
+    warehouse = tmp_path / "w.duckdb"
+    log = tmp_path / "serve.log"
+    # as a user runs it: Prefect's log level left to `gpu-pricing` (run logs at INFO)
+    env = {k: v for k, v in server.env.items() if k != "PREFECT_LOGGING_LEVEL"}
+    serving = serve_cli(
+        env,
+        tmp_path,
+        log,
+        *("--config", str(cfg), "--warehouse", str(warehouse), "--snapshot", "demo"),
+        *("--name", "every-minute"),
+    )
+    try:
+        deployment = wait_registered(server, "every-minute", serving, log)
+        assert schedule_of(deployment) == ("* * * * *", "UTC", True)
+        # the cron's next minute (<= 60 s), the runner's poll (2 s), the run (~15-30 s)
+        deadline = time.monotonic() + 180
+        while True:
+            runs = server.post(
+                "/flow_runs/filter",
+                {"flow_runs": {"deployment_id": {"any_": [deployment["id"]]}}},
+            )
+            done = [r for r in runs if r["state"] and r["state"]["type"] in FINAL]
+            if done:
+                break
+            assert serving.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, (
+                f"no finished run after 180 s; runs: {[(r['name'], r['state']) for r in runs]}\n"
+                f"server log:\n{server.log.read_text()[-3000:]}"
+            )
+            time.sleep(2)
+    finally:
+        stop(serving)
+    run = done[0]
+    assert run["auto_scheduled"] is True  # made by the scheduler, not by hand
+    assert run["state"]["type"] == "COMPLETED", f"{run['state']}\n{log.read_text()}"
+    # the run's own log reached Prefect: per-provider counts and durations
+    deadline = time.monotonic() + 20  # the run's log is sent in batches
+    while True:
+        logs = server.post("/logs/filter", {"logs": {"flow_run_id": {"any_": [run["id"]]}}})
+        messages = [entry["message"] for entry in logs]
+        if any(m.startswith("azure: ok") for m in messages) or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert any(m.startswith("azure: fetched 17 page(s) in ") for m in messages), messages
+    assert any(m.startswith("azure: ok, 17 pages (0 unchanged)") for m in messages), messages
+    con = db.connect_readonly(warehouse)  # the run published the warehouse
+    try:
+        assert db.run(con, "SELECT source, providers, status FROM _runs") == [
+            ("demo", "azure", "ok")
+        ]
+    finally:
+        con.close()
+
+
+def test_the_server_scheduler_logs_no_errors(server):
+    """Runs last in this module: by then deployments with schedules exist, and the
+    scheduler service (one loop a minute) has gone round at least once."""
+    time.sleep(max(0.0, server.started + 65 - time.monotonic()))
+    text = server.log.read_text()
+    assert "InvalidRequestError" not in text, text[-3000:]
+    assert "Traceback" not in text, text[-3000:]

@@ -1,13 +1,18 @@
-"""`gpu-pricing report`: a self-contained HTML file, opened in headless Chromium (Debian's
-/usr/bin/chromium; `apt-get install chromium`), with no console errors and no network.
-The screenshot is saved to tmp, or to docs/report.png for the README with
-GPU_PRICING_UPDATE_SCREENSHOT=1."""
+"""`gpu-pricing report`: a self-contained HTML file, opened in a real headless Chromium,
+with no console errors and no network. The screenshot is saved to tmp, or to
+docs/report.png for the README with GPU_PRICING_UPDATE_SCREENSHOT=1.
+
+The browser test never skips: it finds Chromium (on PATH, or Playwright's own download),
+else installs Debian's `chromium` package itself when it may (root, apt-get), else fails
+saying what to install.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import subprocess
 from datetime import datetime
 from pathlib import Path
 
@@ -21,7 +26,7 @@ from flows import alerts, config, pipeline, report
 from flows.cli import app
 from warehouse import db
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
 NOW = datetime(2026, 11, 21, 3, 0)  # fixed, so the report (and the screenshot) is stable
 ARGS = [
@@ -33,6 +38,49 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+def find_chromium() -> Path | None:
+    for name in CHROMIUM_NAMES:
+        if found := shutil.which(name):
+            return Path(found)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:  # a browser from `playwright install chromium`, if any
+        bundled = Path(pw.chromium.executable_path)
+    return bundled if bundled.exists() else None
+
+
+def install_chromium() -> str:
+    """Debian's chromium package, when this process may install packages; returns what
+    went wrong, or "" when it was installed."""
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        return "not root with apt-get, so it could not be installed here"
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    lock_wait = ["-o", "DPkg::Lock::Timeout=600"]  # another apt-get may be running
+    for command in (
+        ["apt-get", *lock_wait, "update", "-qq"],
+        ["apt-get", *lock_wait, "install", "-y", "-qq", "--no-install-recommends", "chromium"],
+    ):
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1200)
+        if done.returncode != 0:
+            return f"`{' '.join(command)}` failed: {(done.stderr or done.stdout)[-800:]}"
+    return ""
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    found = find_chromium()
+    if found is None:
+        problem = install_chromium()
+        found = find_chromium()
+        if found is None:
+            pytest.fail(
+                "the report's browser test needs a headless Chromium and none was found "
+                f"({problem or 'apt-get installed no chromium binary'}): install Debian's "
+                "`chromium` package, or run `uv run playwright install chromium`"
+            )
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -114,9 +162,10 @@ def test_the_report_command_writes_one_self_contained_file(tmp_path, report_ware
     assert "rate:h100-azure-above-13" in html
 
 
-def test_the_report_opens_in_chromium_without_errors_or_network(tmp_path, report_warehouse):
-    if not CHROMIUM.exists():
-        pytest.fail("headless Chromium is needed: apt-get install -y chromium (.ci/run does it)")
+@pytest.mark.timeout(1500)  # a first run may install Chromium (apt-get) before it opens
+def test_the_report_opens_in_chromium_without_errors_or_network(
+    tmp_path, report_warehouse, chromium
+):
     from playwright.sync_api import sync_playwright
 
     html, _ = render(report_warehouse)
@@ -129,7 +178,7 @@ def test_the_report_opens_in_chromium_without_errors_or_network(tmp_path, report
     page_file.write_text(html)
     console, failed, requests = [], [], []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        browser = pw.chromium.launch(executable_path=str(chromium), args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))

@@ -1,0 +1,143 @@
+"""`gpu-pricing refresh` without a Prefect API: the same refresh code runs without an
+orchestrator (no temporary Prefect server to start), with the fetch retry policy of the
+Prefect task, per-provider durations in the summary, and live progress on a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from prefect.settings import PREFECT_API_URL, temporary_settings
+from typer.testing import CliRunner
+
+from connectors._page import FetchContext
+from connectors.errors import SourceUnavailable, UnexpectedResponse
+from flows import refresh as refresh_mod
+from flows.cli import app
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture
+def no_prefect_api(monkeypatch):
+    """No Prefect API configured, and starting Prefect's temporary server is an error."""
+    from prefect.server.api.server import SubprocessASGIServer
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a temporary Prefect server was started")
+
+    monkeypatch.setattr(SubprocessASGIServer, "start", refuse)
+    with temporary_settings(restore_defaults={PREFECT_API_URL}):
+        yield
+
+
+def test_refresh_runs_directly_when_no_prefect_api_is_configured(no_prefect_api, tmp_path):
+    path = tmp_path / "w.duckdb"
+    result = CliRunner().invoke(
+        app, ["refresh", "--snapshot", "demo", "--json", "--warehouse", str(path)]
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""  # no terminal: no progress display, no logs
+    doc = json.loads(result.stdout)
+    by_name = {p["provider"]: p for p in doc["providers"]}
+    assert by_name["azure"]["status"] == "ok" and by_name["azure"]["fetched"] == 17
+    # per-provider durations, each stage measured
+    for p in doc["providers"]:
+        assert {"fetch_seconds", "land_seconds", "stage_seconds"} <= p.keys()
+        assert p["stage_seconds"] > 0 and p["land_seconds"] >= 0 and p["fetch_seconds"] >= 0
+    assert {"land", "parse_stage", "history", "assertions", "publish"} <= doc["timings"].keys()
+
+
+def test_the_printed_summary_has_per_provider_durations(no_prefect_api, tmp_path):
+    result = CliRunner().invoke(
+        app,
+        ["refresh", "--snapshot", "demo", "--providers", "aws", "--warehouse", str(tmp_path / "w")],
+    )
+    assert result.exit_code == 0, result.stderr
+    header = next(line for line in result.stdout.splitlines() if line.startswith("| provider"))
+    assert header.endswith("| fetch s | land s | parse/stage s |")
+    [aws] = [line for line in result.stdout.splitlines() if line.startswith("| aws |")]
+    fetch_s, land_s, stage_s = (float(c) for c in aws.strip("| ").split(" | ")[-3:])
+    assert fetch_s >= 0 and land_s >= 0 and stage_s > 0  # parsing AWS takes ~0.4 s
+
+
+def test_the_direct_fetch_retries_like_the_prefect_task(monkeypatch):
+    import logging
+
+    calls, sleeps = [], []
+
+    def flaky(provider, snapshot, ctx):
+        calls.append(provider)
+        if len(calls) < 3:
+            raise SourceUnavailable(provider, "prices", "HTTP 503")
+        return []
+
+    monkeypatch.setattr(refresh_mod.pipeline, "fetch_pages", flaky)
+    log = logging.getLogger("test")
+    got = refresh_mod.fetch_with_retries("azure", None, FetchContext(), log, sleep=sleeps.append)
+    assert got.pages == [] and len(calls) == 3
+    # Prefect's exponential backoff (10 s, 20 s) with its jitter (clamped to +-50%)
+    assert refresh_mod.FETCH_RETRY_DELAYS == [10, 20]
+    assert 0 < sleeps[0] <= 15 and 0 < sleeps[1] <= 30
+    # the Prefect task declares the very same policy
+    task = refresh_mod.fetch_provider
+    assert (task.retries, task.retry_delay_seconds, task.retry_jitter_factor) == (
+        2,
+        [10, 20],
+        0.5,
+    )
+
+    def broken(provider, snapshot, ctx):
+        calls.append(provider)
+        raise UnexpectedResponse(provider, "prices", "schema drift")
+
+    calls.clear()
+    monkeypatch.setattr(refresh_mod.pipeline, "fetch_pages", broken)
+    with pytest.raises(UnexpectedResponse):
+        refresh_mod.fetch_with_retries("azure", None, FetchContext(), log, sleep=sleeps.append)
+    assert len(calls) == 1  # not retryable: no second attempt
+
+
+def test_progress_shows_on_a_terminal_and_json_stays_alone_on_stdout(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
+    env.update(PREFECT_HOME=str(tmp_path / "prefect-home"), COLUMNS="120")
+    leader, follower = pty.openpty()
+    out = tmp_path / "stdout.json"
+    with out.open("wb") as stdout:
+        proc = subprocess.Popen(
+            [
+                str(BIN / "gpu-pricing"),
+                "refresh",
+                "--snapshot",
+                "demo",
+                "--json",
+                "--warehouse",
+                str(tmp_path / "w.duckdb"),
+            ],
+            env=env,
+            stdout=stdout,
+            stderr=follower,
+        )
+        os.close(follower)
+        shown = b""
+        while True:  # read the terminal while the refresh writes to it
+            try:
+                chunk = os.read(leader, 1 << 16)
+            except OSError:  # the other end is closed: everything is read
+                break
+            if not chunk:
+                break
+            shown += chunk
+        os.close(leader)
+        returncode = proc.wait(timeout=180)
+    assert returncode == 0, shown.decode(errors="replace")
+    doc = json.loads(out.read_text())  # one JSON document, nothing else
+    terminal = shown.decode(errors="replace")
+    for p in doc["providers"]:
+        assert p["provider"] in terminal
+    assert "fetch" in terminal and "parse/stage" in terminal and "publish" in terminal
