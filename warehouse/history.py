@@ -28,13 +28,12 @@ def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime
     if not connectors:
         return {"opened": 0, "closed": 0}
     params = {"connectors": connectors, "as_of": as_of}
-    key = ", ".join(OFFER_KEY)
+    # staging holds one row per offer key (flows.pipeline.unique_offers): no de-duplication
     run(
         con,
-        f"""
+        """
         CREATE OR REPLACE TEMP TABLE _cur AS
         SELECT * FROM int_offers_unioned WHERE connector IN (SELECT unnest($connectors))
-        QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY fetched_at DESC, price_usd_per_hour) = 1
         """,
         {"connectors": connectors},
     )
