@@ -257,6 +257,17 @@ def _database_path(con) -> Path:
     return Path(str(path).removesuffix(".next"))
 
 
+def migrate_raw(path: Path) -> int:
+    """Move the raw payloads of a warehouse written before the raw store (`raw_*` tables)
+    into the store beside it, publishing the smaller file atomically; what the first
+    refresh of such a warehouse does anyway. Returns the number of pages moved."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    with db.building(path) as con:
+        return raw.migrate_legacy(con, RawStore.beside(path))
+
+
 def load_and_publish(
     path: Path,
     fetched: dict[str, Iterable[Page | FetchFailure]],
@@ -280,6 +291,7 @@ def load_and_publish(
     store = RawStore.beside(path)
     with db.building(path) as con:
         lap("copy")
+        store.discard_partial()  # under the refresh lock: a killed refresh's temp files
         if raw.legacy_tables(con):  # written before the raw store: moved out, once
             raw.migrate_legacy(con, store)
             lap("migrate")

@@ -135,6 +135,14 @@ class RawStore:
                 os.close(fd)
         self._new.clear()
 
+    def discard_partial(self) -> int:
+        """Remove temporary files a killed writer left (never visible as objects). Call
+        only under the refresh lock, when no other writer can be mid-write."""
+        stale = list(self.objects.glob("*/.*.tmp")) if self.objects.is_dir() else []
+        for p in stale:
+            p.unlink(missing_ok=True)
+        return len(stale)
+
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.iter_objects())
 
