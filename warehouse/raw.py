@@ -15,7 +15,9 @@ import hashlib
 import json
 import logging
 import uuid
+from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -73,6 +75,8 @@ def land(
     `_loads` (with its count of unchanged pages)."""
     loads: dict[tuple[str, str], Load] = {}
     rows: dict[str, list[Any]] = {c: [] for c in _PAGE_SCHEMA}
+    pool = ThreadPoolExecutor(2)
+    pending: deque[Future[bool]] = deque()
     for item in items:
         key = (item.endpoint, str(getattr(item, "scope", "")))
         load = loads.get(key)
@@ -86,7 +90,11 @@ def land(
             continue
         data = item.content  # the bytes as read: hashed and stored as they are
         sha = item.sha256
-        store.put(sha, data)  # a no-op when the object exists (content-addressed)
+        # compressed and written on a worker while the next page is read and hashed; a
+        # no-op when the object exists (content-addressed)
+        pending.append(store.put_async(pool, sha, data))
+        if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
+            pending.popleft().result()
         load.pages += 1
         for column, value in zip(
             _PAGE_SCHEMA,
@@ -105,6 +113,9 @@ def land(
             rows[column].append(value)
         version = item.request.get("source_version") if isinstance(item.request, dict) else None
         load.source_version = version or load.source_version
+    for future in pending:
+        future.result()
+    pool.shutdown()
     store.sync()  # the objects are durable before the ledger naming them is published
     pages = pl.DataFrame(rows, schema=_PAGE_SCHEMA)
     if pages.height:
@@ -157,6 +168,8 @@ def land(
     insert_frame(con, "_loads", ledger)
     return list(loads.values())
 
+
+_IN_FLIGHT = 8
 
 _PAGE_SCHEMA = {
     "load_id": pl.String,

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import os
 import threading
+from array import array
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from itertools import accumulate
 from pathlib import Path
 
 import pyarrow as pa
@@ -52,6 +54,14 @@ def _decompressor() -> zstandard.ZstdDecompressor:
     if d is None:
         d = _local.d = zstandard.ZstdDecompressor()
     return d
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def default_root(warehouse: Path) -> Path:
@@ -115,25 +125,30 @@ class RawStore:
 
     def texts(self, shas: Iterable[str]) -> pa.Array:
         """Pages as one Arrow text column (UTF-8 checked once, no Python str per page)."""
-        return pa.array(self.get_many(shas), type=pa.large_binary()).cast(pa.large_string())
+        blobs = self.get_many(shas)
+        # one copy into one buffer: pa.array over a list of bytes costs 10x more
+        offsets = array("q", [0, *accumulate(map(len, blobs))])
+        data = pa.py_buffer(b"".join(blobs))
+        del blobs
+        binary = pa.LargeBinaryArray.from_buffers(
+            pa.large_binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), data]
+        )
+        return binary.cast(pa.large_string())  # checks UTF-8
 
     def sync(self) -> None:
         """fsync every object this process wrote, and their folders: called before the
         ledger that names them is published."""
+        if not self._new:
+            return
         folders = {p.parent for p in self._new}
-        for p in self._new:
-            fd = os.open(p, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        for folder in [*folders, self.objects] if folders else []:
-            fd = os.open(folder, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        with ThreadPoolExecutor(_THREADS) as pool:  # the journal commits them together
+            list(pool.map(_fsync, self._new))
+            list(pool.map(_fsync, [*folders, self.objects]))
         self._new.clear()
+
+    def put_async(self, pool: ThreadPoolExecutor, sha256: str, data: bytes) -> Future[bool]:
+        """`put` on a worker thread (compression releases the GIL)."""
+        return pool.submit(self.put, sha256, data)
 
     def discard_partial(self) -> int:
         """Remove temporary files a killed writer left (never visible as objects). Call

@@ -166,6 +166,8 @@ BOOKKEEPING_DDL = [
   providers VARCHAR NOT NULL,
   status VARCHAR
 )""",
+    # digest of the SQL (views, macros, seeds, assertions) a run asserted the data with
+    "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS asserted_sql VARCHAR",
     """CREATE TABLE IF NOT EXISTS quarantine (
   load_id VARCHAR NOT NULL,
   provider VARCHAR NOT NULL,
