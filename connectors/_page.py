@@ -1,8 +1,8 @@
 """`Page`: one recorded API response (or one downloaded file), the unit that flows from
-`fetch()` into raw landing and from raw back into `parse()`.
+`fetch()` into the raw store and from the raw store back into `parse()`.
 
-The body is kept exactly as received. `sha256` covers the request and the body (not the
-fetch time), so a page that comes back unchanged is recognised and not stored twice.
+The body is kept exactly as received. `sha256` covers the request and the body bytes (not
+the fetch time), so a page that comes back unchanged is recognised and not stored twice.
 """
 
 from __future__ import annotations
@@ -38,9 +38,12 @@ def canonical_json(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Page:
-    """One response. `body` is the decoded JSON as received; `text` is its stored form
-    (compact JSON text). A page built from either works the same: keeping only the text
-    halves the memory a million-item refresh needs (Python dicts cost ~3x their JSON)."""
+    """One response. `data` is the body's bytes as read (a snapshot file's body, byte for
+    byte); `body` is the decoded JSON; `text` its compact JSON text; `path` a downloaded
+    file. A page built from any of them works the same; the stored form is `content`:
+    the bytes as read when there are any, else the compact JSON text. Keeping only bytes
+    or text halves the memory a million-item refresh needs (Python dicts cost ~3x their
+    JSON)."""
 
     provider: str
     endpoint: str
@@ -50,6 +53,7 @@ class Page:
     path: Path | None = None  # a file endpoint (CSV): the bytes live here, body is None
     source_url: str | None = None
     text: str | None = None  # the body as JSON text, when the decoded form is not kept
+    data: bytes | None = None  # the body's bytes as read (JSON), never re-serialised
     _sha: list[str] = field(default_factory=list, repr=False, compare=False)
 
     @property
@@ -61,19 +65,41 @@ class Page:
 
     @property
     def payload(self) -> str:
-        """The stored form of the body: JSON text, or the file's text."""
+        """The stored form of the body as text: JSON text, or the file's text."""
+        if self.data is not None:
+            return self.data.decode("utf-8")
         if self.text is not None:
             return self.text
         if self.path is not None:
             return self.path.read_text(encoding="utf-8")
         return dumps(self.body)
 
+    @property
+    def content(self) -> bytes:
+        """The stored form of the body as bytes: as read, else the compact JSON text."""
+        if self.data is not None:
+            return self.data
+        if self.path is not None:
+            return self.path.read_bytes()
+        return self.payload.encode()
+
+    @property
+    def format(self) -> str:
+        """How the stored bytes are written back to a snapshot: 'json', or a file's suffix."""
+        if self.path is None:
+            return "json"
+        return self.path.suffix.lstrip(".") or "file"
+
     def decoded(self) -> Any:
-        return self.body if self.body is not None or self.text is None else orjson.loads(self.text)
+        if self.body is not None:
+            return self.body
+        if self.data is not None:
+            return orjson.loads(self.data)
+        return None if self.text is None else orjson.loads(self.text)
 
     def compact(self) -> Page:
         """The same page holding only its JSON text (and its sha256, computed once)."""
-        if self.path is not None or self.text is not None:
+        if self.path is not None or self.text is not None or self.data is not None:
             return self
         # the text once; its sha256 is computed from it when first asked for
         return Page(
@@ -87,7 +113,8 @@ class Page:
 
     @property
     def sha256(self) -> str:
-        """Over the request and the payload as stored (not the fetch time)."""
+        """Over the request and the body bytes as stored (not the fetch time): hashed as
+        read, never decoded and re-encoded for it."""
         if not self._sha:
             h = hashlib.sha256(canonical_json(self.request).encode())
             if self.path is not None:
@@ -95,7 +122,7 @@ class Page:
                     for chunk in iter(lambda: fh.read(1 << 20), b""):
                         h.update(chunk)
             else:
-                h.update(self.payload.encode())
+                h.update(self.content)
             self._sha.append(h.hexdigest())
         return self._sha[0]
 

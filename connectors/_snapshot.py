@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from connectors._page import Page
+from connectors._page import Page, dumps
 from connectors.errors import InvalidInput
 
 DEMO_DIR = Path(__file__).parent / "demo_snapshot"
@@ -55,6 +55,39 @@ def _load_json(path: Path) -> dict:
     return doc
 
 
+_BODY_KEY = b'"body"'
+_CLOSING = {ord("{"): ord("}"), ord("["): ord("]")}
+_WS = b" \t\r\n"
+
+
+def _split(raw: bytes) -> tuple[dict, bytes] | None:
+    """The envelope's other keys and the body's bytes exactly as in the file, without
+    decoding the body: when `body` is the last key (as `write_pages` and every recorder
+    writes it), the head before it is decoded alone and the body is the rest up to the
+    closing brace. None when the file is laid out otherwise (then it is decoded whole)."""
+    at = raw.find(_BODY_KEY)
+    if at < 0:
+        return None
+    head = raw[:at].rstrip(_WS)
+    rest = raw[at + len(_BODY_KEY) :].lstrip(_WS)
+    if not head.endswith((b"{", b",")) or not rest.startswith(b":"):
+        return None
+    tail = rest[1:].strip(_WS)
+    if not tail.endswith(b"}"):
+        return None
+    body = tail[:-1].rstrip(_WS)
+    # an object or array body that ends where the envelope ends: no key can follow it
+    if not body or _CLOSING.get(body[0]) != body[-1]:
+        return None
+    try:
+        meta = orjson.loads(head[:-1] + b"}" if head.endswith(b",") else b"{}")
+    except orjson.JSONDecodeError:
+        return None  # "body" was not a key of the envelope itself
+    if not isinstance(meta, dict) or not {"fetched_at", "request"} <= meta.keys():
+        return None
+    return meta, body
+
+
 def read_provider(root: Path, provider: str) -> Iterator[Page]:
     """Yield the pages recorded for one provider, endpoint by endpoint, in file-name order."""
     base = root / provider
@@ -65,18 +98,29 @@ def read_provider(root: Path, provider: str) -> Iterator[Page]:
             if path.name.endswith(".csv.json") or path.name.startswith((".", "_")):
                 continue
             if path.suffix == ".json":
-                doc = _load_json(path)
-                missing = {"fetched_at", "request", "body"} - doc.keys()
-                if missing:
-                    raise InvalidInput(f"snapshot file {path}: missing key(s) {sorted(missing)}")
+                # the body's bytes as in the file: hashed and stored as read, not decoded
+                # and re-encoded (a hand-laid-out file is decoded whole instead)
+                raw = path.read_bytes()
+                split = _split(raw)
+                if split is None:
+                    doc = _load_json(path)
+                    missing = {"fetched_at", "request", "body"} - doc.keys()
+                    if missing:
+                        raise InvalidInput(
+                            f"snapshot file {path}: missing key(s) {sorted(missing)}"
+                        )
+                    split = doc, dumps(doc["body"]).encode()
+                doc, data = split
+                if not isinstance(doc["request"], dict):
+                    raise InvalidInput(f"snapshot file {path}: request must be a JSON object")
                 yield Page(
                     provider=provider,
                     endpoint=endpoint_dir.name,
                     fetched_at=_parse_time(doc["fetched_at"], path),
                     request=doc["request"],
-                    body=doc["body"],
+                    data=data,
                     source_url=doc.get("source_url"),
-                ).compact()
+                )
             elif path.suffix == ".csv":
                 sidecar = path.with_name(path.name + ".json")
                 if not sidecar.exists():
@@ -119,6 +163,12 @@ def write_pages(root: Path, pages: Iterable[Page]) -> int:
         if page.path is not None:
             (folder / f"{stem}.csv").write_text(page.payload, encoding="utf-8")
             (folder / f"{stem}.csv.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        elif page.data is not None:
+            # the body's bytes verbatim, last: replayed, the page hashes to the same sha256
+            head = json.dumps(meta, indent=1, ensure_ascii=False).encode()
+            (folder / f"{stem}.json").write_bytes(
+                head[:-2] + b',\n "body": ' + page.data + b"\n}\n"
+            )
         else:
             meta["body"] = page.decoded()
             (folder / f"{stem}.json").write_text(

@@ -1,13 +1,17 @@
 """Composition of one refresh, without Prefect: the single writer.
 
 `fetch_pages` gets a provider's pages (live or from a snapshot); `load_and_publish` lands
-every provider's pages, re-parses each refreshed provider from raw, stages, quarantines,
-merges history, rebuilds views, runs the assertions and publishes atomically. The Prefect
-flow (flows/refresh.py) wraps these two in tasks.
+every provider's pages in the raw store (the ledger in the warehouse), re-parses each
+provider whose current pages changed straight from the store, stages, quarantines,
+merges history, rebuilds views, runs the assertions and publishes atomically. A provider
+whose current pages (and parsing code) are the ones its staged offers came from is not
+re-parsed, re-staged or re-merged. The Prefect flow (flows/refresh.py) wraps these two in
+tasks.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Iterable
@@ -25,7 +29,8 @@ from connectors.errors import PricingError, UnexpectedResponse
 from flows import progress
 from warehouse import db, history, raw, sql_runner, staging
 from warehouse.db import run
-from warehouse.schemas import staging_ddl, staging_migrations
+from warehouse.rawstore import RawStore
+from warehouse.schemas import OFFER_KEY, staging_ddl, staging_migrations
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +47,7 @@ class ProviderSummary:
     failed: list[str] = field(default_factory=list)  # "endpoint/scope: error"
     skipped: list[str] = field(default_factory=list)
     parse_failed: bool = False  # pages landed, but no offers could be staged from them
+    reused: bool = False  # current pages unchanged since the last parse: staged offers kept
     fetch_seconds: float = 0.0  # set by the caller that fetched (flows.refresh)
     land_seconds: float = 0.0
     stage_seconds: float = 0.0  # parse, normalise, stage, quarantine
@@ -132,45 +138,87 @@ def watermarks(path: Path, provider: str) -> dict[tuple[str, str], datetime]:
 
 
 BATCH_BYTES = 64 << 20
+_ROOT = Path(__file__).resolve().parent.parent
 
 
-def _normalise_in_batches(con, connector) -> Normalised:
-    """Parse the batched endpoint's pages ~BATCH_BYTES at a time, streamed from one scan
-    of raw (each batch with every page of the other endpoints), so a million-item crawl
-    never sits in memory whole."""
+def code_digest(name: str) -> str:
+    """A digest of the code a connector's offers are parsed and staged with (its package,
+    the shared connector modules, the staged schema): a change re-parses its pages even
+    when they did not change, so a parser fix reaches the staged offers and history."""
+    files = sorted(
+        [
+            *(_ROOT / "connectors" / name).rglob("*.py"),
+            *(_ROOT / "connectors" / name).rglob("*.csv"),
+            *(_ROOT / "connectors").glob("_*.py"),
+            _ROOT / "warehouse" / "schemas.py",
+            _ROOT / "flows" / "pipeline.py",
+        ]
+    )
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(_ROOT).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def sql_digest() -> str:
+    """A digest of the SQL a refresh builds and asserts with (views, macros, seeds,
+    assertions): with no provider re-staged and the same SQL, nothing needs re-asserting."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in sql_runner.SQL_DIR.rglob("*") if p.is_file()):
+        h.update(f.relative_to(sql_runner.SQL_DIR).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def _normalise_in_batches(con, connector, store: RawStore) -> Normalised:
+    """Parse the batched endpoint's pages ~BATCH_BYTES at a time, read straight from the
+    raw store (each batch with every page of the other endpoints), so a million-item
+    crawl never sits in memory whole."""
     big = connector.batched_endpoint
     others = {e: m for e, m in connector.endpoints.items() if e != big}
-    rest = raw.current_pages(con, connector.name, others)
+    rest = raw.current_pages(con, connector.name, others, store)
+    index = raw.current_index(con, connector.name, {big: connector.endpoints[big]})
     batches: list[Normalised] = []
-    pending: list[pl.DataFrame] = []
-    pending_bytes = 0
-
-    def flush() -> None:
-        nonlocal pending_bytes
-        pages = pl.concat([rest, *pending] if rest.height else pending, how="vertical_relaxed")
+    for pages in raw.iter_batches(index, store, BATCH_BYTES):
+        if rest.height:
+            pages = pl.concat([rest, pages], how="vertical_relaxed")
         batches.append(normalise(connector.parse(pages), flag_spot=False))
-        pending.clear()
-        pending_bytes = 0
-
-    stream = raw.iter_current_pages(con, connector.name, big, connector.endpoints[big], 16)
-    for chunk in stream:
-        pending.append(chunk)
-        pending_bytes += int(chunk["payload"].str.len_bytes().sum())
-        if pending_bytes >= BATCH_BYTES:
-            flush()
-    if pending or (not batches and rest.height):  # the tail; or only the other endpoints
-        flush()
+    if not batches and rest.height:  # only the other endpoints have pages
+        batches.append(normalise(connector.parse(rest), flag_spot=False))
     if not batches:
         raise UnexpectedResponse(connector.name, big, "no current pages to parse")
     return combine(batches)
 
 
-def _stage_provider(con, run_id: str, name: str, summary: ProviderSummary) -> None:
+def unique_offers(offers: pl.DataFrame) -> pl.DataFrame:
+    """One staged row per offer key (checked once, here; history relies on it): where a
+    source lists a key twice, the latest fetch wins, then the lower price."""
+    if not offers.select(pl.struct(OFFER_KEY).is_duplicated().any()).item():
+        return offers
+    return offers.sort(
+        ["fetched_at", "price_usd_per_hour"], descending=[True, False], nulls_last=True
+    ).unique(OFFER_KEY, keep="first", maintain_order=True)
+
+
+def _stage_provider(
+    con, run_id: str, name: str, summary: ProviderSummary, store: RawStore | None = None
+) -> bool:
+    """Parse and stage a provider's current pages; False (nothing done) when they and the
+    parsing code are the ones its staged offers came from."""
     connector = registry.get(name)
+    store = store or RawStore.beside(_database_path(con))
+    digest = raw.pages_digest(con, name, connector.endpoints)
+    code = code_digest(name)
+    staged = run(
+        con, "SELECT pages_digest, code_digest FROM _staged WHERE connector = ?", [name]
+    )
+    if staged and staged[0] == (digest, code):
+        summary.reused = True
+        summary.loaded = run(con, f"SELECT count(*) FROM {connector.staging_table}")[0][0]
+        return False
     if connector.batched_endpoint and not connector.extra_staging:
-        result = _normalise_in_batches(con, connector)
+        result = _normalise_in_batches(con, connector, store)
     else:
-        pages = raw.current_pages(con, name, connector.endpoints)
+        pages = raw.current_pages(con, name, connector.endpoints, store)
         parsed = connector.parse(pages)
         for table, (ddl, parser) in connector.extra_staging.items():
             staging.replace_staged(con, table, parser(pages), ddl=ddl)
@@ -187,15 +235,16 @@ def _stage_provider(con, run_id: str, name: str, summary: ProviderSummary) -> No
             f"{int(result.excluded['n'].sum()) if result.excluded.height else 0} excluded); "
             "keeping the last good data",
         )
-    staging.replace_staged(con, connector.staging_table, result.offers)
+    offers = unique_offers(result.offers)
+    staging.replace_staged(con, connector.staging_table, offers)
     summary.rejected = staging.quarantine(con, result.rejected, utc_now())
-    summary.loaded = result.offers.height
+    summary.loaded = offers.height
     summary.excluded = int(result.excluded["n"].sum()) if result.excluded.height else 0
     summary.unknown_gpu = int(result.unknown_gpu["n"].sum()) if result.unknown_gpu.height else 0
     counts = (
         pl.concat(
             [
-                result.offers.group_by("load_id").len("rows"),
+                offers.group_by("load_id").len("rows"),
                 result.rejected.group_by("load_id").len("rejected"),
                 result.excluded.group_by("load_id").agg(pl.col("n").sum().alias("excluded")),
                 result.unknown_gpu.rename({"n": "unknown_gpu"}),
@@ -206,6 +255,30 @@ def _stage_provider(con, run_id: str, name: str, summary: ProviderSummary) -> No
         .agg(pl.col("rows", "rejected", "excluded", "unknown_gpu").sum().cast(pl.Int32))
     )
     raw.update_counts(con, run_id, counts)
+    run(
+        con,
+        "INSERT OR REPLACE INTO _staged VALUES (?, ?, ?, ?, ?)",
+        [name, digest, code, run_id, utc_now()],
+    )
+    return True
+
+
+def _database_path(con) -> Path:
+    (path,) = run(
+        con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+    )[0]
+    return Path(str(path).removesuffix(".next"))
+
+
+def migrate_raw(path: Path) -> int:
+    """Move the raw payloads of a warehouse written before the raw store (`raw_*` tables)
+    into the store beside it, publishing the smaller file atomically; what the first
+    refresh of such a warehouse does anyway. Returns the number of pages moved."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    with db.building(path) as con:
+        return raw.migrate_legacy(con, RawStore.beside(path))
 
 
 def load_and_publish(
@@ -229,8 +302,13 @@ def load_and_publish(
         clock = now
         progress.done_now("warehouse", stage, timings[stage])
 
+    store = RawStore.beside(path)
     with db.building(path) as con:
         lap("copy")
+        store.discard_partial()  # under the refresh lock: a killed refresh's temp files
+        if raw.legacy_tables(con):  # written before the raw store: moved out, once
+            raw.migrate_legacy(con, store)
+            lap("migrate")
         run(
             con,
             "INSERT INTO _runs (run_id, started_at, source, providers) VALUES (?, ?, ?, ?)",
@@ -246,9 +324,11 @@ def load_and_publish(
         for name in list(fetched):
             connector = registry.get(name)
             summary = summaries[name] = ProviderSummary(name)
-            # pop: the pages are in the warehouse now, and parse reads them back from raw
+            # pop: the pages are in the raw store now, and parse reads them back from it
             with progress.step(name, "land") as landing:
-                loads = raw.land(con, run_id, name, connector.endpoints, fetched.pop(name))
+                loads = raw.land(
+                    con, run_id, name, connector.endpoints, fetched.pop(name), store
+                )
             summary.land_seconds = round(landing.seconds, 3)
             for load in loads:
                 summary.fetched += load.pages
@@ -260,14 +340,13 @@ def load_and_publish(
                     summary.skipped.append(where)
             if any(ld.status == "ok" for ld in loads):
                 refreshed.append(name)
-        # raw payloads are the bulk of what a refresh writes: persisted (compressed) now,
-        # they leave DuckDB's memory before the parse needs it
-        run(con, "CHECKPOINT")
         lap("land")
         for name in list(refreshed):
             try:
                 with progress.step(name, "parse/stage") as staging_step:
-                    _stage_provider(con, run_id, name, summaries[name])
+                    staged = _stage_provider(con, run_id, name, summaries[name], store)
+                if not staged:
+                    refreshed.remove(name)  # unchanged: its staged offers and history stand
             except (PricingError, pl.exceptions.PolarsError) as exc:
                 # a provider whose pages no longer parse keeps its last staged offers (and
                 # its history stays open); the others still publish
@@ -278,16 +357,25 @@ def load_and_publish(
             finally:
                 summaries[name].stage_seconds = round(staging_step.seconds, 3)
         lap("parse_stage")
-        sql_runner.load_seeds(con)
-        sql_runner.build_views(con)
-        merged = history.merge(con, refreshed, utc_now())
-        lap("history")
-        results = sql_runner.assert_healthy(con)
-        lap("assertions")
+        sql = sql_digest()
+        asserted = run(
+            con,
+            """SELECT asserted_sql FROM _runs WHERE status = 'ok'
+               ORDER BY started_at DESC LIMIT 1""",
+        )
+        if refreshed or asserted != [(sql,)]:
+            sql_runner.load_seeds(con)
+            sql_runner.build_views(con)
+            merged = history.merge(con, refreshed, utc_now())
+            lap("history")
+            results = sql_runner.assert_healthy(con)
+            lap("assertions")
+        else:  # nothing re-staged, same SQL: the published data passed these assertions
+            merged, results = {"opened": 0, "closed": 0}, []
         run(
             con,
-            "UPDATE _runs SET finished_at = ?, status = ? WHERE run_id = ?",
-            [utc_now(), "ok", run_id],
+            "UPDATE _runs SET finished_at = ?, status = ?, asserted_sql = ? WHERE run_id = ?",
+            [utc_now(), "ok", sql, run_id],
         )
     lap("publish")
     return RunSummary(

@@ -28,7 +28,11 @@ ENV_VAR = "GPU_PRICING_WAREHOUSE"
 DEFAULT_RELATIVE = Path("warehouse") / "gpu_pricing.duckdb"
 # DuckDB 2.0 writes a file format that DuckDB 1.x tools cannot open unless told to stay
 # compatible; analysts' `duckdb -readonly` CLI may well be a 1.x build.
-STORAGE_COMPATIBILITY = "v1.1.0"
+STORAGE_COMPATIBILITY = os.environ.get("GPU_PRICING_DUCKDB_STORAGE", "v1.1.0")
+# a published file more than this fraction free blocks (after raw pages moved out, say)
+# is rewritten compactly: DuckDB reuses freed blocks but never shrinks its file
+COMPACT_FREE_FRACTION = 0.5
+COMPACT_MIN_BYTES = 64 << 20
 MEMORY_LIMIT = os.environ.get("GPU_PRICING_DUCKDB_MEMORY", "1GB")
 CHECKPOINT_THRESHOLD = os.environ.get("GPU_PRICING_DUCKDB_CHECKPOINT", "8GB")
 
@@ -143,6 +147,26 @@ def _remove(*paths: Path) -> None:
         p.unlink(missing_ok=True)
 
 
+def _compact_if_sparse(con: duckdb.DuckDBPyConnection, target: Path) -> bool:
+    """Copy the database into a fresh file at `target` when most of its blocks are free;
+    True if it did (the caller renames `target` over the working copy)."""
+    (total, free, block) = run(
+        con, "SELECT total_blocks, free_blocks, block_size FROM pragma_database_size()"
+    )[0]
+    if not total or free / total <= COMPACT_FREE_FRACTION or free * block < COMPACT_MIN_BYTES:
+        return False
+    (name,) = run(con, "SELECT current_database()")[0]
+    run(
+        con,
+        f"ATTACH '{target}' AS _compact (STORAGE_VERSION '{STORAGE_COMPATIBILITY}')",
+    )
+    try:
+        run(con, f'COPY FROM DATABASE "{name}" TO _compact')
+    finally:
+        run(con, "DETACH _compact")
+    return True
+
+
 @contextmanager
 def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-write connection to the next version of the warehouse; published on clean
@@ -150,8 +174,9 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     path = Path(path)
     nxt = path.with_name(path.name + ".next")
     nxt_wal = nxt.with_name(nxt.name + ".wal")
+    compact = path.with_name(path.name + ".compact")
     with _exclusive_lock(path):
-        _remove(nxt, nxt_wal)
+        _remove(nxt, nxt_wal, compact, compact.with_name(compact.name + ".wal"))
         check_openable(path)  # never publish over a file held read-write elsewhere
         if path.exists():
             shutil.copyfile(path, nxt)
@@ -172,10 +197,13 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             ensure_bookkeeping(con)
             yield con
             run(con, "CHECKPOINT")
+            compacted = _compact_if_sparse(con, compact)
             con.close()
+            if compacted:
+                os.replace(compact, nxt)
         except BaseException:
             con.close()
-            _remove(nxt, nxt_wal)
+            _remove(nxt, nxt_wal, compact, compact.with_name(compact.name + ".wal"))
             raise
         with nxt.open("rb") as fh:
             os.fsync(fh.fileno())

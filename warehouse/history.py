@@ -28,16 +28,7 @@ def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime
     if not connectors:
         return {"opened": 0, "closed": 0}
     params = {"connectors": connectors, "as_of": as_of}
-    key = ", ".join(OFFER_KEY)
-    run(
-        con,
-        f"""
-        CREATE OR REPLACE TEMP TABLE _cur AS
-        SELECT * FROM int_offers_unioned WHERE connector IN (SELECT unnest($connectors))
-        QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY fetched_at DESC, price_usd_per_hour) = 1
-        """,
-        {"connectors": connectors},
-    )
+    # staging holds one row per offer key (flows.pipeline.unique_offers): no de-duplication
     run(
         con,
         f"""
@@ -48,9 +39,11 @@ def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime
                         THEN coalesce(c.effective_at, c.fetched_at)
                     WHEN c.fetched_at > h.valid_from THEN c.fetched_at
                     ELSE h.valid_from + INTERVAL 1 MICROSECOND END AS _new_from
-        FROM _cur c
+        FROM int_offers_unioned c
         LEFT JOIN int_offers_historized h ON h.valid_to IS NULL AND {_match("h", "c")}
+        WHERE c.connector IN (SELECT unnest($connectors))
         """,
+        {"connectors": connectors},
     )
     closed = run(
         con,
@@ -78,7 +71,7 @@ def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime
         f"""
         UPDATE int_offers_historized h SET valid_to = $as_of
         WHERE h.valid_to IS NULL AND h.connector IN (SELECT unnest($connectors))
-          AND NOT EXISTS (SELECT 1 FROM _cur c WHERE {_match("h", "c")})
+          AND NOT EXISTS (SELECT 1 FROM _plan c WHERE {_match("h", "c")})
         """,
         params,
     )[0][0]
@@ -96,5 +89,4 @@ def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime
         """,
     )[0][0]
     run(con, "DROP TABLE _plan")
-    run(con, "DROP TABLE _cur")
     return {"opened": opened, "closed": closed}

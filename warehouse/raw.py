@@ -1,18 +1,24 @@
 """Raw landing and the `_loads` ledger.
 
-`raw_<provider>__<endpoint>` is append-only: one row per page (or file) with its load,
-fetch time, request, source URL, sha256 and payload. A page whose sha256 is already stored
-is counted as unchanged and not stored again; `_load_pages` still lists it under the new
-load, so the current state of an endpoint can be read back through the ledger.
+Each page's body bytes go to the raw store beside the warehouse (warehouse.rawstore),
+content-addressed by sha256; the warehouse keeps only the ledger: `_loads` (one row per
+provider, endpoint and scope a run fetched) and `_load_pages` (one row per page of each
+load: its sha256, fetch time, request, source URL and size). A page whose sha256 an
+earlier load already listed is counted as unchanged; it costs one hash and one ledger
+row, and its bytes are not written again. The current state of an endpoint is read back
+through the ledger, and its pages' bytes straight from the store.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import uuid
+from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,7 +26,7 @@ import duckdb
 import polars as pl
 
 from warehouse.db import insert_frame, query, run
-from warehouse.schemas import raw_ddl
+from warehouse.rawstore import RawStore
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +43,6 @@ class Load:
     pages_unchanged: int = 0
     error: str | None = None
     source_version: str | None = None
-    page_rows: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _now() -> datetime:
@@ -53,21 +58,25 @@ def _load_id(run_id: str, provider: str, endpoint: str, scope: str) -> str:
     return f"{run_id}:{provider}:{endpoint}:{scope or '-'}"
 
 
+def _canonical(request: Any) -> str:
+    return json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
 def land(
     con: duckdb.DuckDBPyConnection,
     run_id: str,
     provider: str,
     endpoints: Iterable[str],
     items: Iterable[Any],
+    store: RawStore,
 ) -> list[Load]:
-    """Land pages and fetch failures for one provider. Returns one Load per
-    (endpoint, scope) seen, already written to `_loads`."""
-    for endpoint in endpoints:
-        run(con, raw_ddl(f"raw_{provider}__{endpoint}"))
+    """Land pages and fetch failures for one provider: bytes into the store, one ledger
+    row per page. Returns one Load per (endpoint, scope) seen, already written to
+    `_loads` (with its count of unchanged pages)."""
     loads: dict[tuple[str, str], Load] = {}
-    known: dict[str, set[str]] = {}
-    batches: dict[str, dict[str, list[Any]]] = {}
-    batch_bytes = 0
+    rows: dict[str, list[Any]] = {c: [] for c in _PAGE_SCHEMA}
+    pool = ThreadPoolExecutor(2)
+    pending: deque[Future[bool]] = deque()
     for item in items:
         key = (item.endpoint, str(getattr(item, "scope", "")))
         load = loads.get(key)
@@ -79,47 +88,63 @@ def land(
             load.status = "skipped" if item.skipped else "failed"
             load.error = str(item.error)
             continue
-        table = f"raw_{provider}__{item.endpoint}"
-        if table not in known:
-            run(con, raw_ddl(table))
-            known[table] = set(query(con, f"SELECT _sha256 FROM {table}")["_sha256"].to_list())
+        data = item.content  # the bytes as read: hashed and stored as they are
         sha = item.sha256
-        unchanged = sha in known[table]
+        # compressed and written on a worker while the next page is read and hashed; a
+        # no-op when the object exists (content-addressed)
+        pending.append(store.put_async(pool, sha, data))
+        if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
+            pending.popleft().result()
         load.pages += 1
-        load.pages_unchanged += unchanged
-        load.page_rows.append(
-            {"load_id": load.load_id, "seq": load.pages, "sha256": sha, "unchanged": unchanged}
-        )
-        version = item.request.get("source_version") if isinstance(item.request, dict) else None
-        load.source_version = version or load.source_version
-        if unchanged:
-            continue
-        known[table].add(sha)
-        payload = item.payload
-        columns = batches.setdefault(table, {c: [] for c in _RAW_SCHEMA})
         for column, value in zip(
-            _RAW_SCHEMA,
+            _PAGE_SCHEMA,
             (
                 load.load_id,
-                item.fetched_at,
-                key[1],
-                item.source_url,
-                json.dumps(item.request, sort_keys=True, default=str),
+                load.pages,
                 sha,
-                _now(),
-                payload,
+                item.fetched_at,
+                _canonical(item.request),
+                item.source_url,
+                len(data),
+                item.format,
             ),
             strict=True,
         ):
-            columns[column].append(value)
-        batch_bytes += len(payload)
-        if batch_bytes > _BATCH_BYTES:  # bound the copies a large refresh holds at once
-            _flush(con, batches)
-            batch_bytes = 0
-    _flush(con, batches)
-    page_rows = [r for load in loads.values() for r in load.page_rows]
-    if page_rows:
-        insert_frame(con, "_load_pages", pl.DataFrame(page_rows))
+            rows[column].append(value)
+        version = item.request.get("source_version") if isinstance(item.request, dict) else None
+        load.source_version = version or load.source_version
+    for future in pending:
+        future.result()
+    pool.shutdown()
+    store.sync()  # the objects are durable before the ledger naming them is published
+    pages = pl.DataFrame(rows, schema=_PAGE_SCHEMA)
+    if pages.height:
+        con.register("_pages", pages.to_arrow())
+        try:
+            # unchanged = listed by an earlier load (or earlier in this one)
+            run(
+                con,
+                """
+                INSERT INTO _load_pages BY NAME
+                SELECT f.*,
+                       f.sha256 IN (SELECT sha256 FROM _load_pages)
+                       OR row_number() OVER (PARTITION BY f.sha256 ORDER BY f.load_id, f.seq) > 1
+                       AS unchanged
+                FROM _pages f
+                """,
+            )
+        finally:
+            con.unregister("_pages")
+        unchanged = dict(
+            run(
+                con,
+                """SELECT load_id, count(*) FILTER (WHERE unchanged) FROM _load_pages
+                   WHERE load_id IN (SELECT unnest($ids)) GROUP BY load_id""",
+                {"ids": [ld.load_id for ld in loads.values()]},
+            )
+        )
+        for ld in loads.values():
+            ld.pages_unchanged = int(unchanged.get(ld.load_id, 0))
     ledger = pl.DataFrame(
         [
             {
@@ -144,24 +169,17 @@ def land(
     return list(loads.values())
 
 
-_BATCH_BYTES = 16 << 20
+_IN_FLIGHT = 8
 
-
-def _flush(con: duckdb.DuckDBPyConnection, batches: dict[str, dict[str, list[Any]]]) -> None:
-    for table, columns in batches.items():
-        insert_frame(con, table, pl.DataFrame(columns, schema=_RAW_SCHEMA))
-    batches.clear()
-
-
-_RAW_SCHEMA = {
-    "_load_id": pl.String,
-    "_fetched_at": pl.Datetime("us"),
-    "_scope": pl.String,
-    "_source_url": pl.String,
-    "_request": pl.String,
-    "_sha256": pl.String,
-    "_ingested_at": pl.Datetime("us"),
-    "_payload": pl.String,
+_PAGE_SCHEMA = {
+    "load_id": pl.String,
+    "seq": pl.Int32,
+    "sha256": pl.String,
+    "fetched_at": pl.Datetime("us"),
+    "request": pl.String,
+    "source_url": pl.String,
+    "bytes": pl.Int64,
+    "format": pl.String,
 }
 _LOADS_SCHEMA = {
     "load_id": pl.String,
@@ -179,7 +197,7 @@ _LOADS_SCHEMA = {
 }
 
 
-def _current_sql(table: str, mode: str, payload: bool) -> str:
+def _current_sql(mode: str) -> str:
     latest = (
         ""
         if mode == "append"
@@ -189,68 +207,84 @@ def _current_sql(table: str, mode: str, payload: bool) -> str:
             WHERE provider = $provider AND endpoint = $endpoint AND status = 'ok'
             GROUP BY scope)"""
     )
+    # each current page with the load that first stored it: its lineage (load_id,
+    # fetched_at, scope), as when the payload itself was kept in the warehouse
     return f"""
-        WITH current_pages AS (  -- page hashes only: never hash or sort payloads
+        WITH current_pages AS (
             SELECT DISTINCT p.sha256
             FROM _load_pages p
             JOIN _loads l ON l.load_id = p.load_id
             WHERE l.provider = $provider AND l.endpoint = $endpoint AND l.status = 'ok'
             {latest}
+        ),
+        stored AS (
+            SELECT p.* FROM _load_pages p SEMI JOIN current_pages c ON c.sha256 = p.sha256
+            WHERE NOT p.unchanged
+            QUALIFY row_number() OVER (PARTITION BY p.sha256 ORDER BY p.load_id, p.seq) = 1
         )
-        SELECT $endpoint AS endpoint, r._load_id AS load_id,
-               r._fetched_at AS fetched_at, r._scope AS scope,
-               r._source_url AS source_url, r._request::VARCHAR AS request,
-               {"r._payload AS payload" if payload else "strlen(r._payload) AS payload_bytes"},
-               r._sha256 AS sha256
-        FROM {table} r
-        SEMI JOIN current_pages c ON c.sha256 = r._sha256
+        SELECT $endpoint AS endpoint, s.load_id, s.fetched_at, l.scope, s.source_url,
+               s.request, s.bytes AS payload_bytes, s.sha256
+        FROM stored s JOIN _loads l ON l.load_id = s.load_id
+        ORDER BY s.load_id, s.seq
         """
 
 
-def _landed(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    return bool(run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table]))
+def current_index(
+    con: duckdb.DuckDBPyConnection, provider: str, endpoints: dict[str, str]
+) -> pl.DataFrame:
+    """The pages that make up the provider's current state, from the ledger alone (no
+    payloads): endpoint, load_id, fetched_at, scope, source_url, request, payload_bytes,
+    sha256.
+
+    For a 'snapshot' endpoint: the pages of the latest successful load of each scope.
+    For an 'append' endpoint (time series): every page of every successful load.
+    """
+    frames = [
+        query(con, _current_sql(mode), {"provider": provider, "endpoint": endpoint})
+        for endpoint, mode in endpoints.items()
+    ]
+    return pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
+
+
+def with_payloads(index: pl.DataFrame, store: RawStore) -> pl.DataFrame:
+    """The pages of `index` with their `payload` text, read straight from the store."""
+    if index.is_empty():
+        return index.with_columns(pl.lit(None, dtype=pl.String).alias("payload"))
+    texts = pl.from_arrow(store.texts(index["sha256"].to_list()))
+    return index.with_columns(texts.cast(pl.String).alias("payload"))  # type: ignore[union-attr]
 
 
 def current_pages(
     con: duckdb.DuckDBPyConnection,
     provider: str,
     endpoints: dict[str, str],
-    *,
-    payload: bool = True,
+    store: RawStore,
 ) -> pl.DataFrame:
-    """The pages that make up the provider's current state, read back from raw.
-
-    For a 'snapshot' endpoint: the pages of the latest successful load of each scope.
-    For an 'append' endpoint (time series): every page of every successful load.
-    `payload=False` gives the pages without their payloads (with `payload_bytes`).
-    """
-    frames = [
-        query(
-            con,
-            _current_sql(f"raw_{provider}__{endpoint}", mode, payload),
-            {"provider": provider, "endpoint": endpoint},
-            batch_rows=32,  # pages are up to a few MB each
-        )
-        for endpoint, mode in endpoints.items()
-        if _landed(con, f"raw_{provider}__{endpoint}")
-    ]
-    return pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
+    """The provider's current pages with their payloads (`current_index` + the store)."""
+    return with_payloads(current_index(con, provider, endpoints), store)
 
 
-def iter_current_pages(
-    con: duckdb.DuckDBPyConnection, provider: str, endpoint: str, mode: str, pages_per_batch: int
+def iter_batches(
+    index: pl.DataFrame, store: RawStore, batch_bytes: int
 ) -> Iterator[pl.DataFrame]:
-    """The same pages as `current_pages`, streamed in batches from one scan. The
-    connection is busy until the iterator is exhausted (DuckDB 2.0): use no other
-    statement on it meanwhile."""
-    table = f"raw_{provider}__{endpoint}"
-    if not _landed(con, table):
+    """The pages of `index` with payloads, about `batch_bytes` of payload at a time."""
+    if index.is_empty():
         return
-    reader = con.sql(
-        _current_sql(table, mode, payload=True), params={"provider": provider, "endpoint": endpoint}
-    ).to_arrow_reader(batch_size=pages_per_batch)
-    for batch in reader:
-        yield pl.from_arrow(batch)  # type: ignore[misc]
+    batch = (pl.col("payload_bytes").cum_sum() - pl.col("payload_bytes")) // max(1, batch_bytes)
+    for _, part in index.with_columns(_batch=batch).group_by("_batch", maintain_order=True):
+        yield with_payloads(part.drop("_batch"), store)
+
+
+def pages_digest(
+    con: duckdb.DuckDBPyConnection, provider: str, endpoints: dict[str, str]
+) -> str:
+    """One sha256 over the provider's current pages (their shas, sorted): equal digests
+    mean the same pages, so the same parse."""
+    index = current_index(con, provider, endpoints)
+    if index.is_empty():
+        return ""
+    shas = index.select(pl.concat_str("endpoint", "sha256", separator=":")).to_series()
+    return hashlib.sha256("\n".join(shas.sort().to_list()).encode()).hexdigest()
 
 
 def update_counts(con: duckdb.DuckDBPyConnection, run_id: str, counts: pl.DataFrame) -> None:
@@ -270,3 +304,61 @@ def update_counts(con: duckdb.DuckDBPyConnection, run_id: str, counts: pl.DataFr
         )
     finally:
         con.unregister("_counts")
+
+
+# --- warehouses written before the raw store ------------------------------------------------
+
+
+def legacy_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """`raw_<provider>__<endpoint>` tables: where payloads lived before the raw store."""
+    return [
+        r[0]
+        for r in run(
+            con,
+            r"""SELECT table_name FROM duckdb_tables()
+                WHERE schema_name = 'main' AND table_name LIKE 'raw\_%\_\_%' ESCAPE '\'
+                ORDER BY table_name""",
+        )
+    ]
+
+
+def migrate_legacy(con: duckdb.DuckDBPyConnection, store: RawStore) -> int:
+    """Move the payloads of `raw_*` tables into the raw store (each under the sha256 the
+    ledger already names it by), fill the ledger's page columns from them, and drop the
+    tables. Returns the number of pages moved. Runs on the refresh's working copy, so a
+    failure leaves the published warehouse as it was."""
+    moved = 0
+    for table in legacy_tables(con):
+        reader = con.sql(f"SELECT _sha256, _payload FROM {table}").to_arrow_reader(
+            batch_size=32
+        )
+        for batch in reader:
+            for sha, payload in zip(
+                batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True
+            ):
+                store.put(sha, (payload or "").encode())
+                moved += 1
+        run(
+            con,
+            f"""
+            UPDATE _load_pages p SET
+                fetched_at = CASE WHEN p.load_id = r._load_id THEN r._fetched_at
+                                  ELSE l.started_at END,
+                request = json(r._request)::VARCHAR,
+                source_url = r._source_url,
+                bytes = strlen(coalesce(r._payload, '')),
+                format = CASE WHEN json_valid(r._payload) THEN 'json' ELSE 'csv' END
+            FROM {table} r, _loads l
+            WHERE p.sha256 = r._sha256 AND l.load_id = p.load_id
+            """,
+        )
+        run(con, f"DROP TABLE {table}")
+    store.sync()
+    if moved:
+        log.info("moved %d raw pages out of the warehouse into %s", moved, store.root)
+    return moved
+
+
+def verify_stored(index: pl.DataFrame, store: RawStore) -> list[str]:
+    """The sha256 values of `index` whose object is missing from the store."""
+    return [sha for sha in index["sha256"].to_list() if not store.has(sha)]

@@ -96,6 +96,8 @@ def staging_migrations(table: str) -> list[str]:
 
 
 def raw_ddl(table: str) -> str:
+    """The table raw payloads lived in before the raw store (kept to read and migrate
+    warehouses written by earlier versions)."""
     return f"""CREATE TABLE IF NOT EXISTS {table} (
   _load_id VARCHAR NOT NULL,
   _fetched_at TIMESTAMP NOT NULL,
@@ -107,6 +109,16 @@ def raw_ddl(table: str) -> str:
   _payload VARCHAR
 )"""
 
+
+# Columns of `_load_pages` added when raw payloads moved out of the warehouse into the raw
+# store: what a snapshot export and the lineage need of each page.
+LOAD_PAGES_MIGRATIONS = [
+    "ALTER TABLE _load_pages ADD COLUMN IF NOT EXISTS fetched_at TIMESTAMP",
+    "ALTER TABLE _load_pages ADD COLUMN IF NOT EXISTS request VARCHAR",  # canonical JSON
+    "ALTER TABLE _load_pages ADD COLUMN IF NOT EXISTS source_url VARCHAR",
+    "ALTER TABLE _load_pages ADD COLUMN IF NOT EXISTS bytes BIGINT",  # body size as received
+    "ALTER TABLE _load_pages ADD COLUMN IF NOT EXISTS format VARCHAR",  # json | csv | ...
+]
 
 BOOKKEEPING_DDL = [
     """CREATE TABLE IF NOT EXISTS _loads (
@@ -128,12 +140,23 @@ BOOKKEEPING_DDL = [
   source_version VARCHAR
 )""",
     # Which pages make up a load, including pages that were unchanged and so not stored
-    # again: the current state of an endpoint is read through this table.
+    # again: the current state of an endpoint is read through this table, and each page's
+    # bytes are the raw store's object named by its sha256 (warehouse.rawstore).
     """CREATE TABLE IF NOT EXISTS _load_pages (
   load_id VARCHAR NOT NULL,
   seq INTEGER NOT NULL,
   sha256 VARCHAR NOT NULL,
   unchanged BOOLEAN NOT NULL
+)""",
+    *LOAD_PAGES_MIGRATIONS,
+    # Per connector, what its staged offers were parsed from: the digest of its current
+    # pages and of the parsing code. A refresh whose digests match skips the parse.
+    """CREATE TABLE IF NOT EXISTS _staged (
+  connector VARCHAR PRIMARY KEY,
+  pages_digest VARCHAR NOT NULL,
+  code_digest VARCHAR NOT NULL,
+  run_id VARCHAR NOT NULL,
+  staged_at TIMESTAMP NOT NULL
 )""",
     """CREATE TABLE IF NOT EXISTS _runs (
   run_id VARCHAR PRIMARY KEY,
@@ -143,6 +166,8 @@ BOOKKEEPING_DDL = [
   providers VARCHAR NOT NULL,
   status VARCHAR
 )""",
+    # digest of the SQL (views, macros, seeds, assertions) a run asserted the data with
+    "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS asserted_sql VARCHAR",
     """CREATE TABLE IF NOT EXISTS quarantine (
   load_id VARCHAR NOT NULL,
   provider VARCHAR NOT NULL,

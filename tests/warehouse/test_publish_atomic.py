@@ -12,8 +12,10 @@ import time
 from pathlib import Path
 
 import duckdb
+import zstandard
 
 from benchmarks.shapes import azure_retail_item, azure_retail_page
+from warehouse.rawstore import RawStore
 
 SCRIPT = """
 import sys
@@ -84,9 +86,15 @@ def test_a_refresh_killed_midway_leaves_the_published_warehouse_unchanged(tmp_pa
     assert con.execute("SELECT count(*) FROM mart_gpu_offers_current").fetchone()[0] == 20
     con.close()
 
-    # the next refresh discards the stale .next and completes
+    # the raw store holds whole objects only (each written to a temp name, then renamed)
+    store = RawStore.beside(warehouse)
+    for obj in store.iter_objects():
+        zstandard.ZstdDecompressor().decompress(obj.read_bytes())
+
+    # the next refresh discards the stale .next (and temp files) and completes
     assert run_refresh(warehouse, small).wait(120) == 0
     assert not nxt.exists()
+    assert not list(store.objects.glob("*/.*.tmp"))
     con = duckdb.connect(str(warehouse), read_only=True)
     assert con.execute("SELECT count(*) FROM _runs WHERE status = 'ok'").fetchone()[0] == 2
     con.close()

@@ -16,6 +16,7 @@ from connectors._page import FetchFailure, Page
 from connectors.errors import SourceUnavailable
 from flows import pipeline
 from warehouse import db
+from warehouse.rawstore import RawStore
 
 MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", "fct_spot_prices"]
 
@@ -77,10 +78,13 @@ def test_refreshing_the_same_snapshot_twice_leaves_every_mart_identical(tmp_path
     for mart in MARTS:
         assert snapshot_of(path, mart).equals(before[mart]), mart
     # unchanged pages are not stored twice, but the second load lists them
-    assert (
-        count(path, "SELECT count(*) FROM raw_azure__retail_prices") == first.providers[0].fetched
-    )
+    store = RawStore.beside(path)
+    assert len(list(store.iter_objects())) == first.providers[0].fetched
+    assert count(path, "SELECT count(*) FROM _load_pages WHERE NOT unchanged") == 17
     assert count(path, "SELECT count(DISTINCT load_id) FROM _load_pages") == 8
+    # nothing changed: the provider was neither re-parsed nor re-merged
+    assert second.providers[0].reused and not first.providers[0].reused
+    assert second.providers[0].loaded == first.providers[0].loaded
 
 
 def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(tmp_path):
@@ -177,23 +181,25 @@ def test_every_current_offer_traces_back_to_its_raw_page(tmp_path):
         path,
         """
         SELECT count(*) FROM mart_gpu_offers_current m
-        WHERE NOT EXISTS (SELECT 1 FROM raw_azure__retail_prices r WHERE r._load_id = m.load_id)""",
+        WHERE NOT EXISTS (SELECT 1 FROM _load_pages p WHERE p.load_id = m.load_id)""",
     )
     assert orphans == 0
     con = db.connect_readonly(path)
     try:
-        (payload,) = db.run(
+        shas = db.query(
             con,
             """
-            SELECT r._payload FROM mart_gpu_offers_current m
-            JOIN raw_azure__retail_prices r ON r._load_id = m.load_id
+            SELECT p.sha256 FROM mart_gpu_offers_current m
+            JOIN _load_pages p ON p.load_id = m.load_id
             WHERE m.instance_type = 'Standard_ND96asr_v4' AND m.region = 'eastus'
-              AND m.pricing_model = 'on_demand'
-              AND r._payload LIKE '%"retailPrice":27.197%' LIMIT 1""",
-        )[0]
+              AND m.pricing_model = 'on_demand'""",
+        )["sha256"].to_list()
     finally:
         con.close()
-    assert "Standard_ND96asr_v4" in payload
+    # load_id -> page -> the bytes as received, in the raw store beside the warehouse
+    store = RawStore.beside(path)
+    bodies = [store.get(sha) for sha in shas]
+    assert any(b"Standard_ND96asr_v4" in b and b"27.197" in b for b in bodies)
 
 
 def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(

@@ -1,0 +1,184 @@
+"""Growth benchmark: N simulated nights of an Azure Retail Prices walk into one warehouse.
+
+    uv run python -m benchmarks.bench_growth [--items 200000] [--nights 30] [--regions 20]
+
+Night 0 is a full walk of `--items` items in the real shape, `--regions` walks paged by
+1000 items ($skip paging: a page's request is its region and page number). Every later
+night 1% of prices change (new price, new effectiveStartDate, as the API publishes them),
+spread over the walk as the real API does, so nearly every page's hash changes; every
+fifth night a few items are inserted into and removed from some regions, which shifts
+every later page of those walks. Each night refreshes the same warehouse in a child
+process and reports: refresh time (and by stage), the published file's size, the raw
+store's size, the child's peak RSS, and an analyst query's time
+(`select * from mart_cheapest_gpu_hour`, a new read-only connection).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+
+from benchmarks.bench_azure import SIZES, VARIANTS
+from benchmarks.shapes import azure_retail_item, azure_retail_page
+
+OUT = Path(__file__).parent / "out"
+ROOT = Path(__file__).resolve().parent.parent
+START = datetime(2026, 11, 1, 2, tzinfo=UTC)
+PAGE = 1000
+
+NIGHT_CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+import duckdb
+from connectors import _snapshot
+from flows import pipeline
+from warehouse.rawstore import RawStore
+snap, path = Path(sys.argv[1]), Path(sys.argv[2])
+t0 = time.perf_counter()
+summary = pipeline.load_and_publish(path, {"azure": _snapshot.read_provider(snap, "azure")},
+                                    source="growth")
+t1 = time.perf_counter()
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+con = duckdb.connect(str(path), read_only=True)
+t2 = time.perf_counter()
+rows = len(con.execute("select * from mart_cheapest_gpu_hour").fetchall())
+t3 = time.perf_counter()
+history = con.execute("select count(*) from int_offers_historized").fetchone()[0]
+con.close()
+print(json.dumps({"s": t1 - t0, "timings": summary.timings, "query_s": t3 - t2, "rows": rows,
+                  "history_rows": history, "opened": summary.history.get("opened", 0),
+                  "pages": summary.providers[0].fetched,
+                  "unchanged": summary.providers[0].unchanged,
+                  "file_mb": path.stat().st_size / 1e6,
+                  "store_mb": RawStore.beside(path).size_bytes() / 1e6, "peak_rss_mib": rss}))
+"""
+
+
+def base_items(items: int, regions: int) -> list[list[dict]]:
+    """Night 0: the items of each region's walk."""
+    walks: list[list[dict]] = [[] for _ in range(regions)]
+    for n in range(items):
+        arm, display, series, price = SIZES[n % len(SIZES)]
+        variant = VARIANTS[(n // len(SIZES)) % len(VARIANTS)]
+        # distinct locations keep offers distinct, as a full crawl's are
+        location = f"loc{n // (len(SIZES) * len(VARIANTS)):06d}"
+        scale = 8760 if variant.get("term") == "1 Year" else 26280 if variant.get("term") else 1
+        walks[n % regions].append(
+            azure_retail_item(
+                arm_sku=arm,
+                display=display,
+                series=series,
+                region=location,
+                location=location,
+                price=round(price * scale, 4),
+                **variant,
+            )
+        )
+    return walks
+
+
+def next_night(walks: list[list[dict]], night: int, rng: random.Random) -> None:
+    """1% of prices move; every fifth night some items come and go (shifting pages)."""
+    when = (START + timedelta(days=night)).strftime("%Y-%m-%dT00:00:00Z")
+    total = sum(len(w) for w in walks)
+    for _ in range(total // 100):
+        walk = walks[rng.randrange(len(walks))]
+        item = walk[rng.randrange(len(walk))]
+        item["retailPrice"] = item["unitPrice"] = round(
+            item["retailPrice"] * rng.uniform(0.9, 1.1), 4
+        )
+        item["effectiveStartDate"] = when
+    if night % 5 == 0:
+        for walk in rng.sample(walks, max(1, len(walks) // 4)):
+            at = rng.randrange(len(walk))
+            new = dict(walk[at])
+            new["meterId"] = f"{new['meterId'][:-6]}{night:06d}"
+            new["armRegionName"] = new["location"] = f"{new['location']}-n{night}"
+            new["effectiveStartDate"] = when
+            walk.insert(at, new)
+            del walk[rng.randrange(len(walk))]
+
+
+def write_night(walks: list[list[dict]], night: int, folder: Path) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    fetched = (START + timedelta(days=night)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for r, walk in enumerate(walks):
+        region = f"region{r:02d}"
+        for page, at in enumerate(range(0, len(walk), PAGE)):
+            doc = {
+                "fetched_at": fetched,
+                "request": {"region": region, "page": page + 1, "skip": at},
+                "body": azure_retail_page(walk[at : at + PAGE], None),
+            }
+            (folder / f"{region}-{page + 1:04d}.json").write_bytes(orjson.dumps(doc))
+
+
+def child(code: str, *args: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], check=False, capture_output=True, text=True, cwd=ROOT
+    )
+    if out.returncode:
+        sys.exit(f"benchmark child failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--items", type=int, default=200_000)
+    ap.add_argument("--nights", type=int, default=30)
+    ap.add_argument("--regions", type=int, default=20)
+    ap.add_argument("--json", type=Path, help="also write every night's figures here")
+    args = ap.parse_args()
+    rng = random.Random(7)
+    snap = OUT / "growth-snapshot"
+    warehouse = OUT / "bench_growth.duckdb"
+    for p in OUT.glob("bench_growth.duckdb*"):
+        if p.is_dir():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+    walks = base_items(args.items, args.regions)
+    header = (
+        f"{'night':>5} {'refresh s':>9} {'land':>5} {'parse':>5} {'hist':>5} {'pages':>11} "
+        f"{'opened':>7} {'file MB':>8} {'store MB':>9} {'RSS MiB':>8} {'query ms':>9}"
+    )
+    print(header)
+    nights = []
+    for night in range(args.nights + 1):
+        if night:
+            next_night(walks, night, rng)
+        write_night(walks, night, snap / "azure" / "retail_prices")
+        r = child(NIGHT_CHILD, str(snap), str(warehouse))
+        t = r["timings"]
+        nights.append({"night": night, **r})
+        print(
+            f"{night:>5} {r['s']:>9.2f} {t.get('land', 0):>5.2f} {t.get('parse_stage', 0):>5.2f} "
+            f"{t.get('history', 0):>5.2f} {r['pages'] - r['unchanged']:>5}/{r['pages']:<5} "
+            f"{r['opened']:>7,} {r['file_mb']:>8.1f} {r['store_mb']:>9.1f} "
+            f"{r['peak_rss_mib']:>8,.0f} {r['query_s'] * 1000:>9.0f}",
+            flush=True,
+        )
+    if args.json:
+        args.json.write_text(json.dumps(nights, indent=1))
+    if len(nights) > 2:
+        first, last = nights[1], nights[-1]
+        growth = (last["file_mb"] - first["file_mb"]) / (len(nights) - 2)
+        print(
+            f"night {last['night']} / night 1 refresh time: {last['s'] / first['s']:.2f}x; "
+            f"published file +{growth:.2f} MB a night; raw store "
+            f"+{(last['store_mb'] - first['store_mb']) / (len(nights) - 2):.2f} MB a night"
+        )
+
+
+if __name__ == "__main__":
+    main()
