@@ -6,6 +6,7 @@ real and which illustrative: connectors/demo_snapshot/README.md ("aws").
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import shutil
@@ -344,6 +345,67 @@ def build_spot_advisor(root: Path) -> None:
     )
 
 
+# Capacity Blocks for ML: (region, type) -> effective instance hourly rate in USD. Real:
+# the rates AWS published on aws.amazon.com/ec2/capacityblocks/pricing (before 2025-01-01):
+# p5.48xlarge 39.33, p5e.48xlarge 43.26, p4d.24xlarge 14.75. Illustrative: which regions
+# list them here (us-east-1 and us-west-2, the demo's regions), and the start dates.
+CAPACITY_BLOCKS = {
+    ("us-east-1", "p5.48xlarge"): 39.33,
+    ("us-west-2", "p5.48xlarge"): 39.33,
+    ("us-west-2", "p5e.48xlarge"): 43.26,
+    ("us-west-2", "p4d.24xlarge"): 14.75,
+}
+CAPACITY_BLOCK_HOURS = (24, 168)
+CAPACITY_BLOCK_STARTS = (1, 8, 22)  # days after the fetch; blocks start at 11:30 UTC
+
+
+def build_capacity_blocks(root: Path) -> None:
+    """DescribeCapacityBlockOfferings pages: one search per (region, type, duration), one
+    instance, start dates in the next 8 weeks (the connector's default request)."""
+    window = (NOW, NOW + timedelta(days=56))
+    for (region, instance_type), rate in CAPACITY_BLOCKS.items():
+        zones = REGIONS[region][0]
+        for hours in CAPACITY_BLOCK_HOURS:
+            offerings = []
+            for n, days in enumerate(CAPACITY_BLOCK_STARTS):
+                start = (NOW + timedelta(days=days)).replace(hour=11, minute=30)
+                key = f"{region}/{instance_type}/{hours}/{days}"
+                offerings.append(
+                    {
+                        "CapacityBlockOfferingId": "cb-"
+                        + hashlib.sha256(key.encode()).hexdigest()[:17],
+                        "InstanceType": instance_type,
+                        "AvailabilityZone": zones[n % len(zones)],
+                        "InstanceCount": 1,
+                        "StartDate": _iso(start),
+                        "EndDate": _iso(start + timedelta(hours=hours)),
+                        "CapacityBlockDurationHours": hours,
+                        "UpfrontFee": f"{rate * hours:.2f}",
+                        "CurrencyCode": "USD",
+                        "Tenancy": "default",
+                        "CapacityBlockDurationMinutes": 0,
+                    }
+                )
+            request = {
+                "region": region,
+                "InstanceType": instance_type,
+                "InstanceCount": 1,
+                "CapacityDurationHours": hours,
+                "StartDateRange": _iso(window[0]),
+                "EndDateRange": _iso(window[1]),
+                "MaxResults": 1000,
+                "page": 1,
+            }
+            _write(
+                root / "capacity_blocks" / f"{region}-{instance_type}-{hours}h-0001.json",
+                {
+                    "fetched_at": FETCHED_AT,
+                    "request": request,
+                    "body": {"CapacityBlockOfferings": offerings},
+                },
+            )
+
+
 def build_aws(demo: Path) -> None:
     root = demo / "aws"
     shutil.rmtree(root, ignore_errors=True)
@@ -352,3 +414,4 @@ def build_aws(demo: Path) -> None:
     build_price_list(root)
     build_offer_csv(root)
     build_spot_advisor(root)
+    build_capacity_blocks(root)

@@ -9,7 +9,10 @@ Credentialed (default boto3 chain; none -> MissingCredentials, the public routes
   NextToken until it is "" or null; incremental from the region's watermark (the newest
   point already stored), else the last N days;
 - Price List GetProducts (client in us-east-1) per region and accelerated instance family,
-  paged until NextToken is absent.
+  paged until NextToken is absent;
+- EC2 DescribeCapacityBlockOfferings (Capacity Blocks for ML) per region where a type is
+  sold as blocks, per type and duration, for N instances starting within the next weeks,
+  paged with boto3's paginator.
 Public (no credentials):
 - the bulk offer CSV per region: the current version is read from region_index.json and
   a region whose stored version is not older is skipped without a download; otherwise the
@@ -240,6 +243,124 @@ def spot_start(ctx: FetchContext, region: str, now: datetime) -> datetime:
         return mark
     days = int(ctx.settings.get("aws_spot_lookback_days", s.SPOT_LOOKBACK_DAYS))
     return now - timedelta(days=days)
+
+
+# --- EC2 Capacity Blocks for ML ----------------------------------------------------------
+
+
+def _paginated(
+    client: Any,
+    operation: str,
+    endpoint: str,
+    list_key: str,
+    region: str,
+    params: dict[str, Any],
+    *,
+    policy: RetryPolicy,
+) -> Iterator[Page]:
+    """Page through one operation with boto3's own paginator. Each page is fetched through
+    `call` (throttling and 5xx retried); a failed page generator is finished, so a retry
+    resumes the paginator from the last NextToken seen. The request recorded with a page is
+    the operation's parameters plus the NextToken that led to it."""
+    paginator = client.get_paginator(operation)
+    token: str | None = None
+    pages: Iterator[dict] | None = None
+
+    def next_page() -> dict | None:
+        nonlocal pages
+        if pages is None:
+            config = {"StartingToken": token} if token else {}
+            pages = iter(paginator.paginate(**params, PaginationConfig=config))
+        try:
+            return next(pages)
+        except StopIteration:
+            return None
+        except Exception:
+            pages = None
+            raise
+
+    next_page.__name__ = operation
+    seq = 0
+    while True:
+        response = call(next_page, endpoint=endpoint, region=region, policy=policy)
+        if response is None:
+            return
+        body = jsonable(response)
+        if not isinstance(body.get(list_key), list):
+            raise UnexpectedResponse(
+                s.PROVIDER, endpoint, f"region {region}: no {list_key!r} list", excerpt=repr(body)
+            )
+        seq += 1
+        request = {**params, **({"NextToken": token} if token else {})}
+        yield Page(
+            provider=s.PROVIDER,
+            endpoint=endpoint,
+            fetched_at=utc_now(),
+            request={"region": region, **jsonable(request), "page": seq},
+            body=body,
+        )
+        token = body.get("NextToken") or None
+
+
+@dataclass(frozen=True)
+class CapacityBlockTerms:
+    """The request-side filters of a Capacity Block search (settings: defaults and why)."""
+
+    types: dict[str, tuple[str, ...]]  # instance type -> regions it is sold in
+    hours: tuple[int, ...]
+    instances: int
+    start: datetime  # naive UTC
+    end: datetime
+
+    @classmethod
+    def from_context(cls, ctx: FetchContext, now: datetime) -> CapacityBlockTerms:
+        days = int(ctx.settings.get("aws_capacity_block_days_ahead", s.CAPACITY_BLOCK_DAYS_AHEAD))
+        # an empty mapping turns the search off (an account without the permission)
+        types = ctx.settings.get("aws_capacity_block_types", s.CAPACITY_BLOCK_TYPES)
+        return cls(
+            types={t: tuple(r) for t, r in dict(types).items()},
+            hours=tuple(
+                int(h) for h in ctx.settings.get("aws_capacity_block_hours", s.CAPACITY_BLOCK_HOURS)
+            ),
+            instances=int(
+                ctx.settings.get("aws_capacity_block_instances", s.CAPACITY_BLOCK_INSTANCE_COUNT)
+            ),
+            start=now,
+            end=now + timedelta(days=days),
+        )
+
+    def types_in(self, region: str) -> list[str]:
+        return [t for t, regions in self.types.items() if region in regions]
+
+
+def fetch_capacity_blocks(
+    ec2: Any,
+    region: str,
+    terms: CapacityBlockTerms,
+    *,
+    policy: RetryPolicy = DEFAULT_POLICY,
+) -> Iterator[Page]:
+    """DescribeCapacityBlockOfferings of one region: one paginated search per instance type
+    sold there x duration, for `terms.instances` instances starting in the date window."""
+    for instance_type in terms.types_in(region):
+        for hours in terms.hours:
+            params: dict[str, Any] = {
+                "InstanceType": instance_type,
+                "InstanceCount": terms.instances,
+                "CapacityDurationHours": hours,
+                "StartDateRange": terms.start.replace(tzinfo=UTC),
+                "EndDateRange": terms.end.replace(tzinfo=UTC),
+                "MaxResults": s.CAPACITY_BLOCK_PAGE_SIZE,
+            }
+            yield from _paginated(
+                ec2,
+                s.CAPACITY_BLOCK_OPERATION,
+                s.CAPACITY_BLOCKS,
+                "CapacityBlockOfferings",
+                region,
+                params,
+                policy=policy,
+            )
 
 
 # --- Price List Query API ------------------------------------------------------------------
@@ -650,6 +771,13 @@ def fetch_credentialed(
         regions,
         lambda r: fetch_price_list(pricing, r, policy=policy),
     )
+    terms = CapacityBlockTerms.from_context(ctx, now)
+    yield from per_scope(
+        s.PROVIDER,
+        s.CAPACITY_BLOCKS,
+        [r for r in regions if terms.types_in(r)],
+        lambda r: fetch_capacity_blocks(clients.ec2(r), r, terms, policy=policy),
+    )
 
 
 def fetch_all(
@@ -671,7 +799,8 @@ def fetch_all(
             s.PROVIDER,
             ",".join(s.CREDENTIALED_ENDPOINTS),
             "no credentials in the default boto3 chain: skipped EC2 instance types, spot "
-            "price history and the Price List API; the public offer CSV and Spot Advisor ran",
+            "price history, Capacity Block offerings and the Price List API; the public "
+            "offer CSV and Spot Advisor ran",
         )
         log.warning("%s", skipped)
         for endpoint in s.CREDENTIALED_ENDPOINTS:
