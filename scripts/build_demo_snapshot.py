@@ -216,6 +216,21 @@ GCP_OTHERS = [
     ("Nvidia Tesla P4 GPU running in Singapore", "GPU", "OnDemand", 0.0),
 ]
 GCP_PAGE_SIZE = 40
+# DWS flex-start ("DWS Defined Duration") SKUs, us-central1 ("Americas"): (description,
+# resourceGroup, usageUnit, USD). Real: the H100 GPU, A3 core and A3 RAM rates of Google's
+# catalog as quoted in public billing write-ups (2025-08: 4.200761, 0.010934, 0.000952) and
+# the A100 40GB GPU, A2 core and A2 RAM rates (2026-08: 1.61365 per GPU, 0.20868 / 12
+# vCPUs, 0.19805 / 85 GiB). The A2 host descriptions are inferred from the A3 ones.
+GCP_FLEX = [
+    ("Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Americas", "GPU", "h",
+     4.200761),
+    ("DWS Defined Duration A3 Core running in Americas", "CPU", "h", 0.010934),
+    ("DWS Defined Duration A3 Ram running in Americas", "RAM", "GiBy.h", 0.000952),
+    ("Nvidia Tesla A100 GPU attached to DWS Defined Duration VMs running in Americas", "GPU", "h",
+     1.61365),
+    ("DWS Defined Duration A2 Core running in Americas", "CPU", "h", 0.01739),
+    ("DWS Defined Duration A2 Ram running in Americas", "RAM", "GiBy.h", 0.00233),
+]  # fmt: skip
 
 
 def _gcp_sku(
@@ -274,6 +289,8 @@ def _gcp_skus() -> list[dict]:
             for usage, (share, term) in GCP_COMMIT.items():
                 text = f"Commitment v1: {commit} {place} {geo} for {term}"
                 skus.append(_gcp_sku(text, group, usage, regions, round(od * share, 6), unit))
+    for text, group, unit, price in GCP_FLEX:
+        skus.append(_gcp_sku(text, group, "OnDemand", GCP_GEOS["Americas"][0], price, unit))
     for text, group, usage, price in GCP_OTHERS:
         geo = text.rsplit(" ", 1)[-1]
         skus.append(_gcp_sku(text, group, usage, GCP_GEOS[geo][0], price))

@@ -176,16 +176,20 @@ def classify(skus: pl.DataFrame) -> pl.DataFrame:
     spot_by_description = usage.is_in(["OnDemand", "Preemptible"]) & desc.str.contains(
         s.SPOT_MARKER
     )
+    flex = (usage == "OnDemand") & desc.str.contains(s.FLEX_MARKER)
 
     with_resource = skus.with_columns(
         body=pl.coalesce(desc.str.extract(s.DESCRIPTION_BODY, 1), desc),
         pricing_model=pl.when(spot_by_description)
         .then(pl.lit("spot"))
+        .when(flex)
+        .then(pl.lit("flex"))
         .otherwise(usage.replace_strict(s.USAGE_TYPES, default=None)),
     ).join(resources(), on="body", how="left")
 
     excluded = pl.coalesce(
         _first_match(desc, s.EXCLUSIONS),
+        pl.when(~flex & desc.str.contains(s.DWS_EXCLUSION[0])).then(pl.lit(s.DWS_EXCLUSION[1])),
         pl.when(pl.col("pricing_model").is_null()).then(
             pl.format(s.EXCLUDE_USAGE_TYPE, usage.fill_null("(none)"))
         ),
@@ -255,15 +259,26 @@ def _dedupe(priced: pl.DataFrame) -> pl.DataFrame:
     ).drop("_rank", "_kept")
 
 
+def _flex_detail(detail: pl.Expr) -> pl.Expr:
+    """Flex-start rows say what the term is, ahead of how the price is made."""
+    return (
+        pl.when(pl.col("pricing_model") == "flex")
+        .then(pl.format("{}; {}", pl.lit(s.FLEX_DETAIL), detail))
+        .otherwise(detail)
+    )
+
+
 def _per_gpu(gpus: pl.DataFrame) -> pl.DataFrame:
     price = usd(pl.col("price_nanos"))
     return gpus.with_columns(
         provider=pl.lit(s.PROVIDER),
         zone=pl.lit(None, dtype=pl.String),
         instance_type="accelerator",
-        pricing_detail=pl.when("host_included")
-        .then(pl.lit(s.PER_GPU_DETAIL_HOST_INCLUDED))
-        .otherwise(pl.lit(s.PER_GPU_DETAIL)),
+        pricing_detail=_flex_detail(
+            pl.when("host_included")
+            .then(pl.lit(s.PER_GPU_DETAIL_HOST_INCLUDED))
+            .otherwise(pl.lit(s.PER_GPU_DETAIL))
+        ),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=price,
         price_usd_per_gpu_hour=price,
@@ -320,7 +335,7 @@ def _composed(gpus: pl.DataFrame, hosts: pl.DataFrame) -> pl.DataFrame:
         host_included=pl.lit(True),  # a whole machine: host cores and RAM priced in
         zone=pl.lit(None, dtype=pl.String),
         instance_type="machine_type",
-        pricing_detail=pl.lit(s.COMPOSED_DETAIL),
+        pricing_detail=_flex_detail(pl.lit(s.COMPOSED_DETAIL)),
         price_usd_per_hour=price,
         price_usd_per_gpu_hour=price / pl.col("gpu_count"),
         source_price=price,

@@ -245,11 +245,7 @@ def test_a_gpu_sku_that_matches_nothing_is_counted_as_unmatched_not_guessed(desc
         ("Reserved Nvidia H100 80GB Mega GPU in Americas", "GPU", "reserved:"),
         ("Sole Tenancy Premium for A3 Instance Core running in Americas", "CPU", "sole tenancy:"),
         ("DWS Calendar Mode A4 Nvidia B200 (1 gpu slice) running in Americas", "GPU", "DWS:"),
-        (
-            "Nvidia H100 Mega 80GB GPU attached to DWS Defined Duration VMs running in Americas",
-            "GPU",
-            "DWS:",
-        ),
+        ("Reserved Nvidia H100 80GB Mega GPU in Americas in Calendar Mode", "GPU", "reserved:"),
         ("N1 Custom Instance Core running in Americas", "N1Standard", "custom:"),
         (
             "Memory-optimized Upgrade Premium for Memory-optimized Instance Core running in Americas",
@@ -274,7 +270,7 @@ def test_a_usage_type_outside_the_vocabulary_is_excluded():
         0, named=True
     )
     assert row["status"] == "excluded"
-    assert row["reason"] == "usage type Commit1Mo is outside on_demand/spot/reserved_1y/reserved_3y"
+    assert row["reason"] == "usage type Commit1Mo is outside on_demand/spot/flex/reserved_1y/reserved_3y"
 
 
 def test_a3_megagpu_is_priced_with_the_mega_gpu_and_the_a3plus_host_not_a3():
