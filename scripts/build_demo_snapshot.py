@@ -66,6 +66,8 @@ AZURE_REGIONS = {
 SPOT_FACTOR = 0.4  # illustrative: Azure spot discounts on GPU sizes run ~50-80%
 RESERVED_1Y = 0.62  # effective hourly vs on-demand, illustrative
 RESERVED_3Y = 0.45
+SAVINGS_PLAN_1Y = 0.77  # savings plan for compute, hourly rate vs on-demand, illustrative
+SAVINGS_PLAN_3Y = 0.58
 PAGE_SIZE = 25
 
 
@@ -82,8 +84,14 @@ def _azure_items(region: str, location: str, factor: float, absent: set[str]) ->
             "region": region,
             "location": location,
         }
+        on_demand = azure_retail_item(**common, price=od)
+        # api-version 2023-01-01-preview: the savings plan rates ride on the on-demand item
+        on_demand["savingsPlan"] = [
+            {"unitPrice": round(od * r, 4), "retailPrice": round(od * r, 4), "term": term}
+            for term, r in (("3 Years", SAVINGS_PLAN_3Y), ("1 Year", SAVINGS_PLAN_1Y))
+        ]
         items += [
-            azure_retail_item(**common, price=od),
+            on_demand,
             azure_retail_item(**common, price=round(od * SPOT_FACTOR, 4), suffix=" Spot"),
             azure_retail_item(**common, price=round(od * 1.12, 4), windows=True),
             azure_retail_item(**common, price=round(od * 0.2, 4), suffix=" Low Priority"),

@@ -55,6 +55,7 @@ CONNECTOR = Connector(
         settings.OFFER_CSV: SNAPSHOT,
         settings.SPOT_ADVISOR: SNAPSHOT,
         settings.CAPACITY_BLOCKS: SNAPSHOT,
+        settings.SAVINGS_PLANS: SNAPSHOT,
     },
     fetch_live=fetch.fetch_live,
     parse=parse.parse,

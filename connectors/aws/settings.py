@@ -12,6 +12,7 @@ PRICE_LIST = "price_list"
 OFFER_CSV = "offer_csv"
 SPOT_ADVISOR = "spot_advisor"
 CAPACITY_BLOCKS = "capacity_blocks"
+SAVINGS_PLANS = "savings_plans"
 CREDENTIALED_ENDPOINTS = (INSTANCE_TYPES, SPOT_HISTORY, PRICE_LIST, CAPACITY_BLOCKS)
 
 # --- regions ----------------------------------------------------------------------------
@@ -132,6 +133,34 @@ OFFER_METADATA_LINES = 5  # FormatVersion, Disclaimer, Publication Date, Version
 # ctx.settings["aws_cache_dir"] or env GPU_PRICING_CACHE_DIR.
 CACHE_DIR_ENV = "GPU_PRICING_CACHE_DIR"
 DOWNLOAD_CHUNK_BYTES = 1 << 20
+
+# --- Savings Plans (public bulk price list) -----------------------------------------------
+# The AWSComputeSavingsPlan offer holds both Compute Savings Plans and EC2 Instance Savings
+# Plans rates (productFamily ComputeSavingsPlans / EC2InstanceSavingsPlans), per region:
+# region_index.json lists `regions` as a list of {regionCode, versionUrl} (recorded
+# 2025-09-11); each region file is {formatVersion, disclaimer, offerCode, version,
+# publicationDate, regionCode, products: [{sku, productFamily, serviceCode, usageType,
+# operation, attributes{purchaseOption, purchaseTerm, ...}}], terms: {savingsPlan: [{sku,
+# description, effectiveDate, leaseContractLength{duration, unit}, rates: [{discountedSku,
+# discountedUsageType, discountedOperation, discountedServiceCode, rateCode, unit,
+# discountedRate{price, currency}, discountedRegionCode, discountedInstanceType}]}]}}
+# (docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/reading-service-price-list-files-
+# for-savings-plans.html). Each rate is the effective hourly price of one instance type
+# under one plan.
+SAVINGS_PLAN_INDEX_PATH = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"
+SAVINGS_PLAN_FAMILIES = {
+    "ComputeSavingsPlans": "Compute Savings Plan",
+    "EC2InstanceSavingsPlans": "EC2 Instance Savings Plan",
+}
+# The rates kept (at fetch, like the offer CSV's rows, and again in parse with reasons):
+# EC2, Linux/UNIX (operation exactly "RunInstances"), shared tenancy (usage type
+# "<prefix->BoxUsage:<type>"), accelerated instance types. A region file is tens of MB
+# of every instance, OS, tenancy, Fargate and Lambda rate; the page request records the
+# file's URL (it names the version), the version and the number of rates kept.
+SAVINGS_PLAN_OPERATION = "RunInstances"
+SAVINGS_PLAN_USAGE = r"^([A-Z0-9]+-)?BoxUsage:"
+EXCLUDE_SP_SCOPE = "not a Linux shared-tenancy EC2 instance rate ({} / {})"
+EXCLUDE_SP_TERM = "savings plan term {} {} is not 1 or 3 years"
 
 # --- Spot Instance Advisor (public) -------------------------------------------------------
 SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
