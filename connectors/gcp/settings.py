@@ -175,9 +175,27 @@ HOST_SKUS: dict[str, tuple[str, str]] = {
     "Ram": ("n1", "ram"),
 }
 
+# Local SSD bundled with a machine type (a2-ultragpu, a3, a4: `local_ssd_gib` in
+# machine_shapes.csv, from the Local SSD column of cloud.google.com/compute/docs/
+# accelerator-optimized-machines) is billed with it: "Google Cloud bills accelerator-
+# optimized machine types for their attached GPUs, predefined vCPU, memory, and bundled
+# Local SSD (if applicable)" (same page). The SKU is the Compute Engine storage SKU "SSD
+# backed Local Storage running in <geo>" (spot: "... attached to Spot Preemptible VMs ...",
+# flex-start: "DWS Defined Duration SSD backed Local Storage ...", 2303-1D6A-9C08 in the
+# Americas), priced per GiB-month; a month is 730 hours in Google's own per-hour figures
+# (GKE's machine table: "[0.08 $ / GB / month] / 730 [h / month]").
+STORAGE_SKUS: dict[str, tuple[str, str]] = {
+    "SSD backed Local Storage": ("local-ssd", "ssd"),
+}
+HOURS_PER_MONTH = 730
+# A commitment (reserved_1y/3y) machine whose region lists no committed Local SSD rate:
+# its SSD is priced at the on-demand SSD rate, and pricing_detail says so.
+SSD_AT_ON_DEMAND_DETAIL = "local SSD at its on-demand rate (no {} SSD SKU in the region)"
+
 # The usage unit each component is priced in (pricingExpression.usageUnit).
-USAGE_UNITS = {"gpu": "h", "core": "h", "ram": "GiBy.h"}
+USAGE_UNITS = {"gpu": "h", "core": "h", "ram": "GiBy.h", "ssd": "GiBy.mo"}
 
 PER_GPU_DETAIL = "accelerator only; host vCPU and RAM billed separately"
 PER_GPU_DETAIL_HOST_INCLUDED = "GPU slice; host vCPU and RAM included"
 COMPOSED_DETAIL = "composed: vCPUs x core SKU + GiB x RAM SKU + GPUs x GPU SKU"
+COMPOSED_SSD_DETAIL = COMPOSED_DETAIL + " + local SSD GiB x SSD SKU / 730 h"
