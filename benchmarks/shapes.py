@@ -81,6 +81,8 @@ def azure_retail_page(items: list[dict[str, Any]], next_link: str | None) -> dic
 _GCP_UNITS = {
     "h": ("hour", "s", "second", 3600),
     "GiBy.h": ("gibibyte hour", "By.s", "byte second", 3865470566400),
+    # storage SKUs (Local SSD) are priced per GiB-month; the factor is 2^30 x 31 days
+    "GiBy.mo": ("gibibyte month", "By.s", "byte second", 2875910101401600),
 }
 
 

@@ -1,5 +1,6 @@
 """Rules every provider's offers pass through after its own `parse()`: one place for the
-validity checks, the per-GPU-hour division and the spot-vs-on-demand flags.
+validity checks, the per-GPU-hour division, the rounding of money to the nano-dollar and
+the spot-vs-on-demand flags.
 
 Pure Polars expressions: no loop over rows. Returns the staged offers, the rejected
 records (with the raw record as JSON, for quarantine) and the counts the ledger keeps.
@@ -16,6 +17,12 @@ from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, STAGED_COLUMNS, conf
 # A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
 # real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
 MAX_USD_PER_GPU_HOUR = 200.0
+# Published prices are rounded to the nano-dollar, the finest unit any source prices in
+# (GCP's unit prices are units + nanos / 1e9). Float division leaves binary noise (Polars
+# divides by a constant as a multiplication by its reciprocal: 69 / 100 = 0.6900000000000001);
+# rounding to 9 decimals returns the double nearest the decimal value, and keeps every
+# exact source price (a nano-priced sum such as 43.06615008) as it is.
+MONEY_DECIMALS = 9
 
 
 @dataclass(frozen=True)
@@ -78,10 +85,11 @@ def normalise(parsed: pl.DataFrame, *, flag_spot: bool = True) -> Normalised:
     price = pl.col("price_usd_per_hour")
     df = df.with_columns(
         status=pl.col("status").fill_null("ok"),
+        price_usd_per_hour=price.round(MONEY_DECIMALS),
         price_usd_per_gpu_hour=pl.coalesce(
             "price_usd_per_gpu_hour",
             pl.when(pl.col("gpu_count") > 0).then(price / pl.col("gpu_count")),
-        ),
+        ).round(MONEY_DECIMALS),
     )
     checks = _checks(price)
     invalid = pl.any_horizontal([cond.fill_null(False) for cond, _ in checks])
@@ -151,4 +159,4 @@ def _flag_spot(ok: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-__all__ = ["MAX_USD_PER_GPU_HOUR", "OFFER_SCHEMA", "Normalised", "normalise"]
+__all__ = ["MAX_USD_PER_GPU_HOUR", "MONEY_DECIMALS", "OFFER_SCHEMA", "Normalised", "normalise"]

@@ -222,7 +222,11 @@ def rates(
     gpu: Annotated[str | None, typer.Option(help="GPU name, e.g. H100")] = None,
     memory: Annotated[float | None, typer.Option(help="GPU memory in GiB, e.g. 80")] = None,
     pricing: Annotated[
-        str | None, typer.Option(help="on_demand | spot | reserved_1y | reserved_3y")
+        str | None,
+        typer.Option(
+            help="on_demand | spot | reserved_1y | reserved_3y | capacity_block | flex | "
+            "savings_plan_1y | savings_plan_3y"
+        ),
     ] = None,
     provider: Annotated[str | None, typer.Option(help="Provider, e.g. aws, azure, coreweave")] = None,
     region: Annotated[str | None, typer.Option(help="Region as the provider names it, e.g. eastus")] = None,

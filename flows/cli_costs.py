@@ -75,7 +75,12 @@ MemoryOpt = Annotated[
     float | None, typer.Option("--memory", help="GPU memory in GiB, e.g. 80 (default: any)")
 ]
 PricingOpt = Annotated[
-    str, typer.Option("--pricing", help="on_demand | spot | reserved_1y | reserved_3y")
+    str,
+    typer.Option(
+        "--pricing",
+        help="on_demand | spot | reserved_1y | reserved_3y | capacity_block | flex | "
+        "savings_plan_1y | savings_plan_3y",
+    ),
 ]
 RateOpt = Annotated[
     float | None,

@@ -31,6 +31,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from connectors._page import utc_now
 from models import breakeven, training
 from warehouse import db
+from warehouse.schemas import PRICING_MODELS
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +40,17 @@ TEMPLATES = Path(__file__).parent / "templates"
 REFERENCE_MFU = 0.45
 REFERENCE_PARAMS = 1e9
 REFERENCE_TOKENS = 1e6
-PRICING_ORDER = ["on_demand", "spot", "reserved_1y", "reserved_3y"]
+# every pricing model of the vocabulary gets a trace (charts used to drop the ones missing)
+PRICING_ORDER = list(PRICING_MODELS)
 COLORS = {
     "on_demand": "#1f77b4",
     "spot": "#ff7f0e",
     "reserved_1y": "#2ca02c",
     "reserved_3y": "#9467bd",
+    "capacity_block": "#d62728",
+    "flex": "#8c564b",
+    "savings_plan_1y": "#17becf",
+    "savings_plan_3y": "#bcbd22",
 }
 
 

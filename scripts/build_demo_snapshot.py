@@ -66,6 +66,8 @@ AZURE_REGIONS = {
 SPOT_FACTOR = 0.4  # illustrative: Azure spot discounts on GPU sizes run ~50-80%
 RESERVED_1Y = 0.62  # effective hourly vs on-demand, illustrative
 RESERVED_3Y = 0.45
+SAVINGS_PLAN_1Y = 0.77  # savings plan for compute, hourly rate vs on-demand, illustrative
+SAVINGS_PLAN_3Y = 0.58
 PAGE_SIZE = 25
 
 
@@ -82,8 +84,14 @@ def _azure_items(region: str, location: str, factor: float, absent: set[str]) ->
             "region": region,
             "location": location,
         }
+        on_demand = azure_retail_item(**common, price=od)
+        # api-version 2023-01-01-preview: the savings plan rates ride on the on-demand item
+        on_demand["savingsPlan"] = [
+            {"unitPrice": round(od * r, 4), "retailPrice": round(od * r, 4), "term": term}
+            for term, r in (("3 Years", SAVINGS_PLAN_3Y), ("1 Year", SAVINGS_PLAN_1Y))
+        ]
         items += [
-            azure_retail_item(**common, price=od),
+            on_demand,
             azure_retail_item(**common, price=round(od * SPOT_FACTOR, 4), suffix=" Spot"),
             azure_retail_item(**common, price=round(od * 1.12, 4), windows=True),
             azure_retail_item(**common, price=round(od * 0.2, 4), suffix=" Low Priority"),
@@ -197,6 +205,9 @@ GCP_RESOURCES = [
     ("A3Plus Instance Ram", "RAM", "GiBy.h", 0.0029, ("Americas", "Virginia", "Netherlands"), None),
     ("A3Ultra Instance Core", "CPU", "h", 0.0287, ("Americas", "Netherlands"), None),
     ("A3Ultra Instance Ram", "RAM", "GiBy.h", 0.0038, ("Americas", "Netherlands"), None),
+    # Local SSD, per GiB-month: 0.08 in us-central1 is the figure Google's GKE machine
+    # table prices bundled SSD at ("[0.08 $ / GB / month] / 730 [h / month]")
+    ("SSD backed Local Storage", "LocalSSD", "GiBy.mo", 0.08, _ALL, None),
     ("G2 Instance Core", "CPU", "h", 0.0249, _ALL, "G2 Cpu"),
     ("G2 Instance Ram", "RAM", "GiBy.h", 0.0029, _ALL, "G2 Ram"),
     ("N1 Predefined Instance Core", "N1Standard", "h", 0.031611, _ALL, "Cpu"),
@@ -216,6 +227,24 @@ GCP_OTHERS = [
     ("Nvidia Tesla P4 GPU running in Singapore", "GPU", "OnDemand", 0.0),
 ]
 GCP_PAGE_SIZE = 40
+# DWS flex-start ("DWS Defined Duration") SKUs, us-central1 ("Americas"): (description,
+# resourceGroup, usageUnit, USD). Real: the H100 GPU, A3 core and A3 RAM rates of Google's
+# catalog as quoted in public billing write-ups (2025-08: 4.200761, 0.010934, 0.000952) and
+# the A100 40GB GPU, A2 core and A2 RAM rates (2026-08: 1.61365 per GPU, 0.20868 / 12
+# vCPUs, 0.19805 / 85 GiB), and the flex-start Local SSD (0.0001096 per GiB-hour in that
+# breakdown = 0.08 per GiB-month / 730). The A2 host descriptions are inferred from A3's.
+GCP_FLEX = [
+    ("Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Americas", "GPU", "h",
+     4.200761),
+    ("DWS Defined Duration A3 Core running in Americas", "CPU", "h", 0.010934),
+    ("DWS Defined Duration A3 Ram running in Americas", "RAM", "GiBy.h", 0.000952),
+    ("Nvidia Tesla A100 GPU attached to DWS Defined Duration VMs running in Americas", "GPU", "h",
+     1.61365),
+    ("DWS Defined Duration A2 Core running in Americas", "CPU", "h", 0.01739),
+    ("DWS Defined Duration A2 Ram running in Americas", "RAM", "GiBy.h", 0.00233),
+    ("DWS Defined Duration SSD backed Local Storage running in Americas", "LocalSSD", "GiBy.mo",
+     0.08),
+]  # fmt: skip
 
 
 def _gcp_sku(
@@ -264,7 +293,7 @@ def _gcp_skus() -> list[dict]:
             skus.append(_gcp_sku(f"{stem} running in {geo}", group, "OnDemand", regions, od, unit))
             spot_text = (
                 f"{stem} attached to Spot Preemptible VMs running in {geo}"
-                if stem == "Nvidia L4 GPU"
+                if stem in ("Nvidia L4 GPU", "SSD backed Local Storage")
                 else f"Spot Preemptible {stem} running in {geo}"
             )
             skus.append(_gcp_sku(spot_text, group, "Preemptible", regions, spot, unit))
@@ -274,6 +303,8 @@ def _gcp_skus() -> list[dict]:
             for usage, (share, term) in GCP_COMMIT.items():
                 text = f"Commitment v1: {commit} {place} {geo} for {term}"
                 skus.append(_gcp_sku(text, group, usage, regions, round(od * share, 6), unit))
+    for text, group, unit, price in GCP_FLEX:
+        skus.append(_gcp_sku(text, group, "OnDemand", GCP_GEOS["Americas"][0], price, unit))
     for text, group, usage, price in GCP_OTHERS:
         geo = text.rsplit(" ", 1)[-1]
         skus.append(_gcp_sku(text, group, usage, GCP_GEOS[geo][0], price))
@@ -333,7 +364,7 @@ LAMBDA_TYPES = [
     ("gpu_4x_a6000", "4x A6000 (48 GB)", 1.09, 4, 56, 400, 1024, ["us-west-1"]),
     ("gpu_1x_gh200", "1x GH200 (96 GB)", 2.29, 1, 64, 432, 4096, ["us-east-3"]),
     ("gpu_1x_a10", "1x A10 (24 GB PCIe)", 1.29, 1, 30, 226, 1331, ["us-east-1"]),
-    # Quadro RTX 6000: no row in the GPU reference, so gpu_name stays null (counted)
+    # the Quadro RTX 6000 (Turing, 24 GB): QUADRO RTX 6000 in the GPU reference
     ("gpu_1x_rtx6000", "1x RTX 6000 (24 GB)", 0.69, 1, 14, 46, 512, []),
 ]  # fmt: skip
 LAMBDA_REGIONS = {

@@ -6,6 +6,7 @@ real and which illustrative: connectors/demo_snapshot/README.md ("aws").
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import shutil
@@ -344,6 +345,172 @@ def build_spot_advisor(root: Path) -> None:
     )
 
 
+# Capacity Blocks for ML: (region, type) -> effective instance hourly rate in USD. Real:
+# the rates AWS published on aws.amazon.com/ec2/capacityblocks/pricing (before 2025-01-01):
+# p5.48xlarge 39.33, p5e.48xlarge 43.26, p4d.24xlarge 14.75. Illustrative: which regions
+# list them here (us-east-1 and us-west-2, the demo's regions), and the start dates.
+CAPACITY_BLOCKS = {
+    ("us-east-1", "p5.48xlarge"): 39.33,
+    ("us-west-2", "p5.48xlarge"): 39.33,
+    ("us-west-2", "p5e.48xlarge"): 43.26,
+    ("us-west-2", "p4d.24xlarge"): 14.75,
+}
+CAPACITY_BLOCK_HOURS = (24, 168)
+CAPACITY_BLOCK_STARTS = (1, 8, 22)  # days after the fetch; blocks start at 11:30 UTC
+
+
+def build_capacity_blocks(root: Path) -> None:
+    """DescribeCapacityBlockOfferings pages: one search per (region, type, duration), one
+    instance, start dates in the next 8 weeks (the connector's default request)."""
+    window = (NOW, NOW + timedelta(days=56))
+    for (region, instance_type), rate in CAPACITY_BLOCKS.items():
+        zones = REGIONS[region][0]
+        for hours in CAPACITY_BLOCK_HOURS:
+            offerings = []
+            for n, days in enumerate(CAPACITY_BLOCK_STARTS):
+                start = (NOW + timedelta(days=days)).replace(hour=11, minute=30)
+                key = f"{region}/{instance_type}/{hours}/{days}"
+                offerings.append(
+                    {
+                        "CapacityBlockOfferingId": "cb-"
+                        + hashlib.sha256(key.encode()).hexdigest()[:17],
+                        "InstanceType": instance_type,
+                        "AvailabilityZone": zones[n % len(zones)],
+                        "InstanceCount": 1,
+                        "StartDate": _iso(start),
+                        "EndDate": _iso(start + timedelta(hours=hours)),
+                        "CapacityBlockDurationHours": hours,
+                        "UpfrontFee": f"{rate * hours:.2f}",
+                        "CurrencyCode": "USD",
+                        "Tenancy": "default",
+                        "CapacityBlockDurationMinutes": 0,
+                    }
+                )
+            request = {
+                "region": region,
+                "InstanceType": instance_type,
+                "InstanceCount": 1,
+                "CapacityDurationHours": hours,
+                "StartDateRange": _iso(window[0]),
+                "EndDateRange": _iso(window[1]),
+                "MaxResults": 1000,
+                "page": 1,
+            }
+            _write(
+                root / "capacity_blocks" / f"{region}-{instance_type}-{hours}h-0001.json",
+                {
+                    "fetched_at": FETCHED_AT,
+                    "request": request,
+                    "body": {"CapacityBlockOfferings": offerings},
+                },
+            )
+
+
+# Savings Plans: effective hourly rate as a fraction of on-demand, per (plan family,
+# term, payment option). Illustrative, of the order AWS's Savings Plans pricing pages
+# show for GPU instances (Compute ~ 28-45% off at 1 year, ~ 50-60% at 3 years; EC2
+# Instance Savings Plans a few points deeper).
+SAVINGS_PLAN_RATIO = {
+    ("ComputeSavingsPlans", 1, "No Upfront"): 0.72,
+    ("ComputeSavingsPlans", 1, "All Upfront"): 0.69,
+    ("ComputeSavingsPlans", 3, "No Upfront"): 0.50,
+    ("ComputeSavingsPlans", 3, "All Upfront"): 0.46,
+    ("EC2InstanceSavingsPlans", 1, "No Upfront"): 0.66,
+    ("EC2InstanceSavingsPlans", 3, "All Upfront"): 0.41,
+}
+
+
+def build_savings_plans(root: Path) -> None:
+    """One AWSComputeSavingsPlan region page per price-list region, as the fetch keeps it:
+    the Linux shared-tenancy rates of the accelerated types (README: the page request)."""
+    for region in PRICE_LIST_REGIONS:
+        prefix = "" if region == "us-east-1" else "USW2-"
+        types = [t for t in REGIONS[region][2] if on_demand(t, region) is not None]
+        products, terms = [], []
+        for (family, years, option), ratio in SAVINGS_PLAN_RATIO.items():
+            sku = hashlib.sha256(f"{region}/{family}/{years}/{option}".encode()).hexdigest()
+            sku = sku[:16].upper()
+            compact = option.replace(" ", "")
+            products.append(
+                {
+                    "sku": sku,
+                    "productFamily": family,
+                    "serviceCode": "ComputeSavingsPlans",
+                    "usageType": f"{'ComputeSP' if family == 'ComputeSavingsPlans' else 'EC2SP'}"
+                    f":{years}yr{compact}",
+                    "operation": "",
+                    "attributes": {
+                        "purchaseOption": option,
+                        "purchaseTerm": f"{years}yr",
+                        "granularity": "hourly",
+                        "locationType": "AWS Region",
+                        "location": "Any",
+                    },
+                }
+            )
+            label = "Compute" if family == "ComputeSavingsPlans" else "EC2 Instance"
+            rates = [
+                {
+                    "discountedSku": hashlib.sha256(f"{region}/{t}".encode()).hexdigest()[:16].upper(),
+                    "discountedUsageType": f"{prefix}BoxUsage:{t}",
+                    "discountedOperation": "RunInstances",
+                    "discountedServiceCode": "AmazonEC2",
+                    "rateCode": f"{sku}.{t}",
+                    "unit": "Hrs",
+                    "discountedRate": {
+                        "price": f"{on_demand(t, region) * ratio:.4f}",
+                        "currency": "USD",
+                    },
+                    "discountedRegionCode": region,
+                    "discountedInstanceType": t,
+                }
+                for t in types
+            ]
+            terms.append(
+                {
+                    "sku": sku,
+                    "description": f"{years} year {option} {label} Savings Plan",
+                    "effectiveDate": "2026-11-01T00:00:00Z",
+                    "leaseContractLength": {"duration": years, "unit": "year"},
+                    "rates": rates,
+                }
+            )
+        version = PUBLICATION[0]
+        url = (
+            "https://pricing.us-east-1.amazonaws.com/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/"
+            f"{version}/{region}/index.json"
+        )
+        body = {
+            "formatVersion": "v1.0",
+            "disclaimer": "This pricing list is for informational purposes only.",
+            "offerCode": "AWSComputeSavingsPlan",
+            "version": version,
+            "publicationDate": PUBLICATION[1],
+            "regionCode": region,
+            "products": products,
+            "terms": {"savingsPlan": terms},
+        }
+        kept = sum(len(term["rates"]) for term in terms)
+        _write(
+            root / "savings_plans" / f"{region}-0001.json",
+            {
+                "fetched_at": FETCHED_AT,
+                "request": {
+                    "region": region,
+                    "url": url,
+                    "source_version": version,
+                    "publication_date": PUBLICATION[1],
+                    "rates_total": kept,
+                    "rates_kept": kept,
+                    "prefilter": "EC2 Linux shared-tenancy rates of accelerated types "
+                    "(connectors/aws/README.md)",
+                },
+                "source_url": url,
+                "body": body,
+            },
+        )
+
+
 def build_aws(demo: Path) -> None:
     root = demo / "aws"
     shutil.rmtree(root, ignore_errors=True)
@@ -352,3 +519,5 @@ def build_aws(demo: Path) -> None:
     build_price_list(root)
     build_offer_csv(root)
     build_spot_advisor(root)
+    build_capacity_blocks(root)
+    build_savings_plans(root)

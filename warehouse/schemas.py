@@ -9,7 +9,22 @@ from __future__ import annotations
 
 import polars as pl
 
-PRICING_MODELS = ("on_demand", "spot", "reserved_1y", "reserved_3y")
+# on_demand, spot, reserved_1y/3y (reservations and committed use, effective hourly);
+# capacity_block (AWS Capacity Blocks for ML: a dated block of N instances x duration,
+# prepaid; its term and dates in pricing_detail); flex (GCP DWS flex-start: on-demand
+# capacity obtained through the Dynamic Workload Scheduler at its own rate);
+# savings_plan_1y/3y (an hourly spend commitment: Azure savings plan for compute, AWS
+# Compute / EC2 Instance Savings Plans; effective hourly rate).
+PRICING_MODELS = (
+    "on_demand",
+    "spot",
+    "reserved_1y",
+    "reserved_3y",
+    "capacity_block",
+    "flex",
+    "savings_plan_1y",
+    "savings_plan_3y",
+)
 
 # The canonical offer: one priced offer as a connector understood it. `status` and
 # `reason` carry the connector's verdict: 'ok', 'excluded' (out of scope on purpose,

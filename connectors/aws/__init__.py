@@ -1,6 +1,7 @@
-"""AWS: EC2 (instance specs, spot price history), the Price List Query API and the public
-bulk offer CSV (on-demand and reserved list prices), and the Spot Instance Advisor
-(interruption buckets). Endpoint, auth and quirks: connectors/aws/README.md."""
+"""AWS: EC2 (instance specs, spot price history, Capacity Blocks for ML offerings), the
+Price List Query API and the public bulk offer CSV (on-demand and reserved list prices),
+and the Spot Instance Advisor (interruption buckets). Endpoint, auth and quirks:
+connectors/aws/README.md."""
 
 from connectors._connector import APPEND, SNAPSHOT, Connector
 from connectors.aws import fetch, parse, settings
@@ -53,6 +54,8 @@ CONNECTOR = Connector(
         settings.PRICE_LIST: SNAPSHOT,
         settings.OFFER_CSV: SNAPSHOT,
         settings.SPOT_ADVISOR: SNAPSHOT,
+        settings.CAPACITY_BLOCKS: SNAPSHOT,
+        settings.SAVINGS_PLANS: SNAPSHOT,
     },
     fetch_live=fetch.fetch_live,
     parse=parse.parse,

@@ -9,8 +9,13 @@ Credentialed (default boto3 chain; none -> MissingCredentials, the public routes
   NextToken until it is "" or null; incremental from the region's watermark (the newest
   point already stored), else the last N days;
 - Price List GetProducts (client in us-east-1) per region and accelerated instance family,
-  paged until NextToken is absent.
+  paged until NextToken is absent;
+- EC2 DescribeCapacityBlockOfferings (Capacity Blocks for ML) per region where a type is
+  sold as blocks, per type and duration, for N instances starting within the next weeks,
+  paged with boto3's paginator.
 Public (no credentials):
+- the Savings Plans rate file per region (AWSComputeSavingsPlan: Compute and EC2 Instance
+  Savings Plans), its accelerated Linux shared-tenancy rates kept (README: why);
 - the bulk offer CSV per region: the current version is read from region_index.json and
   a region whose stored version is not older is skipped without a download; otherwise the
   file is streamed to disk, and its accelerated-instance rows are kept (README: why);
@@ -242,6 +247,124 @@ def spot_start(ctx: FetchContext, region: str, now: datetime) -> datetime:
     return now - timedelta(days=days)
 
 
+# --- EC2 Capacity Blocks for ML ----------------------------------------------------------
+
+
+def _paginated(
+    client: Any,
+    operation: str,
+    endpoint: str,
+    list_key: str,
+    region: str,
+    params: dict[str, Any],
+    *,
+    policy: RetryPolicy,
+) -> Iterator[Page]:
+    """Page through one operation with boto3's own paginator. Each page is fetched through
+    `call` (throttling and 5xx retried); a failed page generator is finished, so a retry
+    resumes the paginator from the last NextToken seen. The request recorded with a page is
+    the operation's parameters plus the NextToken that led to it."""
+    paginator = client.get_paginator(operation)
+    token: str | None = None
+    pages: Iterator[dict] | None = None
+
+    def next_page() -> dict | None:
+        nonlocal pages
+        if pages is None:
+            config = {"StartingToken": token} if token else {}
+            pages = iter(paginator.paginate(**params, PaginationConfig=config))
+        try:
+            return next(pages)
+        except StopIteration:
+            return None
+        except Exception:
+            pages = None
+            raise
+
+    next_page.__name__ = operation
+    seq = 0
+    while True:
+        response = call(next_page, endpoint=endpoint, region=region, policy=policy)
+        if response is None:
+            return
+        body = jsonable(response)
+        if not isinstance(body.get(list_key), list):
+            raise UnexpectedResponse(
+                s.PROVIDER, endpoint, f"region {region}: no {list_key!r} list", excerpt=repr(body)
+            )
+        seq += 1
+        request = {**params, **({"NextToken": token} if token else {})}
+        yield Page(
+            provider=s.PROVIDER,
+            endpoint=endpoint,
+            fetched_at=utc_now(),
+            request={"region": region, **jsonable(request), "page": seq},
+            body=body,
+        )
+        token = body.get("NextToken") or None
+
+
+@dataclass(frozen=True)
+class CapacityBlockTerms:
+    """The request-side filters of a Capacity Block search (settings: defaults and why)."""
+
+    types: dict[str, tuple[str, ...]]  # instance type -> regions it is sold in
+    hours: tuple[int, ...]
+    instances: int
+    start: datetime  # naive UTC
+    end: datetime
+
+    @classmethod
+    def from_context(cls, ctx: FetchContext, now: datetime) -> CapacityBlockTerms:
+        days = int(ctx.settings.get("aws_capacity_block_days_ahead", s.CAPACITY_BLOCK_DAYS_AHEAD))
+        # an empty mapping turns the search off (an account without the permission)
+        types = ctx.settings.get("aws_capacity_block_types", s.CAPACITY_BLOCK_TYPES)
+        return cls(
+            types={t: tuple(r) for t, r in dict(types).items()},
+            hours=tuple(
+                int(h) for h in ctx.settings.get("aws_capacity_block_hours", s.CAPACITY_BLOCK_HOURS)
+            ),
+            instances=int(
+                ctx.settings.get("aws_capacity_block_instances", s.CAPACITY_BLOCK_INSTANCE_COUNT)
+            ),
+            start=now,
+            end=now + timedelta(days=days),
+        )
+
+    def types_in(self, region: str) -> list[str]:
+        return [t for t, regions in self.types.items() if region in regions]
+
+
+def fetch_capacity_blocks(
+    ec2: Any,
+    region: str,
+    terms: CapacityBlockTerms,
+    *,
+    policy: RetryPolicy = DEFAULT_POLICY,
+) -> Iterator[Page]:
+    """DescribeCapacityBlockOfferings of one region: one paginated search per instance type
+    sold there x duration, for `terms.instances` instances starting in the date window."""
+    for instance_type in terms.types_in(region):
+        for hours in terms.hours:
+            params: dict[str, Any] = {
+                "InstanceType": instance_type,
+                "InstanceCount": terms.instances,
+                "CapacityDurationHours": hours,
+                "StartDateRange": terms.start.replace(tzinfo=UTC),
+                "EndDateRange": terms.end.replace(tzinfo=UTC),
+                "MaxResults": s.CAPACITY_BLOCK_PAGE_SIZE,
+            }
+            yield from _paginated(
+                ec2,
+                s.CAPACITY_BLOCK_OPERATION,
+                s.CAPACITY_BLOCKS,
+                "CapacityBlockOfferings",
+                region,
+                params,
+                policy=policy,
+            )
+
+
 # --- Price List Query API ------------------------------------------------------------------
 
 
@@ -471,6 +594,107 @@ def _copy_lines(src: Path, dst: Path, rows: Iterator[tuple]) -> None:
             raise _Misaligned
 
 
+def savings_plan_versions(
+    client: httpx.Client,
+    *,
+    base_url: str = s.OFFERS_BASE_URL,
+    policy: RetryPolicy = DEFAULT_POLICY,
+) -> dict[str, str]:
+    """Region -> URL of its current Savings Plans rate file. This index lists `regions`
+    as a list of {regionCode, versionUrl} (the EC2 offer index uses an object)."""
+    index = request_json(
+        client,
+        "GET",
+        base_url + s.SAVINGS_PLAN_INDEX_PATH,
+        provider=s.PROVIDER,
+        endpoint=s.SAVINGS_PLANS,
+        policy=policy,
+    )
+    regions = index.get("regions") if isinstance(index, dict) else None
+    if not isinstance(regions, list):
+        raise UnexpectedResponse(
+            s.PROVIDER, s.SAVINGS_PLANS, "savings plan region_index.json has no 'regions' list",
+            excerpt=repr(index),
+        )
+    frame = pl.DataFrame(regions, schema={"regionCode": pl.String, "versionUrl": pl.String})
+    if frame.select(pl.any_horizontal(pl.all().is_null()).any()).item():
+        raise UnexpectedResponse(
+            s.PROVIDER, s.SAVINGS_PLANS, "a region entry without regionCode or versionUrl",
+            excerpt=repr(regions[:3]),
+        )
+    return dict(zip(frame["regionCode"], (base_url + u for u in frame["versionUrl"]), strict=True))
+
+
+def accelerated_savings_plans(doc: dict) -> tuple[dict, int, int]:
+    """The rates of a Savings Plans region file that we price (settings: EC2, Linux, shared
+    tenancy, accelerated types), in the file's own shape; (body, rates in file, kept)."""
+    terms = (doc.get("terms") or {}).get("savingsPlan")
+    if not isinstance(terms, list) or not isinstance(doc.get("products"), list):
+        raise UnexpectedResponse(
+            s.PROVIDER, s.SAVINGS_PLANS, "no 'products' list or 'terms.savingsPlan' list",
+            excerpt=repr({k: doc.get(k) for k in ("version", "regionCode")}),
+        )
+    body = {k: v for k, v in doc.items() if k not in ("products", "terms")}
+    if not terms:
+        return {**body, "products": [], "terms": {"savingsPlan": []}}, 0, 0
+    rates = (
+        pl.DataFrame(terms, infer_schema_length=None)
+        .with_row_index("_term")
+        .explode("rates")
+        .drop_nulls("rates")
+    )
+    rate = pl.col("rates").struct
+    usage = rate.field("discountedUsageType").fill_null("")
+    kept = rates.filter(
+        (rate.field("discountedServiceCode") == "AmazonEC2")
+        & (rate.field("discountedOperation") == s.SAVINGS_PLAN_OPERATION)
+        & usage.str.contains(s.SAVINGS_PLAN_USAGE)
+        & usage.str.replace(s.SAVINGS_PLAN_USAGE, "").str.contains(s.ACCELERATED_TYPE_REGEX)
+    )
+    grouped = (
+        kept.group_by("_term", maintain_order=True)
+        .agg(pl.all().exclude("rates").first(), pl.col("rates"))
+        .drop("_term")
+    )
+    skus = set(grouped["sku"].to_list()) if grouped.height else set()
+    products = [p for p in doc["products"] if isinstance(p, dict) and p.get("sku") in skus]
+    return (
+        {**body, "products": products, "terms": {"savingsPlan": grouped.to_dicts()}},
+        rates.height,
+        kept.height,
+    )
+
+
+def fetch_savings_plans(
+    client: httpx.Client, region: str, url: str, *, policy: RetryPolicy = DEFAULT_POLICY
+) -> Iterator[Page]:
+    """One region's Savings Plans rates for accelerated instances (one page). The file's
+    URL names its version (immutable), so the full file can be fetched again."""
+    doc = request_json(
+        client, "GET", url, provider=s.PROVIDER, endpoint=s.SAVINGS_PLANS, policy=policy
+    )
+    if not isinstance(doc, dict):
+        raise UnexpectedResponse(s.PROVIDER, s.SAVINGS_PLANS, f"{url}: not a JSON object")
+    body, total, kept = accelerated_savings_plans(doc)
+    yield Page(
+        provider=s.PROVIDER,
+        endpoint=s.SAVINGS_PLANS,
+        fetched_at=utc_now(),
+        request={
+            "region": region,
+            "url": url,
+            "source_version": doc.get("version"),
+            "publication_date": doc.get("publicationDate"),
+            "rates_total": total,
+            "rates_kept": kept,
+            "prefilter": "EC2 Linux shared-tenancy rates of accelerated types "
+            "(connectors/aws/README.md)",
+        },
+        body=body,
+        source_url=url,
+    )
+
+
 def cache_dir(ctx: FetchContext) -> Path:
     root = ctx.settings.get("aws_cache_dir") or os.environ.get(s.CACHE_DIR_ENV)
     path = Path(root) if root else Path.home() / ".cache" / "gpu-pricing"
@@ -615,6 +839,20 @@ def fetch_public(
         )
 
     yield from per_scope(s.PROVIDER, s.OFFER_CSV, regions, one)
+    try:
+        plans = savings_plan_versions(client, base_url=offers_base_url, policy=policy)
+    except ConnectorError as exc:
+        yield FetchFailure(s.PROVIDER, s.SAVINGS_PLANS, "", exc)
+        return
+
+    def plan(region: str) -> Iterator[Page]:
+        if region not in plans:
+            raise UnexpectedResponse(
+                s.PROVIDER, s.SAVINGS_PLANS, f"region {region} is not in the savings plan index"
+            )
+        return fetch_savings_plans(client, region, plans[region], policy=policy)
+
+    yield from per_scope(s.PROVIDER, s.SAVINGS_PLANS, regions, plan)
 
 
 def fetch_credentialed(
@@ -650,6 +888,13 @@ def fetch_credentialed(
         regions,
         lambda r: fetch_price_list(pricing, r, policy=policy),
     )
+    terms = CapacityBlockTerms.from_context(ctx, now)
+    yield from per_scope(
+        s.PROVIDER,
+        s.CAPACITY_BLOCKS,
+        [r for r in regions if terms.types_in(r)],
+        lambda r: fetch_capacity_blocks(clients.ec2(r), r, terms, policy=policy),
+    )
 
 
 def fetch_all(
@@ -671,7 +916,8 @@ def fetch_all(
             s.PROVIDER,
             ",".join(s.CREDENTIALED_ENDPOINTS),
             "no credentials in the default boto3 chain: skipped EC2 instance types, spot "
-            "price history and the Price List API; the public offer CSV and Spot Advisor ran",
+            "price history, Capacity Block offerings and the Price List API; the public "
+            "offer CSV and Spot Advisor ran",
         )
         log.warning("%s", skipped)
         for endpoint in s.CREDENTIALED_ENDPOINTS:

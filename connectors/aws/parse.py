@@ -15,6 +15,10 @@ has no vectorised decoder) and the one over the Advisor's regions is over schema
 - price_list and offer_csv: on-demand and reserved (1y/3y x standard/convertible x
   No/Partial/All Upfront, upfront fee amortised over the term) rows; an offer priced by
   both routes is kept once (the newer publication; the Price List on a tie).
+- capacity_blocks: one `capacity_block` offer per Capacity Block offering, the upfront fee
+  spread over its instances and hours; terms and dates in pricing_detail.
+- savings_plans: savings_plan_1y / savings_plan_3y per Compute or EC2 Instance Savings Plan
+  rate (the plan's effective hourly price), plan type and payment option in pricing_detail.
 """
 
 from __future__ import annotations
@@ -471,6 +475,271 @@ def _spot_offers(pages: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# --- Capacity Blocks for ML -------------------------------------------------------------------
+
+CAPACITY_BLOCK = pl.Struct(
+    {
+        "CapacityBlockOfferingId": pl.String,
+        "InstanceType": pl.String,
+        "AvailabilityZone": pl.String,
+        "InstanceCount": pl.Int64,
+        "StartDate": pl.String,
+        "EndDate": pl.String,
+        "CapacityBlockDurationHours": pl.Int64,
+        "CapacityBlockDurationMinutes": pl.Int64,
+        "UpfrontFee": pl.String,
+        "CurrencyCode": pl.String,
+        "Tenancy": pl.String,
+        "UltraserverType": pl.String,
+        "UltraserverCount": pl.Int64,
+        "ZoneType": pl.String,
+    }
+)
+CAPACITY_BLOCKS_PAGE = pl.Struct(
+    {"CapacityBlockOfferings": pl.List(CAPACITY_BLOCK), "NextToken": pl.String}
+)
+
+
+def _capacity_block_offers(pages: pl.DataFrame) -> pl.DataFrame:
+    """One offer per Capacity Block offering: the upfront fee for N instances x the block's
+    duration, as USD per instance-hour (the shared normalise divides by the GPUs).
+    `pricing_detail` keeps the terms: instance count, duration and the block's dates."""
+    raw = _endpoint(pages, s.CAPACITY_BLOCKS)
+    if raw.is_empty():
+        return pl.DataFrame()
+    items = explode_pages(raw, CAPACITY_BLOCKS_PAGE, "CapacityBlockOfferings").join(
+        raw.select("load_id", pl.col("scope").alias("_region")).unique("load_id"),
+        on="load_id",
+        how="left",
+    )
+    fee = _number(pl.col("UpfrontFee"))
+    # "hours (in addition to minutes)": a block from 04:55 to 11:30 is 6 h + 35 min
+    hours = pl.col("CapacityBlockDurationHours").cast(pl.Float64) + pl.col(
+        "CapacityBlockDurationMinutes"
+    ).fill_null(0).cast(pl.Float64) / 60
+    count = pl.col("InstanceCount")
+    start, end = _utc(pl.col("StartDate")), _utc(pl.col("EndDate"))
+    excluded = pl.coalesce(
+        pl.when(pl.col("UltraserverType").is_not_null()).then(
+            pl.format(s.EXCLUDE_ULTRASERVER, "UltraserverType")
+        ),
+        pl.when(pl.col("Tenancy").fill_null("default") != "default").then(
+            pl.format(s.EXCLUDE_CB_TENANCY, "Tenancy")
+        ),
+    )
+    rejected = (
+        pl.when(pl.col("InstanceType").is_null() | pl.col("AvailabilityZone").is_null())
+        .then(pl.lit("Capacity Block offering without InstanceType or AvailabilityZone"))
+        .when(fee.is_null() | (fee <= 0))
+        .then(pl.format("UpfrontFee {} is not a positive decimal", pl.col("UpfrontFee")))
+        .when(count.is_null() | (count <= 0))
+        .then(pl.format("InstanceCount {} is not a positive integer", count))
+        .when(hours.is_null() | (hours <= 0))
+        .then(
+            pl.format(
+                "CapacityBlockDurationHours {} is not a positive duration",
+                pl.col("CapacityBlockDurationHours"),
+            )
+        )
+        .when(start.is_null() | end.is_null())
+        .then(pl.format("StartDate {} / EndDate {} are not ISO 8601", "StartDate", "EndDate"))
+    )
+    when = "%Y-%m-%d %H:%M"
+    minutes = pl.col("CapacityBlockDurationMinutes").fill_null(0)
+    duration = pl.format("{} h", pl.col("CapacityBlockDurationHours")) + pl.when(minutes > 0).then(
+        pl.format(" {} min", minutes)
+    ).otherwise(pl.lit(""))
+    return items.select(
+        pl.lit(s.PROVIDER).alias("provider"),
+        pl.col("_region").alias("region"),
+        pl.col("AvailabilityZone").alias("zone"),
+        pl.col("InstanceType").alias("instance_type"),
+        pl.lit("capacity_block").alias("pricing_model"),
+        pl.format(
+            "{} instance(s) x {} block, {} to {} UTC",
+            count,
+            duration,
+            start.dt.strftime(when),
+            end.dt.strftime(when),
+        ).alias("pricing_detail"),
+        (fee / (count.cast(pl.Float64) * hours)).alias("price_usd_per_hour"),
+        pl.col("CurrencyCode").alias("source_currency"),
+        fee.alias("source_price"),
+        pl.format("upfront fee for {} instance(s) x {}", count, duration).alias("source_unit"),
+        pl.lit(None, dtype=pl.Datetime("us")).alias("effective_at"),
+        "fetched_at",
+        "load_id",
+        "endpoint",
+        *(e.alias(name) for name, e in verdict(excluded, rejected).items()),
+        pl.col("_item").struct.json_encode().alias("record"),
+        pl.lit(None, dtype=pl.Float64).alias("_source_gpu"),
+        pl.lit(None, dtype=pl.String).alias("_source_family"),
+        pl.lit(None, dtype=pl.Float64).alias("_source_vcpus"),
+        pl.lit(None, dtype=pl.Float64).alias("_source_memory_gib"),
+        pl.lit(None, dtype=pl.Datetime("us")).alias("_published_at"),
+    )
+
+
+# --- Savings Plans ---------------------------------------------------------------------------
+
+SAVINGS_PLAN_RATE = pl.Struct(
+    {
+        "discountedSku": pl.String,
+        "discountedUsageType": pl.String,
+        "discountedOperation": pl.String,
+        "discountedServiceCode": pl.String,
+        "rateCode": pl.String,
+        "unit": pl.String,
+        "discountedRate": pl.Struct({"price": pl.String, "currency": pl.String}),
+        "discountedRegionCode": pl.String,
+        "discountedInstanceType": pl.String,
+    }
+)
+SAVINGS_PLANS_PAGE = pl.Struct(
+    {
+        "version": pl.String,
+        "publicationDate": pl.String,
+        "products": pl.List(
+            pl.Struct(
+                {
+                    "sku": pl.String,
+                    "productFamily": pl.String,
+                    "attributes": pl.Struct(
+                        {"purchaseOption": pl.String, "purchaseTerm": pl.String}
+                    ),
+                }
+            )
+        ),
+        "terms": pl.Struct(
+            {
+                "savingsPlan": pl.List(
+                    pl.Struct(
+                        {
+                            "sku": pl.String,
+                            "description": pl.String,
+                            "effectiveDate": pl.String,
+                            "leaseContractLength": pl.Struct(
+                                {"duration": pl.Int64, "unit": pl.String}
+                            ),
+                            "rates": pl.List(SAVINGS_PLAN_RATE),
+                        }
+                    )
+                )
+            }
+        ),
+    }
+)
+
+
+def _savings_plan_offers(pages: pl.DataFrame) -> pl.DataFrame:
+    """One offer per (plan, instance type) rate: savings_plan_1y / savings_plan_3y at the
+    plan's effective hourly rate; pricing_detail names the plan type and payment option."""
+    raw = _endpoint(pages, s.SAVINGS_PLANS)
+    if raw.is_empty():
+        return pl.DataFrame()
+    docs = raw.select(
+        "load_id",
+        "fetched_at",
+        "endpoint",
+        "scope",
+        pl.col("payload").str.json_decode(SAVINGS_PLANS_PAGE).alias("_doc"),
+    )
+    products = (
+        docs.select("load_id", pl.col("_doc").struct.field("products").alias("p"))
+        .explode("p")
+        .drop_nulls("p")
+        .select(
+            "load_id",
+            pl.col("p").struct.field("sku").alias("_plan_sku"),
+            pl.col("p").struct.field("productFamily").alias("_family"),
+            pl.col("p").struct.field("attributes").struct.field("purchaseOption").alias("_option"),
+        )
+        .unique(["load_id", "_plan_sku"])
+    )
+    rates = (
+        docs.with_columns(
+            _term=pl.col("_doc").struct.field("terms").struct.field("savingsPlan"),
+            _published_at=_utc(pl.col("_doc").struct.field("publicationDate")),
+        )
+        .drop("_doc")
+        .explode("_term")
+        .drop_nulls("_term")
+        .with_columns(
+            _plan_sku=pl.col("_term").struct.field("sku"),
+            _effective=pl.col("_term").struct.field("effectiveDate"),
+            _duration=pl.col("_term").struct.field("leaseContractLength").struct.field("duration"),
+            _duration_unit=pl.col("_term")
+            .struct.field("leaseContractLength")
+            .struct.field("unit"),
+            _rate=pl.col("_term").struct.field("rates"),
+        )
+        .drop("_term")
+        .explode("_rate")
+        .drop_nulls("_rate")
+        .join(products, on=["load_id", "_plan_sku"], how="left")
+    )
+    rate = pl.col("_rate").struct
+    usage = rate.field("discountedUsageType").fill_null("")
+    operation = rate.field("discountedOperation").fill_null("")
+    instance_type = pl.coalesce(
+        pl.when(rate.field("discountedInstanceType").fill_null("") != "").then(
+            rate.field("discountedInstanceType")
+        ),
+        usage.str.replace(s.SAVINGS_PLAN_USAGE, ""),
+    )
+    region = pl.coalesce(rate.field("discountedRegionCode"), pl.col("scope"))
+    price = _number(rate.field("discountedRate").struct.field("price"))
+    years = pl.col("_duration")
+    excluded = pl.coalesce(
+        _local_zone_problem(region),
+        pl.when(
+            (rate.field("discountedServiceCode") != "AmazonEC2").fill_null(True)
+            | (operation != s.SAVINGS_PLAN_OPERATION)
+            | ~usage.str.contains(s.SAVINGS_PLAN_USAGE)
+        ).then(pl.format(s.EXCLUDE_SP_SCOPE, usage, operation)),
+        pl.when(~((pl.col("_duration_unit") == "year") & years.is_in([1, 3])).fill_null(True)).then(
+            pl.format(s.EXCLUDE_SP_TERM, years, pl.col("_duration_unit"))
+        ),
+    )
+    rejected = (
+        pl.when(price.is_null() | (price <= 0))
+        .then(
+            pl.format(
+                "discountedRate.price {} is not a positive decimal",
+                rate.field("discountedRate").struct.field("price"),
+            )
+        )
+        .when(rate.field("unit") != "Hrs")
+        .then(pl.format("savings plan rate unit {} is not Hrs", rate.field("unit")))
+    )
+    family = pl.col("_family").replace_strict(
+        s.SAVINGS_PLAN_FAMILIES, default=pl.col("_family"), return_dtype=pl.String
+    )
+    return rates.select(
+        pl.lit(s.PROVIDER).alias("provider"),
+        region.alias("region"),
+        pl.lit(None, dtype=pl.String).alias("zone"),
+        instance_type.alias("instance_type"),
+        pl.format("savings_plan_{}y", years).alias("pricing_model"),
+        pl.format("{}, {}", family, pl.col("_option")).alias("pricing_detail"),
+        price.alias("price_usd_per_hour"),
+        rate.field("discountedRate").struct.field("currency").alias("source_currency"),
+        price.alias("source_price"),
+        pl.lit("Hrs under the plan's hourly commitment").alias("source_unit"),
+        _utc(pl.col("_effective")).alias("effective_at"),
+        "fetched_at",
+        "load_id",
+        "endpoint",
+        *(e.alias(name) for name, e in verdict(excluded, rejected).items()),
+        pl.col("_rate").struct.json_encode().alias("record"),
+        pl.lit(None, dtype=pl.Float64).alias("_source_gpu"),
+        pl.lit(None, dtype=pl.String).alias("_source_family"),
+        pl.lit(None, dtype=pl.Float64).alias("_source_vcpus"),
+        pl.lit(None, dtype=pl.Float64).alias("_source_memory_gib"),
+        "_published_at",
+    )
+
+
 # --- list prices: shared -----------------------------------------------------------------
 
 
@@ -820,6 +1089,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     """Canonical offers (warehouse.schemas.OFFER_SCHEMA) from every AWS endpoint."""
     listed = [f for f in (_price_list_offers(pages), _offer_csv_offers(pages)) if f.height]
     frames = [_spot_offers(pages)]
+    for extra in (_capacity_block_offers(pages), _savings_plan_offers(pages)):
+        if extra.height:
+            frames.append(extra)
     if listed:
         frames.append(_one_per_offer(pl.concat(listed, how="vertical_relaxed")))
     offers = pl.concat(frames, how="diagonal_relaxed")

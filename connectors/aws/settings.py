@@ -11,7 +11,9 @@ SPOT_HISTORY = "spot_price_history"
 PRICE_LIST = "price_list"
 OFFER_CSV = "offer_csv"
 SPOT_ADVISOR = "spot_advisor"
-CREDENTIALED_ENDPOINTS = (INSTANCE_TYPES, SPOT_HISTORY, PRICE_LIST)
+CAPACITY_BLOCKS = "capacity_blocks"
+SAVINGS_PLANS = "savings_plans"
+CREDENTIALED_ENDPOINTS = (INSTANCE_TYPES, SPOT_HISTORY, PRICE_LIST, CAPACITY_BLOCKS)
 
 # --- regions ----------------------------------------------------------------------------
 # The region list is botocore's own data (`Session().get_available_regions("ec2")`), so a
@@ -71,6 +73,35 @@ SPOT_PRODUCT_DESCRIPTIONS = ("Linux/UNIX",)
 # newest stored point of the region. Config: ctx.settings["aws_spot_lookback_days"].
 SPOT_LOOKBACK_DAYS = 30
 
+# --- EC2 Capacity Blocks for ML (DescribeCapacityBlockOfferings) ----------------------
+# Which types are sold as Capacity Blocks, and where: docs.aws.amazon.com/AWSEC2/latest/
+# UserGuide/ec2-capacity-blocks.html (read 2026-11). One walk per (region, type, duration)
+# listed here and in the regions being fetched; a type/region AWS adds later is picked up
+# by extending this map or config `aws_capacity_block_types` ({type: [regions]}).
+CAPACITY_BLOCK_TYPES: dict[str, tuple[str, ...]] = {
+    "p5.48xlarge": ("us-east-1", "us-east-2", "us-west-2", "ap-northeast-1"),
+    "p5e.48xlarge": ("us-east-2",),
+    "p5en.48xlarge": ("us-east-2",),
+    "p4d.24xlarge": ("us-east-2", "us-west-2"),
+    "trn1.32xlarge": ("us-east-1", "ap-southeast-4"),
+    "trn2.48xlarge": ("us-east-2",),
+}
+# Request-side terms. Durations: "1-day increments up to 14 days, 7-day increments up to
+# 182 days" (CapacityDurationHours, required); one day and one week are asked by default
+# (config `aws_capacity_block_hours`). Instance count: 1, 2, 4, 8, 16, 32 or 64; one
+# instance by default (config `aws_capacity_block_instances`). Start dates: a block can
+# start up to eight weeks ahead, so the window is [now, now + 56 days] (config
+# `aws_capacity_block_days_ahead`).
+CAPACITY_BLOCK_HOURS = (24, 168)
+CAPACITY_BLOCK_INSTANCE_COUNT = 1
+CAPACITY_BLOCK_DAYS_AHEAD = 56
+CAPACITY_BLOCK_PAGE_SIZE = 1000  # DescribeCapacityBlockOfferingsMaxResults: 1..1000
+CAPACITY_BLOCK_OPERATION = "describe_capacity_block_offerings"
+# UltraServer offerings (UltraserverType set) price a rack of several instances whose
+# per-instance split is not published in the offering: excluded, counted.
+EXCLUDE_ULTRASERVER = "UltraServer offering {}: priced per UltraServer, not per instance"
+EXCLUDE_CB_TENANCY = "Capacity Block tenancy {}: dedicated tenancy carries its own fee"
+
 # --- Price List Query API ---------------------------------------------------------------
 # The pricing endpoint lives in us-east-1 (also eu-central-1, ap-south-1), whatever the
 # region priced (API_SHAPES §3a).
@@ -102,6 +133,34 @@ OFFER_METADATA_LINES = 5  # FormatVersion, Disclaimer, Publication Date, Version
 # ctx.settings["aws_cache_dir"] or env GPU_PRICING_CACHE_DIR.
 CACHE_DIR_ENV = "GPU_PRICING_CACHE_DIR"
 DOWNLOAD_CHUNK_BYTES = 1 << 20
+
+# --- Savings Plans (public bulk price list) -----------------------------------------------
+# The AWSComputeSavingsPlan offer holds both Compute Savings Plans and EC2 Instance Savings
+# Plans rates (productFamily ComputeSavingsPlans / EC2InstanceSavingsPlans), per region:
+# region_index.json lists `regions` as a list of {regionCode, versionUrl} (recorded
+# 2025-09-11); each region file is {formatVersion, disclaimer, offerCode, version,
+# publicationDate, regionCode, products: [{sku, productFamily, serviceCode, usageType,
+# operation, attributes{purchaseOption, purchaseTerm, ...}}], terms: {savingsPlan: [{sku,
+# description, effectiveDate, leaseContractLength{duration, unit}, rates: [{discountedSku,
+# discountedUsageType, discountedOperation, discountedServiceCode, rateCode, unit,
+# discountedRate{price, currency}, discountedRegionCode, discountedInstanceType}]}]}}
+# (docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/reading-service-price-list-files-
+# for-savings-plans.html). Each rate is the effective hourly price of one instance type
+# under one plan.
+SAVINGS_PLAN_INDEX_PATH = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"
+SAVINGS_PLAN_FAMILIES = {
+    "ComputeSavingsPlans": "Compute Savings Plan",
+    "EC2InstanceSavingsPlans": "EC2 Instance Savings Plan",
+}
+# The rates kept (at fetch, like the offer CSV's rows, and again in parse with reasons):
+# EC2, Linux/UNIX (operation exactly "RunInstances"), shared tenancy (usage type
+# "<prefix->BoxUsage:<type>"), accelerated instance types. A region file is tens of MB
+# of every instance, OS, tenancy, Fargate and Lambda rate; the page request records the
+# file's URL (it names the version), the version and the number of rates kept.
+SAVINGS_PLAN_OPERATION = "RunInstances"
+SAVINGS_PLAN_USAGE = r"^([A-Z0-9]+-)?BoxUsage:"
+EXCLUDE_SP_SCOPE = "not a Linux shared-tenancy EC2 instance rate ({} / {})"
+EXCLUDE_SP_TERM = "savings plan term {} {} is not 1 or 3 years"
 
 # --- Spot Instance Advisor (public) -------------------------------------------------------
 SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"

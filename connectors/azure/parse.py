@@ -41,6 +41,11 @@ ITEM = pl.Struct(
         "isPrimaryMeterRegion": pl.Boolean,
         "armSkuName": pl.String,
         "reservationTerm": pl.String,
+        # api-version 2023-01-01-preview, on eligible Consumption items: the hourly rate
+        # under a 1-year and a 3-year savings plan for compute
+        "savingsPlan": pl.List(
+            pl.Struct({"unitPrice": pl.String, "retailPrice": pl.String, "term": pl.String})
+        ),
     }
 )
 RETAIL_PAGE = pl.Struct(
@@ -176,7 +181,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("spot"))
         .otherwise(pl.lit("on_demand"))
     )
-    return items.with_columns(
+    offers = items.with_columns(
         # a lookup per column, not a join: a join would copy every item column
         _lookup(sizes, "gpu_name"),
         _lookup(sizes, "gpu_memory_gib"),
@@ -204,6 +209,60 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .dt.replace_time_zone(None),
         **verdict(excluded, rejected),
     )
+    return with_savings_plans(offers)
+
+
+def with_savings_plans(offers: pl.DataFrame) -> pl.DataFrame:
+    """The parsed items plus one row per `savingsPlan` entry of a Linux on-demand item:
+    pricing_model savings_plan_1y / savings_plan_3y at the plan's hourly retailPrice. A
+    plan row inherits its item's verdict (a Windows item's plans are excluded with it)."""
+    if "savingsPlan" not in offers.columns:
+        return offers
+    base = offers.filter(
+        # a rejected item is quarantined once, with its plans inside its record
+        (pl.col("status") != "rejected")
+        & (pl.col("pricing_model") == "on_demand")
+        & (pl.col("type") == "Consumption")
+        & (pl.col("savingsPlan").list.len().fill_null(0) > 0)
+    )
+    if base.is_empty():
+        return offers
+    plans = (
+        base.explode("savingsPlan")
+        .drop_nulls("savingsPlan")
+        .with_columns(
+            _sp_term=pl.col("savingsPlan").struct.field("term"),
+            _sp_price=pl.col("savingsPlan").struct.field("retailPrice"),
+        )
+    )
+    years = pl.col("_sp_term").str.extract(r"^(\d+) Years?$").cast(pl.Int32)
+    price = pl.col("_sp_price").cast(pl.Float64, strict=False)
+    excluded = pl.when(~years.is_in([1, 3]).fill_null(False)).then(
+        pl.format("{} ({})", pl.lit(s.EXCLUDE_SAVINGS_PLAN_TERM), pl.col("_sp_term"))
+    )
+    rejected = pl.when(price.is_null()).then(
+        pl.format("savingsPlan retailPrice {} is not a number", pl.col("_sp_price"))
+    )
+    plan_rows = plans.with_columns(
+        pricing_model=pl.format("savings_plan_{}y", years),
+        pricing_detail=pl.format("savings plan for compute, {}", pl.col("_sp_term")),
+        price_usd_per_hour=price / pl.col("unitOfMeasure").str.extract(r"^(\d+) Hours?$").cast(
+            pl.Float64
+        ),
+        source_price=price,
+        source_unit=pl.format("{} under a {} savings plan", "unitOfMeasure", "_sp_term"),
+        status=pl.when(pl.col("status") != "ok")
+        .then("status")
+        .when(excluded.is_not_null())
+        .then(pl.lit("excluded"))
+        .when(rejected.is_not_null())
+        .then(pl.lit("rejected"))
+        .otherwise(pl.lit("ok")),
+        reason=pl.when(pl.col("status") != "ok").then("reason").otherwise(
+            pl.coalesce(excluded, rejected)
+        ),
+    ).drop("_sp_term", "_sp_price", "savingsPlan")
+    return pl.concat([offers, plan_rows], how="diagonal_relaxed")
 
 
 def _lookup(sizes: pl.DataFrame, column: str) -> pl.Expr:

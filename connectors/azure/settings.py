@@ -7,7 +7,8 @@ PROVIDER = "azure"
 
 RETAIL_URL = "https://prices.azure.com/api/retail/prices"
 # 2023-01-01-preview: filter values are case-sensitive from this version on (docs), which
-# our filter is written for; it also adds savingsPlan (ignored for now).
+# our filter is written for; it also adds `savingsPlan` (1- and 3-year savings plan rates
+# on Consumption items), published as savings_plan_1y / savings_plan_3y.
 RETAIL_API_VERSION = "2023-01-01-preview"
 # Request-side filter, one walk per region: $skip paging drifts when prices change during
 # a long crawl (API_SHAPES §6), so a walk is kept short. Every Azure GPU VM size is an
@@ -68,6 +69,7 @@ EXCLUDE_DEDICATED = "dedicated host / cloud services product, not a VM size pric
 EXCLUDE_NOT_VM = "not a VM meter (empty armSkuName or serviceName is not Virtual Machines)"
 EXCLUDE_FPGA = "FPGA size (NP-series, Xilinx U250), not a GPU"
 EXCLUDE_TERM = "reservation term outside reserved_1y/reserved_3y"
+EXCLUDE_SAVINGS_PLAN_TERM = "savings plan term outside savings_plan_1y/savings_plan_3y"
 
 # VM size (armSkuName) -> (gpu_name, gpu_memory_gib per GPU). First match wins, so the
 # patterns are anchored and mutually exclusive; tests pin one size per family.

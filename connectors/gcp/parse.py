@@ -6,9 +6,10 @@
    the A4 B200 slice, which includes its host).
 2. Composed machine types: for every shape in machine_shapes.csv and every region and
    pricing model where its GPU, core and RAM SKUs all exist,
-       price = vCPUs x core SKU + GiB x RAM SKU + GPUs x GPU SKU,
-   so `price_usd_per_gpu_hour` includes the host share. Bundled local SSD (a2-ultragpu,
-   a3) is not included: it is a monthly Storage SKU and the docs price it separately.
+       price = vCPUs x core SKU + GiB x RAM SKU + GPUs x GPU SKU (+ bundled SSD),
+   so `price_usd_per_gpu_hour` includes the host share. Machines with bundled local SSD
+   (a2-ultragpu, a3, a4) add local_ssd_gib x the Local SSD SKU (per GiB-month) / 730 h, as
+   Google bills them.
 
 Price of a SKU = units + nanos / 1e9 of the first tier of the first pricingInfo, per
 `usageUnit` ("h"; RAM "GiBy.h"). Prices are carried as integer nanos until the final
@@ -96,6 +97,7 @@ def machine_shapes() -> pl.DataFrame:
             "memory_gib": pl.Int64,
             "gpu_count": pl.Int64,
             "host_family": pl.String,
+            "local_ssd_gib": pl.Int64,
         },
     ).drop("source")
 
@@ -115,7 +117,7 @@ def resources() -> pl.DataFrame:
     ]
     hosts = [
         {"body": body, "component": part, "host_family": family}
-        for body, (family, part) in s.HOST_SKUS.items()
+        for body, (family, part) in {**s.HOST_SKUS, **s.STORAGE_SKUS}.items()
     ]
     return pl.DataFrame(gpus + hosts, schema=_RESOURCE_SCHEMA)
 
@@ -176,16 +178,20 @@ def classify(skus: pl.DataFrame) -> pl.DataFrame:
     spot_by_description = usage.is_in(["OnDemand", "Preemptible"]) & desc.str.contains(
         s.SPOT_MARKER
     )
+    flex = (usage == "OnDemand") & desc.str.contains(s.FLEX_MARKER)
 
     with_resource = skus.with_columns(
         body=pl.coalesce(desc.str.extract(s.DESCRIPTION_BODY, 1), desc),
         pricing_model=pl.when(spot_by_description)
         .then(pl.lit("spot"))
+        .when(flex)
+        .then(pl.lit("flex"))
         .otherwise(usage.replace_strict(s.USAGE_TYPES, default=None)),
     ).join(resources(), on="body", how="left")
 
     excluded = pl.coalesce(
         _first_match(desc, s.EXCLUSIONS),
+        pl.when(~flex & desc.str.contains(s.DWS_EXCLUSION[0])).then(pl.lit(s.DWS_EXCLUSION[1])),
         pl.when(pl.col("pricing_model").is_null()).then(
             pl.format(s.EXCLUDE_USAGE_TYPE, usage.fill_null("(none)"))
         ),
@@ -255,15 +261,26 @@ def _dedupe(priced: pl.DataFrame) -> pl.DataFrame:
     ).drop("_rank", "_kept")
 
 
+def _flex_detail(detail: pl.Expr) -> pl.Expr:
+    """Flex-start rows say what the term is, ahead of how the price is made."""
+    return (
+        pl.when(pl.col("pricing_model") == "flex")
+        .then(pl.format("{}; {}", pl.lit(s.FLEX_DETAIL), detail))
+        .otherwise(detail)
+    )
+
+
 def _per_gpu(gpus: pl.DataFrame) -> pl.DataFrame:
     price = usd(pl.col("price_nanos"))
     return gpus.with_columns(
         provider=pl.lit(s.PROVIDER),
         zone=pl.lit(None, dtype=pl.String),
         instance_type="accelerator",
-        pricing_detail=pl.when("host_included")
-        .then(pl.lit(s.PER_GPU_DETAIL_HOST_INCLUDED))
-        .otherwise(pl.lit(s.PER_GPU_DETAIL)),
+        pricing_detail=_flex_detail(
+            pl.when("host_included")
+            .then(pl.lit(s.PER_GPU_DETAIL_HOST_INCLUDED))
+            .otherwise(pl.lit(s.PER_GPU_DETAIL))
+        ),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=price,
         price_usd_per_gpu_hour=price,
@@ -298,29 +315,71 @@ def _composed(gpus: pl.DataFrame, hosts: pl.DataFrame) -> pl.DataFrame:
         pl.col("price_nanos").alias("gpu_nanos"),
         pl.col("skuId").alias("gpu_sku"),
     )
+    ssd = hosts.filter(pl.col("component") == "ssd")
+    ssd_same_model = ssd.select(
+        "region",
+        "pricing_model",
+        pl.col("price_nanos").alias("_ssd_model_nanos"),
+        pl.col("skuId").alias("_ssd_model_sku"),
+    )
+    ssd_on_demand = ssd.filter(pl.col("pricing_model") == "on_demand").select(
+        "region",
+        pl.col("price_nanos").alias("_ssd_od_nanos"),
+        pl.col("skuId").alias("_ssd_od_sku"),
+    )
+    committed = pl.col("pricing_model").str.starts_with("reserved_")
     machines = (
         machine_shapes()
         .join(gpu, on="accelerator", how="inner")
         .join(part("core"), on=on, how="left")
         .join(part("ram"), on=on, how="left")
-        # a machine is published only where all its parts are priced; a4 has no host part
+        .join(ssd_same_model, on=["region", "pricing_model"], how="left")
+        .join(ssd_on_demand, on="region", how="left")
+        .with_columns(
+            # the SSD SKU of the same pricing model; a commitment with none takes the
+            # on-demand SSD rate (said in pricing_detail)
+            ssd_nanos=pl.coalesce(
+                "_ssd_model_nanos", pl.when(committed).then(pl.col("_ssd_od_nanos"))
+            ),
+            ssd_sku=pl.coalesce("_ssd_model_sku", pl.when(committed).then(pl.col("_ssd_od_sku"))),
+            _ssd_fallback=pl.col("_ssd_model_nanos").is_null()
+            & committed
+            & pl.col("_ssd_od_nanos").is_not_null(),
+        )
+        # a machine is published only where all its parts are priced (bundled local SSD
+        # included); a4 has no host part
         .filter(
-            pl.col("host_family").is_null()
-            | (pl.col("core_nanos").is_not_null() & pl.col("ram_nanos").is_not_null())
+            (
+                pl.col("host_family").is_null()
+                | (pl.col("core_nanos").is_not_null() & pl.col("ram_nanos").is_not_null())
+            )
+            & ((pl.col("local_ssd_gib") == 0) | pl.col("ssd_nanos").is_not_null())
         )
     )
     total_nanos = (
         pl.col("gpu_count").cast(pl.Float64) * pl.col("gpu_nanos")
         + pl.col("vcpus").cast(pl.Float64) * pl.col("core_nanos").fill_null(0)
         + pl.col("memory_gib").cast(pl.Float64) * pl.col("ram_nanos").fill_null(0)
+        # GiB-month rate -> per hour
+        + pl.col("local_ssd_gib").cast(pl.Float64)
+        * pl.col("ssd_nanos").fill_null(0)
+        / s.HOURS_PER_MONTH
     )
     price = usd(total_nanos)
+    detail = (
+        pl.when(pl.col("local_ssd_gib") > 0)
+        .then(pl.lit(s.COMPOSED_SSD_DETAIL))
+        .otherwise(pl.lit(s.COMPOSED_DETAIL))
+    )
+    detail = pl.when(pl.col("_ssd_fallback")).then(
+        pl.format("{}; {}", detail, pl.format(s.SSD_AT_ON_DEMAND_DETAIL, "pricing_model"))
+    ).otherwise(detail)
     return machines.with_columns(
         provider=pl.lit(s.PROVIDER),
         host_included=pl.lit(True),  # a whole machine: host cores and RAM priced in
         zone=pl.lit(None, dtype=pl.String),
         instance_type="machine_type",
-        pricing_detail=pl.lit(s.COMPOSED_DETAIL),
+        pricing_detail=_flex_detail(detail),
         price_usd_per_hour=price,
         price_usd_per_gpu_hour=price / pl.col("gpu_count"),
         source_price=price,
@@ -339,6 +398,9 @@ def _composed(gpus: pl.DataFrame, hosts: pl.DataFrame) -> pl.DataFrame:
             "core_nanos",
             "ram_sku",
             "ram_nanos",
+            "local_ssd_gib",
+            "ssd_sku",
+            "ssd_nanos",
         ).struct.json_encode(),
     )
 

@@ -42,6 +42,19 @@ USAGE_TYPES = {
     "Commit1Yr": "reserved_1y",
     "Commit3Yr": "reserved_3y",
 }
+# DWS flex-start (Dynamic Workload Scheduler): VMs obtained with
+# `--provisioning-model=FLEX_START` run up to 7 days, are not preempted once running, and
+# are billed per second at their own rates (cloud.google.com/compute/docs/instances/
+# about-flex-start-vms). The catalog names these rates "DWS Defined Duration", categorised
+# OnDemand: "<GPU> attached to DWS Defined Duration VMs running in <geo>" and "DWS Defined
+# Duration <family> Core|Ram running in <geo>" (read 2026-11 from billing data quoted in
+# public write-ups: "Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in
+# Americas" 341A-49A5-0C07, "DWS Defined Duration A3 Core running in Americas"
+# 9A32-36B2-7FBC, "DWS Defined Duration A3 Ram running in Americas" ED19-A584-4A84, "DWS
+# Defined Duration SSD backed Local Storage running in Americas" 2303-1D6A-9C08).
+FLEX_MARKER = r"^DWS Defined Duration |attached to DWS Defined Duration VMs"
+FLEX_DETAIL = "DWS flex-start: up to 7 days per VM, not preempted, billed per second"
+
 # A few SKUs call themselves spot in the description while categorised OnDemand (seen by
 # a consumer for "Spot Preemptible A4 Nvidia B200 (1 gpu slice)"). Left alone they would
 # publish the spot price as on-demand, so the description marker also means spot.
@@ -52,7 +65,8 @@ SPOT_MARKER = r"^Spot Preemptible |attached to Spot Preemptible VMs"
 # 1 Year") removed. The suffix names a geo or a city, never the region list: regions come
 # from serviceRegions only.
 DESCRIPTION_BODY = (
-    r"^(?:Spot Preemptible |Commitment v1: )?(.+?)(?: attached to .+? VMs)?(?: running)? in .+$"
+    r"^(?:Spot Preemptible |Commitment v1: |DWS Defined Duration )?(.+?)"
+    r"(?: attached to .+? VMs)?(?: running)? in .+$"
 )
 
 # Exclusions, matched on the full description before anything else, first hit wins.
@@ -70,11 +84,6 @@ EXCLUSIONS: tuple[tuple[str, str], ...] = (
         "(cloud.google.com/compute/docs/nodes/sole-tenant-nodes)",
     ),
     (
-        r"\bDWS\b|Calendar Mode|Defined Duration",
-        "DWS: Dynamic Workload Scheduler (calendar mode / flex start) has its own "
-        "reservation-style price (cloud.google.com/compute/docs/dws)",
-    ),
-    (
         r"\bCustom\b",
         "custom: custom machine type vCPU/RAM rates, not the predefined shapes we compose",
     ),
@@ -83,7 +92,15 @@ EXCLUSIONS: tuple[tuple[str, str], ...] = (
         "premium: an add-on charged on top of a base rate, not a price of its own",
     ),
 )
-EXCLUDE_USAGE_TYPE = "usage type {} is outside on_demand/spot/reserved_1y/reserved_3y"
+# Not applied to flex-start SKUs (FLEX_MARKER), which are priced as `flex`: calendar mode
+# ("DWS Calendar Mode ...", "Reserved ... in Calendar Mode") and any other DWS form are
+# reservation-style blocks with their own terms.
+DWS_EXCLUSION = (
+    r"\bDWS\b|Calendar Mode|Defined Duration",
+    "DWS: Dynamic Workload Scheduler calendar mode has its own reservation-style price "
+    "(cloud.google.com/compute/docs/dws)",
+)
+EXCLUDE_USAGE_TYPE = "usage type {} is outside on_demand/spot/flex/reserved_1y/reserved_3y"
 EXCLUDE_UNMATCHED = "unmatched SKU description"
 EXCLUDE_NOT_ACCELERATOR = (
     "not a GPU SKU nor the core/RAM of an accelerator machine family (storage, network, "
@@ -128,20 +145,26 @@ GPU_SKUS: dict[str, tuple[str, str, float, bool]] = {
 HOST_SKUS: dict[str, tuple[str, str]] = {
     "A2 Instance Core": ("a2", "core"),
     "A2 Instance Ram": ("a2", "ram"),
+    "A2 Core": ("a2", "core"),  # "DWS Defined Duration A2 Core" (flex-start)
     "A2 Cpu": ("a2", "core"),  # commitment form [unverified for A2; A3's is recorded]
     "A2 Ram": ("a2", "ram"),
     "A3 Instance Core": ("a3", "core"),
     "A3 Instance Ram": ("a3", "ram"),
+    "A3 Core": ("a3", "core"),  # "DWS Defined Duration A3 Core running in Americas"
     "A3 Cpu": ("a3", "core"),  # "Commitment v1: A3 Cpu in <region> for 1 Year"
     "A3 Ram": ("a3", "ram"),
     "A3Plus Instance Core": ("a3plus", "core"),  # a3-megagpu
     "A3Plus Instance Ram": ("a3plus", "ram"),
+    "A3Plus Core": ("a3plus", "core"),  # flex-start [unverified]
     "A3Plus Cpu": ("a3plus", "core"),  # [unverified]
     "A3Plus Ram": ("a3plus", "ram"),  # [unverified]
     "A3Ultra Instance Core": ("a3ultra", "core"),  # a3-ultragpu [unverified]
     "A3Ultra Instance Ram": ("a3ultra", "ram"),  # [unverified]
+    "A3Ultra Core": ("a3ultra", "core"),  # "DWS Defined Duration A3Ultra Core" (flex-start)
+    "A3Ultra Ram": ("a3ultra", "ram"),  # flex-start [unverified]
     "G2 Instance Core": ("g2", "core"),
     "G2 Instance Ram": ("g2", "ram"),
+    "G2 Core": ("g2", "core"),  # flex-start [unverified]
     "G2 Cpu": ("g2", "core"),  # [unverified]
     "G2 Ram": ("g2", "ram"),  # [unverified]
     "N1 Predefined Instance Core": ("n1", "core"),
@@ -152,9 +175,27 @@ HOST_SKUS: dict[str, tuple[str, str]] = {
     "Ram": ("n1", "ram"),
 }
 
+# Local SSD bundled with a machine type (a2-ultragpu, a3, a4: `local_ssd_gib` in
+# machine_shapes.csv, from the Local SSD column of cloud.google.com/compute/docs/
+# accelerator-optimized-machines) is billed with it: "Google Cloud bills accelerator-
+# optimized machine types for their attached GPUs, predefined vCPU, memory, and bundled
+# Local SSD (if applicable)" (same page). The SKU is the Compute Engine storage SKU "SSD
+# backed Local Storage running in <geo>" (spot: "... attached to Spot Preemptible VMs ...",
+# flex-start: "DWS Defined Duration SSD backed Local Storage ...", 2303-1D6A-9C08 in the
+# Americas), priced per GiB-month; a month is 730 hours in Google's own per-hour figures
+# (GKE's machine table: "[0.08 $ / GB / month] / 730 [h / month]").
+STORAGE_SKUS: dict[str, tuple[str, str]] = {
+    "SSD backed Local Storage": ("local-ssd", "ssd"),
+}
+HOURS_PER_MONTH = 730
+# A commitment (reserved_1y/3y) machine whose region lists no committed Local SSD rate:
+# its SSD is priced at the on-demand SSD rate, and pricing_detail says so.
+SSD_AT_ON_DEMAND_DETAIL = "local SSD at its on-demand rate (no {} SSD SKU in the region)"
+
 # The usage unit each component is priced in (pricingExpression.usageUnit).
-USAGE_UNITS = {"gpu": "h", "core": "h", "ram": "GiBy.h"}
+USAGE_UNITS = {"gpu": "h", "core": "h", "ram": "GiBy.h", "ssd": "GiBy.mo"}
 
 PER_GPU_DETAIL = "accelerator only; host vCPU and RAM billed separately"
 PER_GPU_DETAIL_HOST_INCLUDED = "GPU slice; host vCPU and RAM included"
 COMPOSED_DETAIL = "composed: vCPUs x core SKU + GiB x RAM SKU + GPUs x GPU SKU"
+COMPOSED_SSD_DETAIL = COMPOSED_DETAIL + " + local SSD GiB x SSD SKU / 730 h"

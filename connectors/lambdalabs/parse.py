@@ -125,7 +125,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_count=pl.coalesce(specs.struct.field("gpus"), pl.col("_gpu_n")),
         vcpus=specs.struct.field("vcpus"),
         memory_gib=specs.struct.field("memory_gib"),
-        price_usd_per_hour=cents / s.CENTS_PER_USD,
+        # cents -> dollars in Decimal: a float division gives 69 / 100 = 0.6900000000000001
+        price_usd_per_hour=(cents.cast(pl.Decimal(38, 6)) / s.CENTS_PER_USD).cast(pl.Float64),
         source_currency=pl.lit("USD"),
         source_price=cents,
         source_unit=pl.lit("US cents per hour"),

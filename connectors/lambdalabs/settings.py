@@ -16,9 +16,9 @@ API_KEY_ENV = "LAMBDA_API_KEY"
 DESCRIPTION_PATTERN = r"^(\d+)x (?:Tesla )?(.+?) \((\d+) GB"
 
 # Lambda's GPU name (as in the description) -> gpu_name of the vocabulary (CONTRACT §4).
-# A name missing here keeps gpu_name null and is counted as unknown, never guessed:
-# "RTX 6000" is the Quadro RTX 6000 (Turing, 24 GB), which has no row in
-# sql/seeds/seed_gpu_specs.csv, so it stays unknown on purpose.
+# A name missing here keeps gpu_name null and is counted as unknown, never guessed.
+# "RTX 6000" in a Lambda description is the Quadro RTX 6000 (Turing TU102, 24 GB GDDR6;
+# `gpu_1x_rtx6000`), not the RTX 6000 Ada nor the RTX PRO 6000: its own name.
 # Sources: lambda.ai/instances (2026-09-20) lists B200 SXM6, H100 SXM/PCIe, A100 SXM
 # 40/80 GB, GH200, A10, A6000, Tesla V100 and Quadro RTX 6000.
 GPU_NAMES: dict[str, str] = {
@@ -29,6 +29,7 @@ GPU_NAMES: dict[str, str] = {
     "A10": "A10",
     "A6000": "RTX A6000",
     "V100": "V100",
+    "RTX 6000": "QUADRO RTX 6000",
 }
 
 # Region for an instance type that lists no capacity: its price is real, but Lambda says

@@ -20,6 +20,9 @@ from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedR
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)
 NOW = datetime(2026, 11, 20, 2, 0)
 TYPE_FILTER = [{"Name": "instance-type", "Values": ["p*", "g*", "trn*", "inf*", "dl*"]}]
+# Capacity Block searches (tests/aws/test_aws_capacity_blocks.py) switched off where a test
+# stubs only the other EC2 walks
+NO_CAPACITY_BLOCKS = {"aws_capacity_block_types": {}}
 
 
 def ec2_client(region: str = "us-east-1"):
@@ -218,7 +221,7 @@ def test_a_failing_region_becomes_a_fetch_failure_and_the_others_go_on():
     bad_stub.activate()
     pricing, pricing_stub = empty_pricing(["af-south-1", "us-east-1"])
     clients = StubClients({"af-south-1": bad, "us-east-1": good}, pricing)
-    ctx = FetchContext()
+    ctx = FetchContext(settings=NO_CAPACITY_BLOCKS)
     items = list(
         fetch.fetch_credentialed(ctx, ("af-south-1", "us-east-1"), clients, now=NOW, policy=FAST)
     )
@@ -257,7 +260,9 @@ def test_spot_walk_starts_at_the_stored_watermark():
     )
     stub.activate()
     pricing, _ = empty_pricing(["us-east-1"])
-    ctx = FetchContext(watermarks={("spot_price_history", "us-east-1"): mark})
+    ctx = FetchContext(
+        watermarks={("spot_price_history", "us-east-1"): mark}, settings=NO_CAPACITY_BLOCKS
+    )
     list(
         fetch.fetch_credentialed(
             ctx, ("us-east-1",), StubClients({"us-east-1": client}, pricing), now=NOW, policy=FAST

@@ -133,9 +133,10 @@ def test_offer_csv_of_a_version_already_stored_is_not_downloaded(httpserver, tmp
     assert [p.scope for p in csv_pages] == ["eu-west-1"]
     requested = [r.path for r, _ in httpserver.log]
     assert csv_path("us-east-1") not in requested and csv_path("eu-west-1") in requested
-    # the advisor URL answers 500 here: a failure for that endpoint only
+    # the advisor URL and the savings plan index answer 500 here (not served): a failure
+    # for each of those endpoints only
     failures = [i for i in items if isinstance(i, FetchFailure)]
-    assert [f.endpoint for f in failures] == ["spot_advisor"]
+    assert [f.endpoint for f in failures] == ["spot_advisor", "savings_plans"]
 
 
 def test_offer_csv_download_is_retried_after_a_503(httpserver, tmp_path):
@@ -155,6 +156,13 @@ def test_region_missing_from_the_index_is_a_failure_for_that_region_only(httpser
     httpserver.expect_request("/advisor").respond_with_json(
         json.loads((AWS_FIXTURES / "spot_advisor_data.json").read_text())
     )
+    # the savings plan route: its index lists us-east-1 only, like the offer index
+    sp_path = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20261118170000/us-east-1/index.json"
+    httpserver.expect_request(
+        "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"
+    ).respond_with_json({"regions": [{"regionCode": "us-east-1", "versionUrl": sp_path}]})
+    sp_file = json.loads((AWS_FIXTURES / "savings_plan_us_east_1.json").read_text())
+    httpserver.expect_request(sp_path).respond_with_json(sp_file)
     ctx = FetchContext(settings={"aws_cache_dir": str(tmp_path)})
     with httpx.Client() as client:
         items = list(
@@ -168,10 +176,11 @@ def test_region_missing_from_the_index_is_a_failure_for_that_region_only(httpser
             )
         )
     failures = [(i.endpoint, i.scope) for i in items if isinstance(i, FetchFailure)]
-    assert failures == [("offer_csv", "ap-east-2")]
+    assert failures == [("offer_csv", "ap-east-2"), ("savings_plans", "ap-east-2")]
     assert {(i.endpoint, i.scope) for i in items if isinstance(i, Page)} == {
         ("spot_advisor", ""),
         ("offer_csv", "us-east-1"),
+        ("savings_plans", "us-east-1"),
     }
 
 

@@ -144,7 +144,11 @@ def test_second_refresh_stores_exactly_the_new_points_and_asks_from_the_watermar
 
     live = list(
         fetch.fetch_credentialed(
-            FetchContext(watermarks=marks), ("us-east-1",), Clients(), now=at(13), policy=FAST
+            FetchContext(watermarks=marks, settings={"aws_capacity_block_types": {}}),
+                ("us-east-1",),
+                Clients(),
+                now=at(13),
+                policy=FAST,
         )
     )
     ec2_stub.assert_no_pending_responses()

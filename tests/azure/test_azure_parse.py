@@ -136,7 +136,10 @@ def test_missing_price_field_is_rejected_not_guessed():
 
 def test_unknown_fields_are_ignored():
     offers = normalise(parse.parse(pages_frame(fixture("retail_page_2_new_fields")))).offers
-    assert offers["instance_type"].to_list() == ["Standard_NV6ads_A10_v5", "Standard_NG8ads_V620_v1"]
+    # the NV6ads item's savingsPlan entry is a third offer (savings_plan_1y)
+    assert offers["instance_type"].to_list() == [
+        "Standard_NV6ads_A10_v5", "Standard_NG8ads_V620_v1", "Standard_NV6ads_A10_v5"]
+    assert offers["pricing_model"].to_list() == ["on_demand", "on_demand", "savings_plan_1y"]
 
 
 @pytest.mark.parametrize(

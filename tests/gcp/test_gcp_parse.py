@@ -83,19 +83,25 @@ def offer(frame: pl.DataFrame, instance_type: str, region: str, model: str = "on
     return rows.row(0, named=True)
 
 
-def test_a3_highgpu_8g_on_demand_in_us_central1_is_43_06615():
+# a3-highgpu-8g bundles 16 x 375 GiB local SSD, billed with it at the Local SSD SKU
+# (0.08 USD per GiB-month in the fixture) over 730 h a month
+A3_HIGH_8G_SSD = 6000 * 0.08 / 730  # 0.657534...
+
+
+def test_a3_highgpu_8g_on_demand_in_us_central1_is_43_06615_plus_its_local_ssd():
     row = offer(recorded(), "a3-highgpu-8g", "us-central1")
     host = 208 * 0.02152 + 1872 * 0.00266234  # 4.47616 + 4.98390048 = 9.46006048
     assert host == pytest.approx(9.46006048, abs=1e-12) and round(host, 5) == 9.46006
-    total = host + 8 * 4.2007612  # 9.46006048 + 33.6060896
-    assert row["price_usd_per_hour"] == pytest.approx(total, abs=1e-9)
-    assert row["price_usd_per_hour"] == pytest.approx(43.06615008, abs=1e-9)
-    assert round(row["price_usd_per_hour"], 5) == 43.06615
-    assert row["price_usd_per_gpu_hour"] == pytest.approx(43.06615008 / 8)  # host share in
+    machine = host + 8 * 4.2007612  # 9.46006048 + 33.6060896 = 43.06615008
+    assert machine == pytest.approx(43.06615008, abs=1e-12)
+    assert row["price_usd_per_hour"] == pytest.approx(machine + A3_HIGH_8G_SSD, abs=1e-9)
+    assert row["price_usd_per_gpu_hour"] == pytest.approx((machine + A3_HIGH_8G_SSD) / 8)
     assert (row["gpu_name"], row["gpu_memory_gib"], row["gpu_count"]) == ("H100", 80, 8)
     assert (row["vcpus"], row["memory_gib"]) == (208, 1872)
-    assert row["pricing_detail"] == settings.COMPOSED_DETAIL
-    assert json.loads(row["record"])["core_nanos"] == 21520000
+    assert row["pricing_detail"] == settings.COMPOSED_SSD_DETAIL
+    record = json.loads(row["record"])
+    assert record["core_nanos"] == 21520000
+    assert (record["local_ssd_gib"], record["ssd_nanos"]) == (6000, 80000000)
 
 
 def test_a2_highgpu_1g_from_the_opencost_recording_is_its_published_3_673385():
@@ -245,11 +251,7 @@ def test_a_gpu_sku_that_matches_nothing_is_counted_as_unmatched_not_guessed(desc
         ("Reserved Nvidia H100 80GB Mega GPU in Americas", "GPU", "reserved:"),
         ("Sole Tenancy Premium for A3 Instance Core running in Americas", "CPU", "sole tenancy:"),
         ("DWS Calendar Mode A4 Nvidia B200 (1 gpu slice) running in Americas", "GPU", "DWS:"),
-        (
-            "Nvidia H100 Mega 80GB GPU attached to DWS Defined Duration VMs running in Americas",
-            "GPU",
-            "DWS:",
-        ),
+        ("Reserved Nvidia H100 80GB Mega GPU in Americas in Calendar Mode", "GPU", "reserved:"),
         ("N1 Custom Instance Core running in Americas", "N1Standard", "custom:"),
         (
             "Memory-optimized Upgrade Premium for Memory-optimized Instance Core running in Americas",
@@ -274,16 +276,21 @@ def test_a_usage_type_outside_the_vocabulary_is_excluded():
         0, named=True
     )
     assert row["status"] == "excluded"
-    assert row["reason"] == "usage type Commit1Mo is outside on_demand/spot/reserved_1y/reserved_3y"
+    assert row["reason"] == "usage type Commit1Mo is outside on_demand/spot/flex/reserved_1y/reserved_3y"
 
 
 def test_a3_megagpu_is_priced_with_the_mega_gpu_and_the_a3plus_host_not_a3():
     frame = recorded()
     central = offer(frame, "a3-megagpu-8g", "us-central1")
     # 208 x 0.0236 (A3Plus core) + 1872 x 0.0029 (A3Plus RAM) + 8 x 4.9 (Mega GPU)
-    assert central["price_usd_per_hour"] == pytest.approx(4.9088 + 5.4288 + 39.2, abs=1e-9)
+    # (+ the same 6000 GiB of local SSD as a3-highgpu-8g)
+    assert central["price_usd_per_hour"] == pytest.approx(
+        4.9088 + 5.4288 + 39.2 + A3_HIGH_8G_SSD, abs=1e-9
+    )
     east = offer(frame, "a3-megagpu-8g", "us-east4")  # the "Plus" spelling, in Virginia
-    assert east["price_usd_per_hour"] == pytest.approx(4.9088 + 5.4288 + 8 * 5.1, abs=1e-9)
+    assert east["price_usd_per_hour"] == pytest.approx(
+        4.9088 + 5.4288 + 8 * 5.1 + A3_HIGH_8G_SSD, abs=1e-9
+    )
     # and a3-highgpu never picks up the Mega GPU
     assert offer(frame, "nvidia-h100-80gb", "us-central1")["price_usd_per_hour"] == 4.2007612
 
@@ -293,16 +300,23 @@ def test_a3_ultragpu_8g_is_h200_with_the_a3ultra_host():
         sku("H200 141GB GPU running in Americas", 5.5),
         sku("A3Ultra Instance Core running in Americas", 0.03, group="CPU"),
         sku("A3Ultra Instance Ram running in Americas", 0.004, group="RAM", usage_unit="GiBy.h"),
+        sku("SSD backed Local Storage running in Americas", 0.08, group="LocalSSD",
+            usage_unit="GiBy.mo"),
     )
     row = offer(frame, "a3-ultragpu-8g", "us-central1")
-    assert row["price_usd_per_hour"] == pytest.approx(224 * 0.03 + 2952 * 0.004 + 8 * 5.5, abs=1e-9)
+    # 32 x 375 GiB = 12000 GiB of local SSD at 0.08 per GiB-month / 730 h
+    assert row["price_usd_per_hour"] == pytest.approx(
+        224 * 0.03 + 2952 * 0.004 + 8 * 5.5 + 12000 * 0.08 / 730, abs=1e-9
+    )
     assert (row["gpu_name"], row["gpu_memory_gib"]) == ("H200", 141)
 
 
 def test_a4_highgpu_8g_is_eight_gpu_slices_with_the_host_included():
     frame = recorded()
     row = offer(frame, "a4-highgpu-8g", "us-central1")
-    assert row["price_usd_per_hour"] == 80.0 and row["price_usd_per_gpu_hour"] == 10.0
+    # 8 slices x 10.0 + 12000 GiB local SSD x 0.08 / 730
+    assert row["price_usd_per_hour"] == pytest.approx(80.0 + 12000 * 0.08 / 730, abs=1e-9)
+    assert row["price_usd_per_gpu_hour"] == pytest.approx(10.0 + 1500 * 0.08 / 730, abs=1e-9)
     assert (row["gpu_name"], row["vcpus"], row["memory_gib"]) == ("B200", 224, 3968)
     per_gpu = offer(frame, "nvidia-b200", "us-central1")
     assert per_gpu["pricing_detail"] == settings.PER_GPU_DETAIL_HOST_INCLUDED
@@ -325,9 +339,31 @@ def test_g2_shapes_compose_l4_with_the_g2_host():
 def test_spot_and_committed_machines_use_parts_of_the_same_pricing_model():
     frame = recorded()
     spot = offer(frame, "a3-highgpu-8g", "us-central1", "spot")
-    assert spot["price_usd_per_hour"] == pytest.approx(208 * 0.0097 + 1872 * 0.0012 + 8 * 2.25)
+    # spot local SSD 0.032 per GiB-month
+    assert spot["price_usd_per_hour"] == pytest.approx(
+        208 * 0.0097 + 1872 * 0.0012 + 8 * 2.25 + 6000 * 0.032 / 730
+    )
     committed = offer(frame, "a3-highgpu-8g", "us-central1", "reserved_1y")
-    assert committed["price_usd_per_hour"] == pytest.approx(208 * 0.015 + 1872 * 0.0019 + 8 * 2.9)
+    # no committed Local SSD SKU in the fixture: the SSD at its on-demand rate, and said so
+    assert committed["price_usd_per_hour"] == pytest.approx(
+        208 * 0.015 + 1872 * 0.0019 + 8 * 2.9 + A3_HIGH_8G_SSD
+    )
+    assert committed["pricing_detail"] == (
+        f"{settings.COMPOSED_SSD_DETAIL}; "
+        "local SSD at its on-demand rate (no reserved_1y SSD SKU in the region)"
+    )
+    assert spot["pricing_detail"] == settings.COMPOSED_SSD_DETAIL
+
+
+def test_a_machine_with_bundled_ssd_is_not_published_without_an_ssd_price():
+    frame = parsed(
+        sku("Nvidia H100 80GB GPU running in Americas", 4.2007612),
+        sku("A3 Instance Core running in Americas", 0.02152, group="CPU"),
+        sku("A3 Instance Ram running in Americas", 0.00266234, group="RAM", usage_unit="GiBy.h"),
+    )
+    assert frame.filter(pl.col("instance_type").str.starts_with("a3-highgpu")).is_empty()
+    # the accelerator-only offer is still there
+    assert offer(frame, "nvidia-h100-80gb", "us-central1")["price_usd_per_hour"] == 4.2007612
 
 
 def test_a_machine_is_composed_only_where_all_its_parts_are_priced():

@@ -54,13 +54,18 @@ def with_price(pages: list[Page], description: str, units: str, nanos: int) -> l
     return changed
 
 
-def test_demo_refresh_publishes_a3_highgpu_8g_at_43_06615(tmp_path):
+# a3-highgpu-8g: 43.06615008 (GPUs + host) + its bundled 6000 GiB local SSD at the demo's
+# 0.08 USD per GiB-month over 730 h
+A3_HIGH_8G = 43.06615008 + 6000 * 0.08 / 730
+
+
+def test_demo_refresh_publishes_a3_highgpu_8g_at_43_06615_plus_its_local_ssd(tmp_path):
     path = tmp_path / "w.duckdb"
     summary = refresh(path, demo_pages())
     gcp = summary.providers[0]
-    assert (gcp.status, gcp.fetched, gcp.rejected, gcp.excluded) == ("ok", 6, 1, 6)
+    assert (gcp.status, gcp.fetched, gcp.rejected, gcp.excluded) == ("ok", 7, 1, 6)
     assert all(n == 0 for n in summary.assertions.values())
-    assert price(path, "a3-highgpu-8g") == pytest.approx(43.06615008, abs=1e-9)
+    assert price(path, "a3-highgpu-8g") == pytest.approx(A3_HIGH_8G, abs=1e-9)
     assert price(path, "a2-highgpu-1g", "us-east1") == pytest.approx(3.673385, abs=1e-12)
     assert price(path, "nvidia-h100-80gb") == 4.2007612
     quarantined = query(path, "SELECT reason, record FROM quarantine WHERE provider = 'gcp'")
@@ -78,7 +83,10 @@ def test_demo_covers_the_four_regions_and_every_pricing_model(tmp_path):
     )
     regions = {"us-central1", "us-east4", "europe-west4", "asia-southeast1"}
     models = {"on_demand", "spot", "reserved_1y", "reserved_3y"}
-    assert set(seen.iter_rows()) == {(r, m) for r in regions for m in models}
+    # DWS flex-start SKUs are in the demo for us-central1 only
+    assert set(seen.iter_rows()) == {(r, m) for r in regions for m in models} | {
+        ("us-central1", "flex")
+    }
     gpus = query(
         path,
         """SELECT DISTINCT gpu_name, gpu_memory_gib FROM mart_gpu_offers_current
@@ -107,7 +115,7 @@ def test_a_second_identical_refresh_adds_no_history(tmp_path):
     second = refresh(path, demo_pages())
     assert first.history["opened"] > 0
     assert second.history == {"opened": 0, "closed": 0}
-    assert second.providers[0].unchanged == 6
+    assert second.providers[0].unchanged == 7
 
 
 def test_a_host_price_change_reprices_the_machines_but_not_the_gpu(tmp_path):
@@ -115,7 +123,7 @@ def test_a_host_price_change_reprices_the_machines_but_not_the_gpu(tmp_path):
     refresh(path, demo_pages())
     # A3 core in us-central1 from 0.02152 to 0.02252: +208 x 0.001 on a3-highgpu-8g
     refresh(path, with_price(demo_pages(), "A3 Instance Core running in Americas", "0", 22520000))
-    assert price(path, "a3-highgpu-8g") == pytest.approx(43.06615008 + 0.208, abs=1e-9)
+    assert price(path, "a3-highgpu-8g") == pytest.approx(A3_HIGH_8G + 0.208, abs=1e-9)
     assert price(path, "nvidia-h100-80gb") == 4.2007612
     versions = query(
         path,
@@ -125,7 +133,7 @@ def test_a_host_price_change_reprices_the_machines_but_not_the_gpu(tmp_path):
            ORDER BY valid_from""",
     )
     assert versions["open"].to_list() == [False, True]
-    assert versions["price_usd_per_hour"][0] == pytest.approx(43.06615008, abs=1e-9)
+    assert versions["price_usd_per_hour"][0] == pytest.approx(A3_HIGH_8G, abs=1e-9)
 
 
 def test_a_walk_that_fails_half_way_keeps_the_previous_catalog_current(tmp_path):

@@ -71,12 +71,29 @@ def test_gpu_name_and_memory_come_from_the_description(
     assert (row["gpu_name"], row["gpu_memory_gib"]) == (gpu_name, memory)
 
 
+def test_the_quadro_rtx_6000_is_named_and_priced_to_the_cent(pages_frame, body):
+    result = normalise(parse.parse(pages_frame("instance_types", body)))
+    row = result.offers.filter(pl.col("instance_type") == "gpu_1x_rtx6000").row(0, named=True)
+    assert (row["gpu_name"], row["gpu_memory_gib"]) == ("QUADRO RTX 6000", 24.0)
+    # 69 cents: exactly 0.69, not the float division's 0.6900000000000001
+    assert row["price_usd_per_hour"] == 0.69 and row["price_usd_per_gpu_hour"] == 0.69
+    assert repr(row["price_usd_per_hour"]) == "0.69"
+    assert result.unknown_gpu.is_empty()
+
+
+def test_cents_become_dollars_without_float_noise_before_normalising(pages_frame, body):
+    parsed = parse.parse(pages_frame("instance_types", body))
+    prices = dict(zip(parsed["instance_type"], parsed["price_usd_per_hour"], strict=False))
+    assert repr(prices["gpu_1x_rtx6000"]) == "0.69"
+
+
 def test_a_gpu_outside_the_reference_keeps_its_offer_with_gpu_name_null_and_is_counted(
     pages_frame, body
 ):
+    body["data"]["gpu_1x_rtx6000"]["instance_type"]["description"] = "1x Quadro RTX 5000 (16 GB)"
     result = normalise(parse.parse(pages_frame("instance_types", body)))
     row = result.offers.filter(pl.col("instance_type") == "gpu_1x_rtx6000").row(0, named=True)
-    assert row["gpu_name"] is None and row["price_usd_per_hour"] == pytest.approx(0.69)
+    assert row["gpu_name"] is None and row["price_usd_per_hour"] == 0.69
     assert result.unknown_gpu["n"].sum() == 1
 
 

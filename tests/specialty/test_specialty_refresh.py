@@ -132,7 +132,8 @@ def test_the_ledger_counts_exclusions_and_unknown_gpus_per_load(warehouse):
     counts = {r["provider"]: r for r in loads.iter_rows(named=True)}
     assert counts["oci"]["excluded"] == 4  # 2 licences, Cloud@Customer, VMware per node
     assert counts["runpod"]["excluded"] == 1  # RTX 3070: in neither cloud
-    assert counts["lambdalabs"]["unknown_gpu"] == 1  # Quadro RTX 6000
+    # the Quadro RTX 6000 is in the GPU reference now (QUADRO RTX 6000): nothing unknown
+    assert counts["lambdalabs"]["unknown_gpu"] == 0
     assert counts["sheets"]["rows"] == 51 and counts["sheets"]["rejected"] == 0
 
 
@@ -179,3 +180,15 @@ def test_a_sheet_emptied_to_its_header_closes_the_offers_it_published(tmp_path):
         path, "SELECT count(*) AS n FROM mart_gpu_offers_current WHERE provider = 'paperspace'"
     )
     assert current["n"][0] == 0
+
+
+def test_lambda_rtx_6000_is_published_named_at_exactly_69_cents(warehouse):
+    row = query(
+        warehouse,
+        """SELECT gpu_name, gpu_memory_gib, price_usd_per_hour, price_usd_per_gpu_hour
+           FROM mart_gpu_offers_current WHERE instance_type = 'gpu_1x_rtx6000'""",
+    ).row(0)
+    assert row == ("QUADRO RTX 6000", 24.0, 0.69, 0.69)
+    assert repr(row[2]) == "0.69"  # not 0.6900000000000001
+    dim = query(warehouse, "SELECT vendor FROM dim_gpus WHERE gpu_name = 'QUADRO RTX 6000'")
+    assert dim["vendor"].to_list() == ["nvidia"]
