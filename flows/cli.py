@@ -1,4 +1,4 @@
-"""`gpu-pricing`: the command line (CONTRACT §1).
+"""`gpu-pricing`: the command line.
 
 Exit codes: 0 ok, 1 partial (some sources failed, others landed), 2 usage or input
 error, 3 nothing landed. With --json, stdout carries exactly one JSON document.
@@ -16,12 +16,16 @@ import duckdb
 import typer
 
 from connectors import registry
+from connectors._redact import RedactingStream, install_logging
 from connectors.errors import InvalidInput, PricingError
 from flows._output import emit_json, err, table
 from warehouse import db
 from warehouse.errors import AssertionsFailed, WarehouseError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+# no local variables in tracebacks: they hold API keys and webhook URLs
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_show_locals=False
+)
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
 app.add_typer(snapshot_app, name="snapshot")
 
@@ -392,7 +396,10 @@ def main() -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     # no usage telemetry from a nightly job; it also races the ephemeral server's SQLite
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # every byte this process prints, and every log record it makes, is redacted
+    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    install_logging()
     app()
 
 

@@ -18,7 +18,8 @@ from prefect.cache_policies import NO_CACHE
 from prefect.tasks import exponential_backoff
 
 from connectors._page import FetchContext, FetchFailure
-from connectors.errors import SourceUnavailable
+from connectors._redact import install_logging, redact, redact_doc
+from connectors.errors import PricingError, SourceUnavailable
 from flows import alerts, pipeline, report
 from flows.config import Config
 from flows.config import load as load_config
@@ -42,7 +43,13 @@ def _retryable(task, task_run, state) -> bool:  # Prefect's retry_condition_fn s
     task_run_name="fetch-{provider}",
 )
 def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> list:
-    return pipeline.fetch_pages(provider, snapshot, ctx)
+    try:
+        return pipeline.fetch_pages(provider, snapshot, ctx)
+    except PricingError:
+        raise  # its message is redacted already
+    except Exception as exc:
+        # Prefect stores a failed task's message in its database: redacted text only
+        raise PricingError(f"{type(exc).__name__}: {exc}") from None
 
 
 @task(task_run_name="load-and-publish")
@@ -87,6 +94,7 @@ def refresh(
     regions: list[str] | None = None,
     config: str | None = None,
 ) -> pipeline.RunSummary:
+    install_logging()  # also in served runs, which Prefect starts in a new process
     log = get_run_logger()
     cfg = load_config(config)  # a bad config fails here, before the warehouse is touched
     path = cfg.warehouse_path(warehouse)
@@ -111,22 +119,27 @@ def refresh(
     except Exception as exc:
         log.error("alerts check failed (the refresh itself is published): %s", exc)
         checked = None
+    # artifacts live in Prefect's database: redacted like every other outward text
     create_table_artifact(
         key="gpu-pricing-refresh",
-        table=[
-            {
-                **vars(p),
-                "status": p.status,
-                "failed": "; ".join(p.failed),
-                "skipped": "; ".join(p.skipped),
-            }
-            for p in summary.providers
-        ],
+        table=redact_doc(
+            [
+                {
+                    **vars(p),
+                    "status": p.status,
+                    "failed": "; ".join(p.failed),
+                    "skipped": "; ".join(p.skipped),
+                }
+                for p in summary.providers
+            ]
+        ),
         description=f"Refresh {summary.run_id}",
     )
     create_markdown_artifact(
         key="gpu-pricing-refresh-summary",
-        markdown=summary_markdown(summary) + "\n\n" + report.refresh_markdown(path, checked),
+        markdown=redact(
+            summary_markdown(summary) + "\n\n" + report.refresh_markdown(path, checked)
+        ),
     )
     for p in summary.providers:
         log.info(
