@@ -16,6 +16,10 @@ from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, STAGED_COLUMNS, conf
 # A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
 # real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
 MAX_USD_PER_GPU_HOUR = 200.0
+# A price whose effective date is more than this far after its fetch is not a price in
+# force: publishers announce changes weeks to months ahead, never years, so a date such as
+# 2999-01-01 is a placeholder or a data error (quarantined, not published as current).
+MAX_EFFECTIVE_DAYS_AHEAD = 400
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,17 @@ def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
         (
             pl.any_horizontal(pl.col("region", "instance_type").is_null()),
             pl.lit("missing region or instance_type"),
+        ),
+        (
+            pl.col("effective_at")
+            > pl.col("fetched_at") + pl.duration(days=MAX_EFFECTIVE_DAYS_AHEAD),
+            pl.format(
+                "effective date {} is more than {} days after the fetch ({}): a placeholder "
+                "or a data error, not a price in force",
+                pl.col("effective_at").dt.date(),
+                pl.lit(MAX_EFFECTIVE_DAYS_AHEAD),
+                pl.col("fetched_at").dt.date(),
+            ),
         ),
     ]
 
@@ -151,4 +166,10 @@ def _flag_spot(ok: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-__all__ = ["MAX_USD_PER_GPU_HOUR", "OFFER_SCHEMA", "Normalised", "normalise"]
+__all__ = [
+    "MAX_EFFECTIVE_DAYS_AHEAD",
+    "MAX_USD_PER_GPU_HOUR",
+    "OFFER_SCHEMA",
+    "Normalised",
+    "normalise",
+]
