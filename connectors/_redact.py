@@ -160,29 +160,56 @@ def _known_pattern() -> re.Pattern[str] | None:
     return pattern
 
 
+_TRIGGER_WORDS = ("bearer", "basic", "akia", "asia", "aiza")
+
+
+def _may_hold_credential(text: str) -> bool:
+    """Text with none of these cannot hold a credential-shaped part, so the patterns are
+    skipped (most strings of a price document: names, regions, numbers). Plain substring
+    tests: ~20x faster than one case-insensitive regex."""
+    if "=" in text or ":" in text or "@" in text:
+        return True
+    low = text.lower()
+    return any(word in low for word in _TRIGGER_WORDS)
+
+
+def _scrubber() -> Any:
+    """A function that redacts one string, with the credentials known now compiled once
+    (a document of 100k strings is redacted in well under a second)."""
+    known = _known_pattern()
+
+    def scrub(text: str) -> str:
+        if known is not None:
+            text = known.sub(MASK, text)
+        if _may_hold_credential(text):
+            for regex, replacement in _PATTERNS:
+                text = regex.sub(replacement, text)
+        return text
+
+    return scrub
+
+
 def redact(text: Any) -> str:
     """`text` (made a string) with every known credential and credential-shaped part
     masked."""
     text = text if isinstance(text, str) else str(text)
-    if not text:
-        return text
-    pattern = _known_pattern()
-    if pattern is not None:
-        text = pattern.sub(MASK, text)
-    for regex, replacement in _PATTERNS:
-        text = regex.sub(replacement, text)
-    return text
+    return _scrubber()(text) if text else text
 
 
 def redact_doc(doc: Any) -> Any:
     """A JSON-like document with every string in it redacted (keys kept)."""
-    if isinstance(doc, str):
-        return redact(doc)
-    if isinstance(doc, dict):
-        return {k: redact_doc(v) for k, v in doc.items()}
-    if isinstance(doc, list | tuple):
-        return [redact_doc(v) for v in doc]
-    return doc
+    scrub = _scrubber()
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub(value) if value else value
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(doc)
 
 
 def masked_value(value: Any) -> Any:

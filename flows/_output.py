@@ -23,8 +23,9 @@ def _default(value: Any) -> Any:
 
 def emit_json(doc: Any) -> None:
     # every string is redacted inside the document, so the JSON stays well formed
-    text = json.dumps(doc, default=_default, indent=2)
-    sys.stdout.write(json.dumps(redact_doc(json.loads(text)), indent=2) + "\n")
+    doc = redact_doc(doc)
+    text = json.dumps(doc, default=lambda v: redact(_default(v)), indent=2)
+    sys.stdout.write(text + "\n")
 
 
 def table(df: pl.DataFrame, float_digits: int = 4) -> str:
