@@ -107,7 +107,21 @@ def test_a_fetch_failure_holds_redacted_text_whatever_the_error(monkeypatch):
     assert str(failure.error).startswith("ValueError: bad URL")
 
 
-def test_log_records_are_redacted_by_every_handler(monkeypatch):
+@pytest.fixture
+def logging_restored(monkeypatch):
+    """install_logging() changes the process's logging: undone after the test."""
+    factory = logging.getLogRecordFactory()
+    monkeypatch.setattr(_redact, "_factory_installed", False)
+    yield
+    logging.setLogRecordFactory(factory)
+    for lg in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]:
+        if isinstance(lg, logging.Logger):
+            lg.removeFilter(_redact._FILTER)
+            for handler in lg.handlers:
+                handler.removeFilter(_redact._FILTER)
+
+
+def test_log_records_are_redacted_by_every_handler(monkeypatch, logging_restored):
     monkeypatch.setenv("LAMBDA_API_KEY", "lambda_log_value_77")
     _redact.install_logging()
     stream = io.StringIO()
@@ -145,3 +159,22 @@ def test_the_redacting_stream_masks_what_is_written(monkeypatch):
     stream = _redact.RedactingStream(raw)
     print("key lambda_stream_value_3 in a summary", file=stream)
     assert raw.getvalue() == "key *** in a summary\n"
+
+
+def test_aws_keys_from_a_profile_are_masked_once_boto3_resolves_them(tmp_path, monkeypatch):
+    import boto3
+
+    from connectors.aws.fetch import BotoClients
+
+    for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(var, raising=False)
+    credentials = tmp_path / "credentials"
+    credentials.write_text(
+        "[ci]\naws_access_key_id = ProfileKeyId0001\n"
+        "aws_secret_access_key = profile/secret+value0001\n"
+    )
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(credentials))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    assert "profile/secret+value0001" in redact("echo profile/secret+value0001")
+    assert BotoClients(boto3.Session(profile_name="ci")).has_credentials()
+    assert redact("echo profile/secret+value0001 ProfileKeyId0001") == "echo *** ***"

@@ -579,7 +579,10 @@ class BotoClients:
             return False
         # keys from a profile or a credential process are masked in every output, as the
         # environment's are
-        frozen = credentials.get_frozen_credentials()
+        try:
+            frozen = credentials.get_frozen_credentials()
+        except Exception:  # a refresh that fails here fails again, with its error, in the walk
+            return True
         for value in (frozen.access_key, frozen.secret_key, frozen.token):
             register(value)
         return True
