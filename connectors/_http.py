@@ -1,15 +1,19 @@
 """Shared HTTP plumbing for REST connectors: one httpx client, JSON GET/POST with retry.
 
 Retries 429 and 5xx (and connection errors/timeouts) with exponential backoff and full
-jitter, honouring `Retry-After` (seconds or HTTP date, capped). Any other 4xx is not
+jitter, honouring `Retry-After` (seconds or HTTP date, capped); a `Retry-After` that
+cannot be read falls back to the backoff. Any other 4xx is not
 retried: it raises UnexpectedResponse with an excerpt of the body. Secrets passed in
-headers or params never reach a log line or an exception message.
+headers or params never reach a log line or an exception message: URLs are shown
+without their query string, and every message and excerpt is redacted
+(connectors._redact) before it is built into an error.
 """
 
 from __future__ import annotations
 
 import email.utils
 import logging
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -18,6 +22,7 @@ from typing import Any
 
 import httpx
 
+from connectors._redact import redact
 from connectors.errors import SourceUnavailable, UnexpectedResponse
 
 log = logging.getLogger(__name__)
@@ -43,22 +48,34 @@ def make_client(timeout_s: float = 30.0, **kwargs: Any) -> httpx.Client:
 
 
 def _retry_after(response: httpx.Response, policy: RetryPolicy) -> float | None:
-    value = response.headers.get("Retry-After")
+    """The wait a `Retry-After` header asks for (delay-seconds or an HTTP date), capped;
+    None when there is none or it cannot be read, and the caller backs off exponentially
+    (a header such as "soon" must not stop the retries)."""
+    value = response.headers.get("Retry-After", "").strip()
     if not value:
         return None
     try:
         seconds = float(value)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
-        if parsed is None:
+        try:
+            parsed = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            log.warning("unreadable Retry-After %r: backing off exponentially", value[:40])
             return None
+        if parsed.tzinfo is None:  # an HTTP date is GMT; "-0000" parses without a zone
+            parsed = parsed.replace(tzinfo=UTC)
         seconds = (parsed - datetime.now(UTC)).total_seconds()
+    if not math.isfinite(seconds):
+        return None
     return max(0.0, min(seconds, policy.max_retry_after_s))
 
 
-def _redacted(url: httpx.URL) -> str:
-    """The URL without its query string: query strings may carry API keys."""
-    return str(url.copy_with(query=None))
+def _redacted(url: httpx.URL | str) -> str:
+    """The URL without its query string (query strings may carry API keys), redacted."""
+    try:
+        return redact(str(httpx.URL(str(url)).copy_with(query=None)))
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return redact(str(url).split("?")[0])
 
 
 def request_json(
@@ -79,7 +96,7 @@ def request_json(
             response = client.request(method, url, **kwargs)
         except (httpx.TimeoutException, httpx.TransportError) as exc:
             last = SourceUnavailable(
-                provider, endpoint, f"{type(exc).__name__} calling {url.split('?')[0]}"
+                provider, endpoint, f"{type(exc).__name__} calling {_redacted(url)}"
             )
         else:
             if response.status_code == 429 or response.status_code >= 500:

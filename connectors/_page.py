@@ -136,9 +136,19 @@ class FetchFailure:
     scope: str
     error: Exception
 
+    def __post_init__(self) -> None:
+        # The error's text is what `_loads.error`, the run summary and the CLI show: an
+        # error that is not ours (its text unredacted) is replaced by its redacted text.
+        from connectors._redact import redact
+        from connectors.errors import PricingError
+
+        if not isinstance(self.error, PricingError):
+            text = f"{type(self.error).__name__}: {self.error}"
+            object.__setattr__(self, "error", PricingError(redact(text)))
+
     @property
     def skipped(self) -> bool:
-        """No credentials: the scope is skipped, said once, not a failure (HOUSE_STYLE §7)."""
+        """No credentials: the scope is skipped, said once, not a failure."""
         from connectors.errors import MissingCredentials
 
         return isinstance(self.error, MissingCredentials)

@@ -1,16 +1,22 @@
-"""The exception tree every connector raises from (HOUSE_STYLE §7).
+"""The exception tree every connector raises from.
 
 Connectors raise the specific type low; flows decide whether to skip, retry or fail.
-Messages name the provider, the endpoint and the offending value, never a credential.
+Messages name the provider, the endpoint and the offending value, never a credential:
+every message is redacted (connectors._redact) when the exception is built, and an
+error excerpt is cut from the redacted text.
 """
 
 from __future__ import annotations
 
+from connectors._redact import redact
 from warehouse.errors import AssertionsFailed, WarehouseError  # noqa: F401 (re-exported)
 
 
 class PricingError(Exception):
-    """Root of everything gpu-pricing raises on purpose."""
+    """Root of everything gpu-pricing raises on purpose. Its text arguments are redacted."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
 
 
 class ConnectorError(PricingError):
@@ -32,7 +38,8 @@ class UnexpectedResponse(ConnectorError):
     """Not retryable: the response does not have the shape we parse (schema drift, 4xx)."""
 
     def __init__(self, provider: str, endpoint: str, message: str, excerpt: str = "") -> None:
-        self.excerpt = excerpt[:300]
+        # redacted first, then cut: a cut never leaves half a credential unmasked
+        self.excerpt = redact(excerpt)[:300]
         detail = f"{message}; excerpt: {self.excerpt}" if excerpt else message
         super().__init__(provider, endpoint, detail)
 

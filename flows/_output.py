@@ -1,4 +1,5 @@
-"""CLI output helpers: one JSON document on stdout with --json, else aligned tables."""
+"""CLI output helpers: one JSON document on stdout with --json, else aligned tables.
+Everything they print is redacted first (connectors._redact)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from datetime import date, datetime
 from typing import Any
 
 import polars as pl
+
+from connectors._redact import redact, redact_doc
 
 
 def _default(value: Any) -> Any:
@@ -19,7 +22,10 @@ def _default(value: Any) -> Any:
 
 
 def emit_json(doc: Any) -> None:
-    sys.stdout.write(json.dumps(doc, default=_default, indent=2) + "\n")
+    # every string is redacted inside the document, so the JSON stays well formed
+    doc = redact_doc(doc)
+    text = json.dumps(doc, default=lambda v: redact(_default(v)), indent=2)
+    sys.stdout.write(text + "\n")
 
 
 def table(df: pl.DataFrame, float_digits: int = 4) -> str:
@@ -28,7 +34,9 @@ def table(df: pl.DataFrame, float_digits: int = 4) -> str:
     cells = [[_cell(v, float_digits) for v in row] for row in df.iter_rows()]
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(df.columns)]
     line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths, strict=True)).rstrip()  # noqa: E731
-    return "\n".join([line(df.columns), line(["-" * w for w in widths]), *map(line, cells)])
+    return redact(
+        "\n".join([line(df.columns), line(["-" * w for w in widths]), *map(line, cells)])
+    )
 
 
 def _cell(value: Any, float_digits: int) -> str:
@@ -43,4 +51,4 @@ def _cell(value: Any, float_digits: int) -> str:
 
 
 def err(message: str) -> None:
-    sys.stderr.write(f"gpu-pricing: {message}\n")
+    sys.stderr.write(f"gpu-pricing: {redact(message)}\n")

@@ -17,7 +17,8 @@ publishes nothing. Order inside the build:
 Secrets: a target's Apprise URL is read from its environment variable or Prefect Secret
 block at delivery time and kept only in memory. Apprise's own log lines stay inside the
 send (its DEBUG lines print URLs): captured at WARNING and scrubbed of every part of the
-URL before they become a delivery error.
+URL before they become a delivery error. The URL is also registered with the process-wide
+redaction (connectors._redact), so no log line, output or stored error shows it.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from urllib.parse import unquote, urlsplit
 import polars as pl
 
 from connectors._page import utc_now
+from connectors._redact import redact, register
 from connectors.errors import InvalidInput
 from flows.config import Config, Target
 from models import alerts as rules
@@ -269,6 +271,7 @@ def resolve_url(target: Target) -> str:
         url = os.environ.get(target.url_env, "").strip()
         if not url:
             raise DeliveryError(f"environment variable {target.url_env} is not set")
+        register(url)  # masked in every log line, error and output from now on
         return url
     try:
         from prefect.blocks.system import Secret
@@ -280,6 +283,7 @@ def resolve_url(target: Target) -> str:
         ) from None
     if not url:
         raise DeliveryError(f"Prefect Secret block {target.secret_block!r} is empty")
+    register(url)
     return url
 
 
@@ -300,9 +304,11 @@ def _secret_parts(url: str) -> list[str]:
 
 
 def scrub(text: str, url: str) -> str:
+    """What Apprise said about a send, without any part of the target's URL, and through
+    the process-wide redaction (every other known credential)."""
     for part in _secret_parts(url):
         text = text.replace(part, "***")
-    return text
+    return redact(text)
 
 
 # Loggers that print a target's URL (Apprise at DEBUG, urllib3 for every request it makes;
@@ -337,7 +343,7 @@ def send(target: Target, title: str, body: str, state: str) -> None:
         if not notifier.add(url):
             raise DeliveryError(f"its URL ({target.source}) is not a valid Apprise URL")
         kind = apprise.NotifyType.FAILURE if state == rules.ALARM else apprise.NotifyType.SUCCESS
-        ok = notifier.notify(body=body, title=title, notify_type=kind)
+        ok = notifier.notify(body=redact(body), title=redact(title), notify_type=kind)
         detail = captured.getvalue()
     if not ok:
         lines = [ln.split(" - ", 2)[-1] for ln in detail.strip().splitlines() if ln.strip()]
@@ -379,7 +385,7 @@ def deliver_pending(con, targets: tuple[Target, ...], now: datetime) -> list[Del
                     event["state"],
                 )
             except Exception as exc:  # a delivery failure is recorded, never fatal
-                error = str(exc) if isinstance(exc, DeliveryError) else type(exc).__name__
+                error = redact(str(exc) if isinstance(exc, DeliveryError) else type(exc).__name__)
                 remaining[name] = error
                 log.warning("alert %s: delivery to %s failed: %s", event["rule"], name, error)
                 out.append(

@@ -17,6 +17,7 @@ import duckdb
 import typer
 
 from connectors import registry
+from connectors._redact import RedactingStream, install_logging
 from connectors.errors import InvalidInput, PricingError
 from flows._output import emit_json, err, table
 from warehouse import db
@@ -26,7 +27,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help=__doc__,
-    pretty_exceptions_show_locals=False,  # locals may hold credentials
+    pretty_exceptions_show_locals=False,  # locals hold API keys and webhook URLs
 )
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
 app.add_typer(snapshot_app, name="snapshot")
@@ -469,7 +470,10 @@ def main() -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     # no usage telemetry from a nightly job; it also races the ephemeral server's SQLite
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # every byte this process prints, and every log record it makes, is redacted
+    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    install_logging()
     app()
 
 

@@ -10,7 +10,8 @@ errors too, so a typo never silently disables a budget.
 Secrets (webhook tokens, SMTP passwords, API keys) never live in the file: a notification
 target names an environment variable (`url_env`) or a Prefect Secret block
 (`secret_block`) that holds its Apprise URL, resolved only at delivery time. A `url` key is
-rejected, and its value is never echoed.
+rejected, and its value is never echoed; no error echoes a value that looks like a
+credential (a URL shows only its scheme and host, a key only its length).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from connectors import registry
+from connectors._redact import masked_value, register_env
 from connectors.errors import InvalidInput
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
@@ -200,9 +202,11 @@ class _Parser:
     # -- errors and primitive readers ---------------------------------------------------
 
     def fail(self, key: str, problem: str, value: Any = _UNSET) -> ConfigError:
-        """One line: file, key, problem and (when given) the offending value."""
+        """One line: file, key, problem and (when given) the offending value, masked where
+        it looks like a credential: a URL shows only its scheme and host, a key-shaped
+        string only its length (connectors._redact.masked_value)."""
         where = f"config {self.source}" if self.source else "config"
-        got = "" if value is _UNSET else f", got {value!r}"
+        got = "" if value is _UNSET else f", got {masked_value(value)!r}"
         return ConfigError(f"{where}: {key}: {problem}{got}")
 
     def table(self, key: str, value: Any, allowed: set[str]) -> dict:
@@ -372,6 +376,8 @@ class _Parser:
                 raise self.fail(f"{key}.url_env", "must be an environment variable name", url_env)
             if block is not None:
                 self.string(f"{key}.secret_block", block)
+            if url_env is not None:
+                register_env(str(url_env))  # its value is masked in every output
             out.append(Target(name, url_env, block))
         return tuple(out)
 

@@ -32,7 +32,8 @@ from prefect.tasks import exponential_backoff
 from prefect.utilities.math import clamped_poisson_interval
 
 from connectors._page import FetchContext, FetchFailure
-from connectors.errors import InvalidInput, SourceUnavailable
+from connectors._redact import install_logging, redact, redact_doc
+from connectors.errors import InvalidInput, PricingError, SourceUnavailable
 from flows import alerts, pipeline, progress, report
 from flows.config import Config
 from flows.config import load as load_config
@@ -99,7 +100,13 @@ def fetch_with_retries(
     task_run_name="fetch-{provider}",
 )
 def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> Fetched:
-    return fetch_step(provider, snapshot, ctx, get_run_logger())
+    try:
+        return fetch_step(provider, snapshot, ctx, get_run_logger())
+    except PricingError:
+        raise  # its message is redacted already
+    except Exception as exc:
+        # Prefect stores a failed task's message in its database: redacted text only
+        raise PricingError(f"{type(exc).__name__}: {exc}") from None
 
 
 @task(task_run_name="load-and-publish")
@@ -196,23 +203,27 @@ def _refresh(
     except Exception as exc:
         log.error("alerts check failed (the refresh itself is published): %s", exc)
         checked = None
-    if orchestrated:
+    if orchestrated:  # artifacts live in Prefect's database: redacted like all outward text
         create_table_artifact(
             key="gpu-pricing-refresh",
-            table=[
-                {
-                    **vars(p),
-                    "status": p.status,
-                    "failed": "; ".join(p.failed),
-                    "skipped": "; ".join(p.skipped),
-                }
-                for p in summary.providers
-            ],
+            table=redact_doc(
+                [
+                    {
+                        **vars(p),
+                        "status": p.status,
+                        "failed": "; ".join(p.failed),
+                        "skipped": "; ".join(p.skipped),
+                    }
+                    for p in summary.providers
+                ]
+            ),
             description=f"Refresh {summary.run_id}",
         )
         create_markdown_artifact(
             key="gpu-pricing-refresh-summary",
-            markdown=summary_markdown(summary) + "\n\n" + report.refresh_markdown(path, checked),
+            markdown=redact(
+                summary_markdown(summary) + "\n\n" + report.refresh_markdown(path, checked)
+            ),
         )
     for p in summary.providers:
         log.info(
@@ -239,6 +250,7 @@ def refresh(
     regions: list[str] | None = None,
     config: str | None = None,
 ) -> pipeline.RunSummary:
+    install_logging()  # also in served runs, which Prefect starts in a new process
     return _refresh(warehouse, snapshot, providers, regions, config, orchestrated=True)
 
 

@@ -47,6 +47,7 @@ import polars as pl
 
 from connectors._http import RetryPolicy, make_client, request_json
 from connectors._page import FetchContext, FetchFailure, Page, per_scope, utc_now
+from connectors._redact import register
 from connectors.aws import settings as s
 from connectors.errors import (
     ConnectorError,
@@ -177,6 +178,7 @@ def _walk(
     Page, serialised to JSON (datetimes as ISO 8601), its request recorded with it."""
     token: str | None = None
     seq = 0
+    tokens: set[str] = set()  # a NextToken seen before would walk the same pages forever
     while True:
         request = {**params, **({"NextToken": token} if token else {})}
         body = jsonable(call(operation, endpoint=endpoint, region=region, policy=policy, **request))
@@ -195,6 +197,14 @@ def _walk(
         token = body.get("NextToken")
         if not token:
             return
+        if token in tokens:
+            raise UnexpectedResponse(
+                s.PROVIDER,
+                endpoint,
+                f"region {region}: page {seq} repeats an earlier NextToken {token[:80]!r} "
+                "(a paging cycle)",
+            )
+        tokens.add(token)
 
 
 def fetch_instance_types(
@@ -788,7 +798,18 @@ class BotoClients:
         )
 
     def has_credentials(self) -> bool:
-        return self.session.get_credentials() is not None
+        credentials = self.session.get_credentials()
+        if credentials is None:
+            return False
+        # keys from a profile or a credential process are masked in every output, as the
+        # environment's are
+        try:
+            frozen = credentials.get_frozen_credentials()
+        except Exception:  # a refresh that fails here fails again, with its error, in the walk
+            return True
+        for value in (frozen.access_key, frozen.secret_key, frozen.token):
+            register(value)
+        return True
 
     def available_regions(self) -> list[str]:
         return list(self.session.get_available_regions("ec2"))

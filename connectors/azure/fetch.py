@@ -1,8 +1,9 @@
 """Azure fetch: network only, bodies exactly as received.
 
 - Retail Prices API (`GET prices.azure.com/api/retail/prices`, no auth): one walk per
-  region following `NextPageLink` until it is null/absent or `Items` is empty; 429 and 5xx
-  retried with backoff honouring Retry-After (connectors._http).
+  region following `NextPageLink` until it is null/absent or `Items` is empty; a link back
+  to a page already requested, or more than RETAIL_MAX_PAGES pages, fails the region; 429
+  and 5xx retried with backoff honouring Retry-After (connectors._http).
 - Resource SKUs (azure-mgmt-compute `resource_skus.list`, ARM, DefaultAzureCredential plus
   AZURE_SUBSCRIPTION_ID): vCPUs, memory and GPU count per VM size, serialised to the ARM
   REST JSON (`value`, `nextLink`) page by page. Without credentials: MissingCredentials.
@@ -36,15 +37,35 @@ def fetch_retail_prices(
     *,
     base_url: str = s.RETAIL_URL,
     policy: RetryPolicy = DEFAULT_RETRY,
+    max_pages: int = s.RETAIL_MAX_PAGES,
 ) -> Iterator[Page]:
-    """Walk one region's pages."""
+    """Walk one region's pages. A NextPageLink that leads back to a page already requested
+    (itself, or a longer cycle), or a walk longer than `max_pages`, raises
+    UnexpectedResponse naming the link: the region fails, the others go on."""
     params: dict[str, str] | None = {
         "api-version": s.RETAIL_API_VERSION,
         "$filter": s.RETAIL_FILTER.format(region=region),
     }
     url: str | None = base_url
     seq = 0
+    seen: dict[str, int] = {}  # request URL -> page number, to stop a paging cycle
     while url:
+        full = str(client.build_request("GET", url, params=params).url)
+        if full in seen:
+            raise UnexpectedResponse(
+                s.PROVIDER,
+                RETAIL,
+                f"region {region}: NextPageLink of page {seq} is {url}, already requested for "
+                f"page {seen[full]} (a paging cycle)",
+            )
+        if seq >= max_pages:
+            raise UnexpectedResponse(
+                s.PROVIDER,
+                RETAIL,
+                f"region {region}: still a NextPageLink after {seq} pages ({url}); a walk is "
+                f"at most {max_pages} pages",
+            )
+        seen[full] = seq + 1
         body = request_json(
             client, "GET", url, params=params, provider=s.PROVIDER, endpoint=RETAIL, policy=policy
         )

@@ -2,13 +2,15 @@
 
 Pure Polars: the page JSON is decoded with a declared schema, `Items` exploded, and every
 rule is an expression. Unknown fields are ignored by the declared schema; a missing field
-decodes to null and is rejected (quarantine) with a reason.
+decodes to null and is rejected (quarantine) with a reason, and so is a field that holds
+an object where a value belongs (`"retailPrice": {...}`): that item alone is quarantined.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import polars as pl
 
 from connectors._json import explode_pages
@@ -46,6 +48,8 @@ ITEM = pl.Struct(
         "savingsPlan": pl.List(
             pl.Struct({"unitPrice": pl.String, "retailPrice": pl.String, "term": pl.String})
         ),
+        # not an API field: set by `_nested_as_text` on an item it had to repair
+        "_malformed": pl.String,
     }
 )
 RETAIL_PAGE = pl.Struct(
@@ -126,8 +130,51 @@ def _family(col: str) -> tuple[pl.Expr, pl.Expr]:
     return name, mem
 
 
+# An item field the schema reads as text but that holds an object or an array
+# (`"retailPrice": {...}`): the declared decode cannot read such a page at all.
+_TEXT_FIELDS = tuple(
+    f.name for f in ITEM.fields if f.dtype == pl.String and not f.name.startswith("_")
+)
+_NESTED_TEXT_FIELD = r'"(?:' + "|".join(_TEXT_FIELDS) + r')"\s*:\s*[\[{]'
+
+
+def _nested_as_text(payload: str) -> str:
+    """The page with every object or array value of a text field replaced by its JSON
+    text and the item's `_malformed` naming those fields, so the page decodes and that
+    item is rejected with its value."""
+
+    def fixed(item: dict) -> dict:
+        bad = [k for k in _TEXT_FIELDS if isinstance(item.get(k), dict | list)]
+        if not bad:
+            return item
+        as_text = {k: orjson.dumps(item[k]).decode() for k in bad}
+        return {**item, **as_text, "_malformed": ", ".join(bad)}
+
+    body = orjson.loads(payload)
+    items = body.get("Items") if isinstance(body, dict) else None
+    if isinstance(items, list):
+        body["Items"] = [fixed(item) if isinstance(item, dict) else item for item in items]
+    return orjson.dumps(body).decode()
+
+
+def _decodable(pages: pl.DataFrame) -> pl.DataFrame:
+    """Pages as they are, except those with a malformed item (found by one regex over the
+    payloads; none in a healthy crawl), which are rewritten by `_nested_as_text`: one bad
+    item is quarantined instead of failing every Azure price."""
+    suspect = pages["payload"].str.contains(_NESTED_TEXT_FIELD)
+    if not suspect.any():
+        return pages
+    indexed = pages.with_row_index("_page")
+    fixed = indexed.filter(suspect).with_columns(
+        pl.col("payload").map_elements(_nested_as_text, return_dtype=pl.String)
+    )
+    return pl.concat([indexed.filter(~suspect), fixed]).sort("_page").drop("_page")
+
+
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
-    items = explode_pages(pages.filter(pl.col("endpoint") == "retail_prices"), RETAIL_PAGE, "Items")
+    items = explode_pages(
+        _decodable(pages.filter(pl.col("endpoint") == "retail_prices")), RETAIL_PAGE, "Items"
+    )
     sizes = _sizes(pages, items)
     meter = pl.col("meterName").fill_null("")
     sku = pl.col("skuName").fill_null("")
@@ -158,7 +205,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .then(pl.format("{} ({})", pl.lit(s.EXCLUDE_TERM), pl.col("reservationTerm")))
     )
     rejected = (
-        pl.when(pl.col("retailPrice").is_null())
+        pl.when(pl.col("_malformed").is_not_null())
+        .then(pl.format("{} holds an object or a list, not a value", pl.col("_malformed")))
+        .when(pl.col("retailPrice").is_null())
         .then(pl.lit("missing field retailPrice"))
         .when(retail_price.is_null())
         .then(pl.format("retailPrice {} is not a number", pl.col("retailPrice")))

@@ -11,13 +11,17 @@ RETAIL_URL = "https://prices.azure.com/api/retail/prices"
 # on Consumption items), published as savings_plan_1y / savings_plan_3y.
 RETAIL_API_VERSION = "2023-01-01-preview"
 # Request-side filter, one walk per region: $skip paging drifts when prices change during
-# a long crawl (API_SHAPES §6), so a walk is kept short. Every Azure GPU VM size is an
+# a long crawl (items move between pages as the catalogue changes), so a walk is kept short. Every Azure GPU VM size is an
 # N-series size (NC, ND, NG, NV: learn.microsoft.com/azure/virtual-machines/sizes/overview),
 # so `Standard_N` keeps the walk to GPU families and a few thousand items per region.
 RETAIL_FILTER = (
     "serviceName eq 'Virtual Machines' and armRegionName eq '{region}' "
     "and contains(armSkuName, 'Standard_N')"
 )
+# A region's walk is a few thousand items, at most 100 (1000 with 2023-01-01-preview) per
+# page: a walk past this many pages is a paging fault (a NextPageLink that never ends), not
+# a price list, and fails the region instead of requesting forever.
+RETAIL_MAX_PAGES = 500
 
 # Regions with GPU VM sizes (learn.microsoft.com "Products available by region", 2026-11).
 # Overridable from config (`[providers.azure] regions = [...]`).

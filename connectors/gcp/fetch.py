@@ -7,7 +7,7 @@
 - Paging: the pager's `.pages`, `pageSize` 5000, until `nextPageToken` is empty. Each page
   (a ListSkusResponse) is serialised back to the REST JSON (`{"skus": [...],
   "nextPageToken": ...}`, camelCase, int64 as strings, enums as names) with
-  `ListSkusResponse.to_json`, which is what the snapshot format stores (CONTRACT §2).
+  `ListSkusResponse.to_json`, which is what the snapshot format stores.
 - Auth: an API key from env GOOGLE_API_KEY (sent as the x-goog-api-key header, never in a
   URL), else Application Default Credentials (`google.auth.default()`), else
   MissingCredentials. The key is never logged, stored or put in a page.
@@ -23,11 +23,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from connectors._page import FetchContext, FetchFailure, Page, per_scope, utc_now
+from connectors._redact import redact
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
 from connectors.gcp import settings as s
 
@@ -95,8 +95,8 @@ def client_from_env(api_endpoint: str | None = None) -> Any:
 
 
 def _redacted(text: str) -> str:
-    """An error text without API keys (a `key=` query parameter, should one appear)."""
-    return re.sub(r"([?&](?:key|api_key)=)[^&\s]+", r"\1<redacted>", text)
+    """An error text without credentials (the API key, a `key=` query parameter ...)."""
+    return redact(text)
 
 
 def _check_page(body: dict[str, Any], page_no: int) -> None:
@@ -180,6 +180,7 @@ def fetch_skus(
         parent=parent, page_size=page_size, currency_code=s.CURRENCY
     )
     token = ""
+    tokens: set[str] = set()
     page_no = 0
     skus_seen = 0
     try:
@@ -207,6 +208,15 @@ def fetch_skus(
                 source_url=source_url,
             )
             token = body.get("nextPageToken", "")
+            if token and token in tokens:
+                # the pager would ask for the same pages again, forever
+                raise UnexpectedResponse(
+                    s.PROVIDER,
+                    s.ENDPOINT,
+                    f"page {page_no} repeats an earlier nextPageToken {token[:80]!r} "
+                    "(a paging cycle)",
+                )
+            tokens.add(token)
     except google.auth.exceptions.RefreshError as exc:
         # revoked or expired ADC credentials: the provider is skipped, as with none at all
         raise MissingCredentials(

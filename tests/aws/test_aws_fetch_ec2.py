@@ -361,3 +361,20 @@ def test_regions_come_from_botocore_minus_skip_list_and_local_zone_codes(monkeyp
     assert fetch.select_regions(available, ctx) == ("us-east-1", "us-west-2")
     asked = FetchContext(regions=("us-west-2", "us-east-1-nyc-1", "eastus"))
     assert fetch.select_regions([*available, "us-east-1-nyc-1"], asked) == ("us-west-2",)
+
+
+def test_a_next_token_that_comes_back_is_a_paging_cycle_not_an_endless_walk():
+    client = ec2_client()
+    with Stubber(client) as stub:
+        base = {"Filters": TYPE_FILTER, "MaxResults": 100}
+        stub.add_response(
+            "describe_instance_types", {"InstanceTypes": [g5(1)], "NextToken": "t2"}, base
+        )
+        stub.add_response(
+            "describe_instance_types",
+            {"InstanceTypes": [g5(2)], "NextToken": "t2"},
+            {**base, "NextToken": "t2"},
+        )
+        with pytest.raises(UnexpectedResponse, match="repeats an earlier NextToken 't2'"):
+            list(fetch.fetch_instance_types(client, "us-east-1", policy=FAST))
+        stub.assert_no_pending_responses()

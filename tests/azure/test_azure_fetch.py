@@ -163,3 +163,61 @@ def test_missing_subscription_id_is_missing_credentials(monkeypatch):
     monkeypatch.delenv("AZURE_SUBSCRIPTION_ID", raising=False)
     with pytest.raises(MissingCredentials, match="AZURE_SUBSCRIPTION_ID"):
         fetch.compute_client_from_env()
+
+
+def test_a_next_page_link_pointing_at_itself_fails_the_region_naming_the_link(httpserver):
+    loop = httpserver.url_for("/next/1")
+    httpserver.expect_request("/api/retail/prices").respond_with_json(page("retail_page_1", loop))
+    httpserver.expect_request("/next/1").respond_with_json(page("retail_page_1", loop))
+    with pytest.raises(UnexpectedResponse, match="paging cycle") as info:
+        walk(httpserver)
+    assert loop in str(info.value)
+    assert len(httpserver.log) == 2  # page 1, then /next/1 once: the repeat is not requested
+
+
+def test_a_two_page_cycle_back_to_the_first_page_is_stopped(httpserver):
+    first = httpserver.url_for("/api/retail/prices") + (
+        "?api-version=2023-01-01-preview&%24filter=serviceName+eq+%27Virtual+Machines%27+and+"
+        "armRegionName+eq+%27eastus%27+and+contains%28armSkuName%2C+%27Standard_N%27%29"
+    )
+    httpserver.expect_request("/api/retail/prices").respond_with_json(
+        page("retail_page_1", httpserver.url_for("/next/1"))
+    )
+    httpserver.expect_request("/next/1").respond_with_json(page("retail_page_1", first))
+    with pytest.raises(UnexpectedResponse, match="already requested for page 1"):
+        walk(httpserver)
+    assert len(httpserver.log) == 2
+
+
+def test_a_walk_that_never_ends_stops_at_the_page_limit(httpserver):
+    # every page links to a new one (/next/1, /next/2, ...): no cycle, no end
+    def handler(request):
+        n = int(request.path.rsplit("/", 1)[-1]) if request.path.startswith("/next/") else 0
+        return Response(json.dumps(page("retail_page_1", httpserver.url_for(f"/next/{n + 1}"))),
+                        content_type="application/json")
+
+    httpserver.expect_request(__import__("re").compile("/.*")).respond_with_handler(handler)
+    with make_client() as client, pytest.raises(UnexpectedResponse, match="after 5 pages") as info:
+        list(fetch.fetch_retail_prices(client, "eastus", base_url=httpserver.url_for(
+            "/api/retail/prices"), policy=FAST, max_pages=5))
+    assert "/next/5" in str(info.value)
+    assert len(httpserver.log) == 5
+
+
+@pytest.mark.parametrize("retry_after", ["soon", "Wed, 21 Oct 2015 07:28:00", "nan", ""])
+def test_429_with_an_unreadable_retry_after_backs_off_and_retries(httpserver, retry_after):
+    httpserver.expect_ordered_request("/api/retail/prices").respond_with_response(
+        Response("slow down", status=429, headers={"Retry-After": retry_after})
+    )
+    httpserver.expect_ordered_request("/api/retail/prices").respond_with_json(page("retail_page_3_empty"))
+    pages = walk(httpserver)
+    assert len(pages) == 1 and len(httpserver.log) == 2
+
+
+def test_persistent_429_with_an_unreadable_retry_after_is_source_unavailable(httpserver):
+    httpserver.expect_request("/api/retail/prices").respond_with_response(
+        Response("slow down", status=429, headers={"Retry-After": "whenever"})
+    )
+    with pytest.raises(SourceUnavailable, match="HTTP 429"):
+        walk(httpserver)
+    assert len(httpserver.log) == FAST.attempts

@@ -195,3 +195,43 @@ def test_recorded_resource_skus_page_parses_to_specs():
     specs = parse.parse_resource_skus(pages_frame(body, endpoint="resource_skus"))
     row = specs.row(0, named=True)
     assert row == {"arm_sku_name": "Standard_A0", "vcpus": 1.0, "memory_gib": 0.75, "gpu_count": None}
+
+
+def test_an_item_whose_price_is_an_object_is_quarantined_alone():
+    """One malformed item used to fail the whole page decode (and so every Azure price);
+    now it is rejected with its value and the other items of its page are published."""
+    bad = item(retailPrice={"amount": 27.197, "currency": "USD"}, meterId="bad-meter")
+    other = item(meterName="ND96asr v4 Spot", skuName="ND96asr v4 Spot", retailPrice=10.9)
+    result = normalise(parsed(item(), bad, other))
+    assert result.offers["pricing_model"].sort().to_list() == ["on_demand", "spot"]
+    (rejected,) = result.rejected.to_dicts()
+    assert rejected["reason"] == "retailPrice holds an object or a list, not a value"
+    record = json.loads(rejected["record"])
+    assert record["meterId"] == "bad-meter"
+    assert json.loads(record["retailPrice"]) == {"amount": 27.197, "currency": "USD"}
+
+
+def test_an_array_in_a_text_field_is_quarantined_and_other_pages_still_parse():
+    healthy = {"Items": [item()], "NextPageLink": None}
+    broken = {"Items": [item(armRegionName=["eastus", "westus"])], "NextPageLink": None}
+    result = normalise(parse.parse(pages_frame(healthy, broken)))
+    assert result.offers["load_id"].to_list() == ["load-0"]
+    assert result.rejected.select("load_id", "reason").rows() == [
+        ("load-1", "armRegionName holds an object or a list, not a value")
+    ]
+
+
+def test_an_effective_date_centuries_ahead_is_quarantined_with_the_reason():
+    # fetched 2026-11-20 (pages_frame): 2999-01-01 is no price in force
+    result = normalise(parsed(item(effectiveStartDate="2999-01-01T00:00:00Z"), item()))
+    assert result.offers.height == 1
+    (reason,) = result.rejected["reason"].to_list()
+    assert reason == (
+        "effective date 2999-01-01 is more than 400 days after the fetch (2026-11-20): "
+        "a placeholder or a data error, not a price in force"
+    )
+
+
+def test_an_announced_price_months_ahead_is_kept():
+    result = normalise(parsed(item(effectiveStartDate="2027-03-01T00:00:00Z")))
+    assert result.rejected.is_empty() and result.offers.height == 1

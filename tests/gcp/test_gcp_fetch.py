@@ -263,3 +263,11 @@ def test_credentials_that_fail_to_refresh_map_to_our_error_types(exc, expected):
     )
     with pytest.raises(expected, match="gcp/skus"):
         list(fetch.fetch_skus(client))
+
+
+def test_a_next_page_token_that_comes_back_is_a_paging_cycle(httpserver):
+    first = fixture("skus_page_1")  # every request answered with page 1 and its token
+    httpserver.expect_request(SKUS_PATH).respond_with_json(first)
+    with pytest.raises(UnexpectedResponse, match="repeats an earlier nextPageToken"):
+        walk(httpserver)
+    assert len(httpserver.log) == 2
