@@ -17,19 +17,16 @@ from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, STAGED_COLUMNS, conf
 # A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
 # real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
 MAX_USD_PER_GPU_HOUR = 200.0
-<<<<<<< HEAD
 # Published prices are rounded to the nano-dollar, the finest unit any source prices in
 # (GCP's unit prices are units + nanos / 1e9). Float division leaves binary noise (Polars
 # divides by a constant as a multiplication by its reciprocal: 69 / 100 = 0.6900000000000001);
 # rounding to 9 decimals returns the double nearest the decimal value, and keeps every
 # exact source price (a nano-priced sum such as 43.06615008) as it is.
 MONEY_DECIMALS = 9
-=======
 # A price whose effective date is more than this far after its fetch is not a price in
 # force: publishers announce changes weeks to months ahead, never years, so a date such as
 # 2999-01-01 is a placeholder or a data error (quarantined, not published as current).
 MAX_EFFECTIVE_DAYS_AHEAD = 400
->>>>>>> redact
 
 
 @dataclass(frozen=True)
