@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, STAGED_COLUMNS, conform
+from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, PROVENANCES, STAGED_COLUMNS, conform
 
 # A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
 # real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
@@ -65,6 +65,10 @@ def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
             pl.any_horizontal(pl.col("region", "instance_type").is_null()),
             pl.lit("missing region or instance_type"),
         ),
+        (
+            ~pl.col("provenance").is_in(PROVENANCES).fill_null(False),
+            pl.format("provenance {} is not in the vocabulary", "provenance"),
+        ),
     ]
 
 
@@ -78,6 +82,8 @@ def normalise(parsed: pl.DataFrame, *, flag_spot: bool = True) -> Normalised:
     price = pl.col("price_usd_per_hour")
     df = df.with_columns(
         status=pl.col("status").fill_null("ok"),
+        # a connector that says nothing about provenance reads a provider's own prices
+        provenance=pl.col("provenance").fill_null("api"),
         price_usd_per_gpu_hour=pl.coalesce(
             "price_usd_per_gpu_hour",
             pl.when(pl.col("gpu_count") > 0).then(price / pl.col("gpu_count")),

@@ -37,6 +37,9 @@ breakeven_app = typer.Typer(
 )
 
 PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
+# the provenances that count by default (sql/intermediate/int_provenances.sql is the rule;
+# this is only for wording)
+VERIFIED_PROVENANCES = ("api", "published_sheet")
 ALTERNATIVES = 5
 # what each alternative offer carries besides the offer itself
 ALTERNATIVE_TOTALS = (
@@ -81,6 +84,13 @@ RateOpt = Annotated[
     float | None,
     typer.Option("--rate", help="USD per GPU-hour (default: the cheapest current offer)"),
 ]
+IncludeIllustrativeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--include-illustrative",
+        help="also use illustrative or unverified prices (see `provenance`), marked as such",
+    ),
+]
 PrecisionOpt = Annotated[
     str, typer.Option("--precision", help="peak FLOPs column of dim_gpus: fp32|tf32|bf16|fp8")
 ]
@@ -98,6 +108,7 @@ OFFER_COLUMNS = [
     "price_usd_per_hour",
     "price_usd_per_gpu_hour",
     "price_flag",
+    "provenance",
     "effective_at",
     "fetched_at",
     "load_id",
@@ -125,8 +136,10 @@ OFFERS_SQL = f"""
     WHERE o.gpu_name = $gpu
       AND ($memory IS NULL OR o.gpu_memory_gib = $memory)
       AND o.pricing_model = $pricing
-      AND o.price_usd_per_gpu_hour IS NOT NULL
-      AND o.host_included  -- an accelerator-only price (GCP GPU SKU) is not a machine
+      -- rankable (a whole machine with a per-GPU rate) and verified unless asked:
+      -- both rules are columns of mart_gpu_offers_current (sql/intermediate/int_offers_current)
+      AND o.is_comparable
+      AND (o.is_verified OR $include_illustrative)
       AND (NOT $need_peak OR peak_tflops IS NOT NULL)
     ORDER BY o.price_usd_per_gpu_hour, o.provider, o.region, o.zone NULLS FIRST, o.instance_type
     LIMIT $limit
@@ -211,10 +224,12 @@ class Warehouse:
         precision: str = "bf16",
         need_peak: bool = False,
         limit: int = 1 + ALTERNATIVES,
+        include_illustrative: bool = False,
     ) -> pl.DataFrame:
         return self.query(
             OFFERS_SQL,
             {
+                "include_illustrative": include_illustrative,
                 "gpu": gpu,
                 "memory": memory,
                 "pricing": pricing,
@@ -256,7 +271,15 @@ def describe_offer(offer: dict[str, Any]) -> str:
     where = " ".join(str(offer[c]) for c in ("provider", "region", "zone") if offer[c])
     as_of = offer["fetched_at"].strftime("%Y-%m-%d %H:%M UTC")
     detail = f" ({offer['pricing_detail']})" if offer["pricing_detail"] else ""
-    return f"{where} {offer['instance_type']}, {offer['pricing_model']}{detail}, as of {as_of}"
+    mark = (
+        f" [{offer['provenance'].upper()} price]"
+        if offer.get("provenance") not in (None, *VERIFIED_PROVENANCES)
+        else ""
+    )
+    return (
+        f"{where} {offer['instance_type']}, {offer['pricing_model']}{detail}, "
+        f"as of {as_of}{mark}"
+    )
 
 
 def print_lines(pairs: list[tuple[str, str]]) -> None:
@@ -309,13 +332,16 @@ def estimate_document(
     precision: str,
     rate: float | None,
     compute: Callable[[float, float], dict[str, Any]],
+    include_illustrative: bool = False,
 ) -> dict[str, Any]:
     """The --json document of an estimate: every input checked first (a dry `compute`),
     then priced from --rate or the warehouse's cheapest offers."""
     compute(1.0, 0.0 if rate is None else rate)  # every input checked before any lookup
     wh = Warehouse(warehouse)
     try:
-        result = estimate_with_offers(wh, gpu, memory, pricing, precision, rate, compute)
+        result = estimate_with_offers(
+            wh, gpu, memory, pricing, precision, rate, compute, include_illustrative
+        )
     finally:
         wh.close()
     return {
@@ -335,6 +361,7 @@ def estimate_with_offers(
     precision: str,
     rate: float | None,
     compute: Callable[[float, float], dict[str, Any]],
+    include_illustrative: bool = False,
 ) -> dict[str, Any]:
     """Run `compute(peak_tflops, rate)` on --rate, or on the cheapest matching offer and
     the next alternatives; returns the estimate with the offer and alternatives."""
@@ -347,7 +374,14 @@ def estimate_with_offers(
         raise InvalidInput(
             f"--precision {precision}: dim_gpus has no dense {precision} peak for {gpu}"
         )
-    offers = wh.offers(gpu, memory, pricing, precision=precision, need_peak=True)
+    offers = wh.offers(
+        gpu,
+        memory,
+        pricing,
+        precision=precision,
+        need_peak=True,
+        include_illustrative=include_illustrative,
+    )
     if offers.is_empty():
         raise wh.no_offer(gpu, memory, pricing)
     rows = offers.to_dicts()
@@ -374,6 +408,7 @@ def estimate_train(
     pricing: PricingOpt = "on_demand",
     rate: RateOpt = None,
     precision: PrecisionOpt = "bf16",
+    include_illustrative: IncludeIllustrativeOpt = False,
     full_recompute: Annotated[
         bool, typer.Option("--full-recompute", help="report HFU under full recomputation")
     ] = False,
@@ -399,7 +434,9 @@ def estimate_train(
                 full_recompute=full_recompute,
             )
 
-        doc = estimate_document(warehouse, name, memory, pricing, precision, rate, compute)
+        doc = estimate_document(
+            warehouse, name, memory, pricing, precision, rate, compute, include_illustrative
+        )
         if json_out:
             emit_json(doc)
             return
@@ -442,6 +479,7 @@ def estimate_infer(
     pricing: PricingOpt = "on_demand",
     rate: RateOpt = None,
     precision: PrecisionOpt = "bf16",
+    include_illustrative: IncludeIllustrativeOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Inference cost: 2 * params FLOPs per token at --utilization of the GPU's peak."""
@@ -462,7 +500,9 @@ def estimate_infer(
                 rate_usd,
             )
 
-        doc = estimate_document(warehouse, name, memory, pricing, precision, rate, compute)
+        doc = estimate_document(
+            warehouse, name, memory, pricing, precision, rate, compute, include_illustrative
+        )
         if json_out:
             emit_json(doc)
             return
@@ -523,6 +563,7 @@ def breakeven_onprem(
     residual_value: Annotated[
         float, typer.Option("--residual-value", help="USD the GPU resells for at the end")
     ] = 0.0,
+    include_illustrative: IncludeIllustrativeOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Hours and months of use until buying a GPU beats renting it."""
@@ -543,6 +584,7 @@ def breakeven_onprem(
                 power_kw,
                 usd_per_kwh,
                 residual_value,
+                include_illustrative,
             )
         finally:
             wh.close()
@@ -582,6 +624,7 @@ def _onprem(
     power_kw: float | None,
     usd_per_kwh: float,
     residual_value: float,
+    include_illustrative: bool = False,
 ) -> dict[str, Any]:
     def compute(capex_usd: float, rate_usd: float, kw: float) -> dict[str, Any]:
         return checked(
@@ -629,7 +672,9 @@ def _onprem(
         power_kw = tdp_kw if usd_per_kwh > 0 else 0.0
     offer = None
     if rate is None:
-        offers = wh.offers(gpu, memory, pricing, limit=1)
+        offers = wh.offers(
+            gpu, memory, pricing, limit=1, include_illustrative=include_illustrative
+        )
         if offers.is_empty():
             raise wh.no_offer(gpu, memory, pricing, " (pass --rate)")
         offer = offer_dict(offers.row(0, named=True))
@@ -671,6 +716,7 @@ def breakeven_spot(
     restart_hours: Annotated[
         float, typer.Option("--restart-hours", help="hours lost per preemption besides c/2")
     ] = 0.0,
+    include_illustrative: IncludeIllustrativeOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Break-even preemption rate of spot vs on-demand; with --preemption-rate, the time
@@ -708,7 +754,13 @@ def breakeven_spot(
                 wh.specs(name, memory)
                 for pricing in ("spot", "on_demand"):
                     if rates[pricing] is None:
-                        found = wh.offers(name, memory, pricing, limit=1)
+                        found = wh.offers(
+                            name,
+                            memory,
+                            pricing,
+                            limit=1,
+                            include_illustrative=include_illustrative,
+                        )
                         if found.is_empty():
                             raise wh.no_offer(
                                 name, memory, pricing, f" (pass --{pricing.replace('_', '-')}-rate)"

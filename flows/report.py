@@ -3,7 +3,7 @@ needed to open it) built from the marts, plus the markdown summary each refresh 
 a Prefect artifact.
 
 Sections: cheapest per-GPU-hour by GPU and pricing model; price history of one GPU
-(every price period, historical sheet rows included); spot price bands (p5-p95) per region
+(every verified price period, historical sheet rows included); spot price bands (p5-p95) per region
 of that GPU; cost per 1M training tokens per GPU; buy-vs-rent break-even; active alerts.
 Each section reads its relation on its own: a mart that is missing or empty makes that
 section say "no data" and the others go on.
@@ -148,9 +148,11 @@ def history_section(con, gpu: str) -> Section:
     s = Section(
         "history",
         f"Price history: {gpu}",
-        f"Cheapest {gpu} per-GPU-hour rate over time per pricing model, from every price "
-        "period in fct_gpu_prices (historical price-sheet rows included): the rate steps "
-        "at each change.",
+        f"Cheapest {gpu} per-GPU-hour rate over time per pricing model, from every verified "
+        "whole-machine price period in fct_gpu_prices (historical price-sheet rows included; "
+        "illustrative and unverified prices left out): the rate steps at each change. A "
+        "period starts when its source stated the change, or when the warehouse first saw "
+        "the offer, so a source's first appearance is not drawn as a price move.",
     )
     df = _q(
         con,
@@ -161,6 +163,7 @@ def history_section(con, gpu: str) -> Section:
                    price_usd_per_gpu_hour AS price
             FROM fct_gpu_prices
             WHERE gpu_name = $gpu AND price_usd_per_gpu_hour IS NOT NULL
+              AND is_verified AND coalesce(host_included, true)
         ),
         points AS (
             SELECT DISTINCT pricing_model, valid_from AS at FROM periods

@@ -67,7 +67,7 @@ def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime
             gpu_name = p.gpu_name, gpu_memory_gib = p.gpu_memory_gib, gpu_count = p.gpu_count,
             vcpus = p.vcpus, memory_gib = p.memory_gib,
             price_usd_per_gpu_hour = p.price_usd_per_gpu_hour, price_flag = p.price_flag,
-            host_included = p.host_included
+            host_included = p.host_included, provenance = p.provenance
         FROM _plan p
         WHERE h.valid_to IS NULL AND {_match("h", "p")} AND p._has_open
           AND p.price_usd_per_hour = p._old_price

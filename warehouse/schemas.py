@@ -11,6 +11,14 @@ import polars as pl
 
 PRICING_MODELS = ("on_demand", "spot", "reserved_1y", "reserved_3y")
 
+# Where a price comes from (the `provenance` column). 'api': a provider's price API or
+# published price file; 'published_sheet': a curated sheet row citing a public price page;
+# 'illustrative': a sheet value that is not a bookable price (kept for context);
+# 'unverified': a sheet row whose source a reader cannot check (no public URL). Only the
+# first two feed rankings, estimates, budgets, rules and charts by default; the one home of
+# that rule is sql/intermediate/int_provenances.sql.
+PROVENANCES = ("api", "published_sheet", "illustrative", "unverified")
+
 # The canonical offer: one priced offer as a connector understood it. `status` and
 # `reason` carry the connector's verdict: 'ok', 'excluded' (out of scope on purpose,
 # counted) or 'rejected' (invalid, goes to quarantine with `record`).
@@ -31,7 +39,9 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "source_currency": pl.String(),
     "source_price": pl.Float64(),
     "source_unit": pl.String(),
+    # a market anomaly (spot at or above on-demand), never where the price comes from
     "price_flag": pl.String(),
+    "provenance": pl.String(),
     # false for prices of the accelerator alone (GCP's per-GPU SKUs: the host's vCPUs and
     # RAM are billed on top); null or true = the price buys a usable machine. Cheapest-
     # price rankings compare only usable machines.

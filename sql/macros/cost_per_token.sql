@@ -7,7 +7,7 @@
 --   select * from cost_per_token(mfu := 0.4, params_b := 7) order by usd_per_1m_training_tokens;
 -- No column of this body or of the views it reads may be named like a parameter: DuckDB
 -- (2.0) substitutes the argument for such a name, or refuses the macro. Hence the
--- *_assumed columns, and offers read from mart_gpu_offers_current, not mart_cost_per_token.
+-- *_assumed columns, and offers read from int_offers_usable, not mart_cost_per_token.
 CREATE OR REPLACE MACRO cost_per_token(
     mfu := 0.45, params_b := 70, inference_utilization := 0.3, precision := 'bf16'
 ) AS TABLE
@@ -39,9 +39,7 @@ offers as (
     select
         provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
         pricing_model, pricing_detail, price_usd_per_gpu_hour, effective_at, fetched_at, load_id
-    from mart_gpu_offers_current
-    where gpu_name is not null and price_usd_per_gpu_hour is not null
-      and host_included  -- a GPU-only price (host billed apart) would understate the cost
+    from int_offers_usable  -- verified, whole machines (int_offers_current)
 ),
 
 offers_with_peak as (

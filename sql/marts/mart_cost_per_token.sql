@@ -17,9 +17,7 @@ with assumptions as (
 ),
 
 priced_offers as (
-    select * from mart_gpu_offers_current
-    where gpu_name is not null and price_usd_per_gpu_hour is not null
-      and host_included  -- a GPU-only price (host billed apart) would understate the cost
+    select * from int_offers_usable  -- verified, whole machines (int_offers_current)
 ),
 
 offers_with_peak as (

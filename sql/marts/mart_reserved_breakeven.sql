@@ -6,11 +6,11 @@
 -- reserved prices are effective hourly rates with any upfront payment amortised over the
 -- term (CONTRACT §4). A value >= 1 means the commitment never pays.
 with reserved as (
-    select * from mart_gpu_offers_current where pricing_model in ('reserved_1y', 'reserved_3y')
+    select * from mart_gpu_offers_current where is_verified and pricing_model in ('reserved_1y', 'reserved_3y')
 ),
 
 on_demand as (
-    select * from mart_gpu_offers_current where pricing_model = 'on_demand'
+    select * from mart_gpu_offers_current where is_verified and pricing_model = 'on_demand'
 ),
 
 paired as (

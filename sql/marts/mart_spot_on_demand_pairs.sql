@@ -18,11 +18,11 @@ with published_interruption as (
 ),
 
 spot as (
-    select * from mart_gpu_offers_current where pricing_model = 'spot'
+    select * from mart_gpu_offers_current where is_verified and pricing_model = 'spot'
 ),
 
 on_demand as (
-    select * from mart_gpu_offers_current where pricing_model = 'on_demand'
+    select * from mart_gpu_offers_current where is_verified and pricing_model = 'on_demand'
 ),
 
 paired as (

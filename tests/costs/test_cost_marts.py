@@ -26,8 +26,7 @@ def test_cost_per_token_mart_agrees_with_models_for_every_priced_offer(con):
     offers = rows(
         con,
         """select count(*) as n from mart_gpu_offers_current
-           where gpu_name is not null and price_usd_per_gpu_hour is not null
-             and host_included""",
+           where is_comparable and is_verified""",
     )[0]["n"]
     assert len(got) == offers > 0
     # GPU-only prices (GCP accelerator SKUs, host billed apart) would understate the cost
