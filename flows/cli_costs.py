@@ -109,6 +109,8 @@ OFFER_COLUMNS = [
     "price_usd_per_gpu_hour",
     "price_flag",
     "provenance",
+    "source_effective_at",
+    "first_seen_at",
     "effective_at",
     "fetched_at",
     "load_id",
@@ -269,7 +271,14 @@ def offer_dict(row: dict[str, Any]) -> dict[str, Any]:
 
 def describe_offer(offer: dict[str, Any]) -> str:
     where = " ".join(str(offer[c]) for c in ("provider", "region", "zone") if offer[c])
-    as_of = offer["fetched_at"].strftime("%Y-%m-%d %H:%M UTC")
+    # the price's own date (what its source states), then when we first saw it
+    seen = offer["first_seen_at"].strftime("%Y-%m-%d %H:%M UTC")
+    stated = offer["source_effective_at"]
+    as_of = (
+        f"{stated:%Y-%m-%d} per its source, first seen {seen}"
+        if stated is not None
+        else f"{seen} (first seen; the source states no date)"
+    )
     detail = f" ({offer['pricing_detail']})" if offer["pricing_detail"] else ""
     mark = (
         f" [{offer['provenance'].upper()} price]"

@@ -7,6 +7,11 @@
 --   ranked against others (an accelerator-only price, host_included = false, is not a
 --   machine anyone can run: its host is billed apart).
 -- int_offers_usable keeps the rows with both.
+-- Dates: source_effective_at is the date the source states for the price (a sheet row's
+-- as_of, Azure's effectiveStartDate, the AWS price list's effectiveDate, a spot point's
+-- time; null where the source states none); first_seen_at is the fetch that first saw
+-- this price (the history keeps the fetch that opened a price period). effective_at and
+-- fetched_at keep their contract names and hold the same two values.
 with open_prices as (
     select * from int_offers_historized where valid_to is null
 ),
@@ -34,6 +39,7 @@ select
     coalesce(p.is_verified, false) as is_verified,
     r.gpu_name is not null and r.price_usd_per_gpu_hour is not null
         and coalesce(r.host_included, true) as is_comparable,
+    r.effective_at as source_effective_at, r.fetched_at as first_seen_at,
     r.effective_at, r.fetched_at, r.load_id, r.connector
 from ranked r
 left join provenances p on p.provenance = coalesce(r.provenance, 'api')
