@@ -25,7 +25,7 @@ from connectors.errors import InvalidInput
 from flows._output import emit_json, table
 from flows.cli import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
 from flows.config import gpu_specs
-from models import breakeven, inference, training
+from models import breakeven, inference, memory_fit, training
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
 
@@ -41,6 +41,8 @@ PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
 # this is only for wording)
 VERIFIED_PROVENANCES = ("api", "published_sheet")
 ALTERNATIVES = 5
+# offers read before the memory-fit ordering (the cheapest few may all be too small)
+FIT_CANDIDATES = 200
 # what each alternative offer carries besides the offer itself
 ALTERNATIVE_TOTALS = (
     "peak_tflops",
@@ -150,16 +152,26 @@ OFFERS_SQL = f"""
 # Same-instance spot/on-demand pairs at the user's checkpointing assumptions (the
 # spot_breakeven table macro, sql/macros/spot_breakeven.sql).
 SPOT_PAIRS_SQL = """
-    SELECT provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
-           spot_usd_per_gpu_hour, on_demand_usd_per_gpu_hour, spot_discount,
+    SELECT provider, region, zone, on_demand_zone, instance_type, gpu_name, gpu_memory_gib,
+           gpu_count, is_verified, spot_usd_per_gpu_hour, on_demand_usd_per_gpu_hour, spot_discount,
            break_even_preemption_rate_per_hour, interruption_bucket, preemption_rate_per_hour,
            effective_spot_usd_per_gpu_hour, spot_is_cheaper, spot_fetched_at, spot_load_id
     FROM spot_breakeven(checkpoint_overhead := $overhead,
                         checkpoint_interval_hours := $interval,
-                        restart_hours := $restart)
+                        restart_hours := $restart,
+                        include_illustrative := $include_illustrative)
     WHERE gpu_name = $gpu AND ($memory IS NULL OR gpu_memory_gib = $memory)
     ORDER BY spot_usd_per_gpu_hour, provider, region, zone NULLS FIRST, instance_type
     LIMIT $limit
+"""
+
+
+# One current offer by its key (the two sides of a spot/on-demand pair).
+OFFER_BY_KEY_SQL = f"""
+    SELECT {", ".join(OFFER_COLUMNS)}
+    FROM mart_gpu_offers_current
+    WHERE provider = $provider AND region = $region AND zone IS NOT DISTINCT FROM $zone
+      AND instance_type = $instance_type AND pricing_model = $pricing
 """
 
 
@@ -325,6 +337,7 @@ def _alternatives_table(alternatives: list[dict[str, Any]], total_key: str) -> s
                     "gpus": number(a["gpu_count"], "g"),
                     "usd_per_gpu_hour": number(a["price_usd_per_gpu_hour"], ".4f"),
                     total_key: number(a[total_key], ",.2f"),
+                    "fits_memory": {True: "yes", False: "NO"}.get(a.get("fits_memory"), ""),
                     "pricing_detail": a["pricing_detail"] or "",
                 }
                 for a in alternatives
@@ -342,6 +355,7 @@ def estimate_document(
     rate: float | None,
     compute: Callable[[float, float], dict[str, Any]],
     include_illustrative: bool = False,
+    fit: Callable[[float, float | None], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The --json document of an estimate: every input checked first (a dry `compute`),
     then priced from --rate or the warehouse's cheapest offers."""
@@ -349,7 +363,7 @@ def estimate_document(
     wh = Warehouse(warehouse)
     try:
         result = estimate_with_offers(
-            wh, gpu, memory, pricing, precision, rate, compute, include_illustrative
+            wh, gpu, memory, pricing, precision, rate, compute, include_illustrative, fit
         )
     finally:
         wh.close()
@@ -371,13 +385,24 @@ def estimate_with_offers(
     rate: float | None,
     compute: Callable[[float, float], dict[str, Any]],
     include_illustrative: bool = False,
+    fit: Callable[[float, float | None], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Run `compute(peak_tflops, rate)` on --rate, or on the cheapest matching offer and
-    the next alternatives; returns the estimate with the offer and alternatives."""
+    the next alternatives; returns the estimate with the offer and alternatives.
+    `fit(gpu_memory_gib, instance_gpus)` is the memory check (models/memory_fit): offers
+    whose GPUs hold the model rank first, each offer says whether it does."""
     specs = wh.specs(gpu, memory)
     if rate is not None:
         result = compute(peak_for(specs, gpu, precision), rate)
-        return {**result, "rate_source": "--rate", "offer": None, "alternatives": []}
+        sizes = specs["gpu_memory_gib"].to_list()
+        check = fit(memory if memory is not None else max(sizes), None) if fit else None
+        return {
+            **result,
+            "rate_source": "--rate",
+            "offer": None,
+            "alternatives": [],
+            "memory_fit": check,
+        }
     peak_for_any = specs.filter(pl.col(f"{precision}_tflops").is_not_null())
     if peak_for_any.is_empty():
         raise InvalidInput(
@@ -390,17 +415,31 @@ def estimate_with_offers(
         precision=precision,
         need_peak=True,
         include_illustrative=include_illustrative,
+        limit=FIT_CANDIDATES,
     )
     if offers.is_empty():
         raise wh.no_offer(gpu, memory, pricing)
     rows = offers.to_dicts()
     priced = [
-        {**compute(r["peak_tflops"], r["price_usd_per_gpu_hour"]), "offer": offer_dict(r)}
+        {
+            **compute(r["peak_tflops"], r["price_usd_per_gpu_hour"]),
+            "offer": offer_dict(r),
+            "memory_fit": fit(r["gpu_memory_gib"], r["gpu_count"]) if fit else None,
+        }
         for r in rows
     ]
+    # offers that hold the model first (a stable sort keeps the price order within each)
+    priced.sort(key=lambda p: p["memory_fit"] is not None and p["memory_fit"]["fits"] is False)
+    priced = priced[: 1 + ALTERNATIVES]
     best = priced[0]
     alternatives = [
-        {**p["offer"], **{k: p[k] for k in ALTERNATIVE_TOTALS if k in p}} for p in priced[1:]
+        {
+            **p["offer"],
+            **{k: p[k] for k in ALTERNATIVE_TOTALS if k in p},
+            "fits_memory": p["memory_fit"]["fits"] if p["memory_fit"] else None,
+            "min_gpus": p["memory_fit"]["min_gpus"] if p["memory_fit"] else None,
+        }
+        for p in priced[1:]
     ]
     return {**best, "rate_source": "warehouse", "alternatives": alternatives}
 
@@ -444,7 +483,16 @@ def estimate_train(
             )
 
         doc = estimate_document(
-            warehouse, name, memory, pricing, precision, rate, compute, include_illustrative
+            warehouse,
+            name,
+            memory,
+            pricing,
+            precision,
+            rate,
+            compute,
+            include_illustrative,
+            # the job's GPUs share the training state (ZeRO-3 / FSDP sharding)
+            lambda gib, _instance_gpus: memory_fit.check("training", params, gib, gpus),
         )
         if json_out:
             emit_json(doc)
@@ -463,6 +511,7 @@ def estimate_train(
                     f"{doc['wall_clock_hours']:,.1f} h ({doc['wall_clock_days']:,.1f} days)",
                 ),
                 ("rate", _rate_line(doc)),
+                ("memory", _memory_line(doc)),
                 ("cost", _usd(doc["cost_usd"])),
                 ("cost per 1M tokens", _usd(doc["cost_per_1m_tokens_usd"])),
             ]
@@ -510,7 +559,16 @@ def estimate_infer(
             )
 
         doc = estimate_document(
-            warehouse, name, memory, pricing, precision, rate, compute, include_illustrative
+            warehouse,
+            name,
+            memory,
+            pricing,
+            precision,
+            rate,
+            compute,
+            include_illustrative,
+            # one serving replica on one instance: its GPUs hold the weights and KV cache
+            lambda gib, instance_gpus: memory_fit.check("serving", params, gib, instance_gpus),
         )
         if json_out:
             emit_json(doc)
@@ -526,6 +584,7 @@ def estimate_infer(
                 ("peak per GPU", f"{doc['peak_tflops']:g} TFLOPS"),
                 ("GPU-seconds", f"{doc['gpu_seconds']:,.0f} ({doc['gpu_hours']:,.1f} GPU-hours)"),
                 ("rate", _rate_line(doc)),
+                ("memory", _memory_line(doc)),
                 ("cost", _usd(doc["cost_usd"])),
                 ("cost per request", _usd(doc["cost_per_request_usd"])),
                 ("cost per 1K tokens", _usd(doc["cost_per_1k_tokens_usd"])),
@@ -535,6 +594,22 @@ def estimate_infer(
         _print_alternatives(doc, "cost_usd")
 
     run(body)
+
+
+def _memory_line(doc: dict[str, Any]) -> str:
+    """'1,043 GiB to train (16 bytes/parameter ...): needs >= 14 GPUs of 80 GiB; ...'."""
+    fit = doc.get("memory_fit")
+    if not fit:
+        return "not checked"
+    need = (
+        f"{fit['required_gib']:,.0f} GiB ({fit['rule']}): needs >= {fit['min_gpus']} "
+        f"GPU(s) of {fit['gpu_memory_gib']:g} GiB"
+    )
+    if fit["fits"] is None:
+        return need
+    where = "--gpus" if fit["workload"] == "training" else "the instance's GPUs"
+    verdict = "fits" if fit["fits"] else "DOES NOT FIT"
+    return f"{need}; {where} = {fit['gpus']:g}: {verdict}"
 
 
 def _rate_line(doc: dict[str, Any]) -> str:
@@ -755,12 +830,42 @@ def breakeven_spot(
                 "or pass both --spot-rate and --on-demand-rate"
             )
         offers: dict[str, dict[str, Any] | None] = {"spot": None, "on_demand": None}
+        paired = False
         pairs: list[dict[str, Any]] = []
         rates = {"spot": spot_rate, "on_demand": on_demand_rate}
         if name is not None:
             wh = Warehouse(warehouse)
             try:
                 wh.specs(name, memory)
+                pairs = wh.query(
+                    SPOT_PAIRS_SQL,
+                    {
+                        "overhead": checkpoint_overhead,
+                        "interval": checkpoint_interval_hours,
+                        "restart": restart_hours,
+                        "gpu": name,
+                        "memory": memory,
+                        "limit": ALTERNATIVES,
+                        "include_illustrative": include_illustrative,
+                    },
+                ).to_dicts()
+                if spot_rate is None and on_demand_rate is None and pairs:
+                    # like for like: the cheapest spot offer and the on-demand price of
+                    # the same provider, region and instance type (int_offer_pairs)
+                    best, paired = pairs[0], True
+                    for pricing, zone in (("spot", best["zone"]), ("on_demand", best["on_demand_zone"])):
+                        found = wh.query(
+                            OFFER_BY_KEY_SQL,
+                            {
+                                "provider": best["provider"],
+                                "region": best["region"],
+                                "zone": zone,
+                                "instance_type": best["instance_type"],
+                                "pricing": pricing,
+                            },
+                        )
+                        offers[pricing] = offer_dict(found.row(0, named=True))
+                        rates[pricing] = offers[pricing]["price_usd_per_gpu_hour"]
                 for pricing in ("spot", "on_demand"):
                     if rates[pricing] is None:
                         found = wh.offers(
@@ -776,17 +881,6 @@ def breakeven_spot(
                             )
                         offers[pricing] = offer_dict(found.row(0, named=True))
                         rates[pricing] = offers[pricing]["price_usd_per_gpu_hour"]
-                pairs = wh.query(
-                    SPOT_PAIRS_SQL,
-                    {
-                        "overhead": checkpoint_overhead,
-                        "interval": checkpoint_interval_hours,
-                        "restart": restart_hours,
-                        "gpu": name,
-                        "memory": memory,
-                        "limit": ALTERNATIVES,
-                    },
-                ).to_dicts()
             finally:
                 wh.close()
         result = compute(rates["spot"], rates["on_demand"])
@@ -794,6 +888,8 @@ def breakeven_spot(
             "gpu": name,
             "gpu_memory_gib": memory,
             **result,
+            # true: both rates from one same-provider, same-region instance (like for like)
+            "rates_paired": paired,
             "spot_offer": offers["spot"],
             "on_demand_offer": offers["on_demand"],
             "same_instance_pairs": pairs,
@@ -812,6 +908,11 @@ def _print_spot(doc: dict[str, Any]) -> None:
         return "given" if offer is None else describe_offer(offer)
 
     print(f"Spot vs on-demand{' for ' + doc['gpu'] if doc['gpu'] else ''}:")
+    if doc["spot_offer"] and doc["on_demand_offer"] and not doc["rates_paired"]:
+        print(
+            "  (no instance has both prices: the cheapest of each, which may come from "
+            "different providers or regions)"
+        )
     lines = [
         ("spot", f"{doc['spot_rate_usd_per_hour']:.4f} USD/GPU-hour ({source('spot')})"),
         (

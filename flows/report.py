@@ -102,8 +102,19 @@ def _gpu_label() -> pl.Expr:
     return pl.col("gpu_name") + pl.lit(" ") + memory + pl.lit("G")
 
 
+def _source_label() -> pl.Expr:
+    """'aws us-east-1': where a bar's price comes from (region where the row has one)."""
+    return pl.concat_str(["provider", "region"], separator=" ", ignore_nulls=True)
+
+
 def _bar_by_pricing(df: pl.DataFrame, value: str, key: str, y_title: str) -> str:
+    """Grouped bars per GPU and pricing model. Each bar is one provider's price (the
+    cheapest may come from a different provider per pricing model), so each bar is
+    labelled with its provider and region, on the bar and in the hover text."""
     df = df.with_columns(_gpu_label().alias("gpu")).sort("gpu_name", "gpu_memory_gib")
+    if "region" not in df.columns:
+        df = df.with_columns(region=pl.lit(None, dtype=pl.String))
+    df = df.with_columns(_source_label().alias("source"))
     fig = go.Figure()
     for model in PRICING_ORDER:
         part = df.filter(pl.col("pricing_model") == model)
@@ -113,6 +124,12 @@ def _bar_by_pricing(df: pl.DataFrame, value: str, key: str, y_title: str) -> str
                     name=model,
                     x=part["gpu"].to_list(),
                     y=part[value].to_list(),
+                    text=part["source"].to_list(),
+                    textposition="inside",
+                    textangle=-90,
+                    hovertemplate=(
+                        f"%{{x}} {model}<br>%{{y:.4f}} {y_title}<br>from %{{text}}<extra></extra>"
+                    ),
                     marker_color=COLORS[model],
                 )
             )
@@ -128,7 +145,9 @@ def cheapest_section(con, gpu: str) -> Section:
         "cheapest",
         "Cheapest per-GPU-hour rate by GPU and pricing model",
         "The cheapest current offer across every provider, per GPU (name and memory) and "
-        "pricing model, and the median of each provider's cheapest.",
+        "pricing model, and the median of each provider's cheapest. Each bar is labelled "
+        "with the provider and region it comes from: bars of one GPU may come from "
+        "different providers, so reserved or spot can sit above on-demand.",
     )
     df = _q(
         con,
@@ -269,6 +288,7 @@ def cost_per_token_section(con, gpu: str) -> Section:
             """SELECT gpu_name, gpu_memory_gib, pricing_model,
                       min(usd_per_1m_training_tokens_per_b_params) AS usd_per_1m_tokens_per_b_params,
                       arg_min(provider, usd_per_1m_training_tokens_per_b_params) AS provider,
+                      arg_min(region, usd_per_1m_training_tokens_per_b_params) AS region,
                       any_value(mfu) AS mfu
                FROM mart_cost_per_token
                WHERE usd_per_1m_training_tokens_per_b_params IS NOT NULL

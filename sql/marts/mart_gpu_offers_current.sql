@@ -4,13 +4,26 @@
 -- rate can be ranked (a known GPU and a whole machine). Rankings read int_offers_usable.
 -- source_effective_at: the date the source states for the price (null where it states
 -- none); first_seen_at: the fetch that first saw this price (int_offers_current).
+-- price_flag: a market anomaly, a spot price at or above the on-demand price it pairs
+-- with (int_offer_pairs: same provider, region, instance type, and zone where both have
+-- one): kept, because that is what the source says, but flagged.
 with current_offers as (
     select * from int_offers_current
+),
+
+pairs as (
+    select provider, region, zone, instance_type, pricing_model, pair_flag
+    from int_offer_pairs
 )
 
 select
-    provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
-    vcpus, memory_gib, pricing_model, pricing_detail, price_usd_per_hour,
-    price_usd_per_gpu_hour, price_flag, host_included, provenance, is_verified, is_comparable,
-    source_effective_at, first_seen_at, effective_at, fetched_at, load_id
-from current_offers
+    o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib, o.gpu_count,
+    o.vcpus, o.memory_gib, o.pricing_model, o.pricing_detail, o.price_usd_per_hour,
+    o.price_usd_per_gpu_hour, coalesce(p.pair_flag, o.price_flag) as price_flag,
+    o.host_included, o.provenance, o.is_verified, o.is_comparable,
+    o.source_effective_at, o.first_seen_at, o.effective_at, o.fetched_at, o.load_id
+from current_offers o
+left join pairs p
+  on p.provider = o.provider and p.region = o.region
+ and p.zone is not distinct from o.zone
+ and p.instance_type = o.instance_type and p.pricing_model = o.pricing_model
