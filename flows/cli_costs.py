@@ -105,6 +105,7 @@ OFFER_COLUMNS = [
     "gpu_name",
     "gpu_memory_gib",
     "gpu_count",
+    "gpu_variant",
     "pricing_model",
     "pricing_detail",
     "price_usd_per_hour",
@@ -136,7 +137,8 @@ OFFERS_SQL = f"""
                WHEN 'bf16' THEN g.bf16_tflops WHEN 'fp8' THEN g.fp8_tflops
            END AS peak_tflops
     FROM mart_gpu_offers_current o
-    LEFT JOIN dim_gpus g USING (gpu_name, gpu_memory_gib)
+    -- each offer at its own form factor's peak (H100 PCIe 756 BF16 TFLOPS, SXM 989)
+    LEFT JOIN dim_gpu_variants g USING (gpu_name, gpu_memory_gib, gpu_variant)
     WHERE o.gpu_name = $gpu
       AND ($memory IS NULL OR o.gpu_memory_gib = $memory)
       AND o.pricing_model = $pricing

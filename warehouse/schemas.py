@@ -30,6 +30,9 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "pricing_model": pl.String(),
     "pricing_detail": pl.String(),
     "gpu_name": pl.String(),
+    # the form factor where the source names it ('PCIe', 'SXM'; connectors/_gpu.py);
+    # null = the default variant of gpu_name x gpu_memory_gib in seed_gpu_specs
+    "gpu_variant": pl.String(),
     "gpu_memory_gib": pl.Float64(),
     "gpu_count": pl.Float64(),
     "vcpus": pl.Float64(),
@@ -199,5 +202,22 @@ SEED_DDL = {
   capex_source VARCHAR,
   spec_source VARCHAR,
   PRIMARY KEY (gpu_name, gpu_memory_gib)
+)""",
+    # Form factors of one name and memory that differ in specs (H100 80 GB PCIe vs the SXM
+    # part of seed_gpu_specs): one row per extra variant; `base_variant` names the variant
+    # the seed_gpu_specs row describes.
+    "seed_gpu_variants": """CREATE TABLE IF NOT EXISTS seed_gpu_variants (
+  gpu_name VARCHAR NOT NULL,
+  gpu_memory_gib DOUBLE NOT NULL,
+  gpu_variant VARCHAR NOT NULL,
+  base_variant VARCHAR NOT NULL,
+  fp32_tflops DOUBLE,
+  tf32_tflops DOUBLE,
+  bf16_tflops DOUBLE,
+  fp8_tflops DOUBLE,
+  memory_bandwidth_gbps DOUBLE,
+  tdp_watts DOUBLE,
+  spec_source VARCHAR NOT NULL,
+  PRIMARY KEY (gpu_name, gpu_memory_gib, gpu_variant)
 )""",
 }

@@ -7,6 +7,8 @@
 --   ranked against others (an accelerator-only price, host_included = false, is not a
 --   machine anyone can run: its host is billed apart).
 -- int_offers_usable keeps the rows with both.
+-- gpu_variant: the form factor the offer is costed as (dim_gpu_variants): the provider's
+-- own where the seeds list it (H100 PCIe), else the default variant of the name and memory.
 -- Dates: source_effective_at is the date the source states for the price (a sheet row's
 -- as_of, Azure's effectiveStartDate, the AWS price list's effectiveDate, a spot point's
 -- time; null where the source states none); first_seen_at is the fetch that first saw
@@ -28,10 +30,39 @@ ranked as (
 
 provenances as (
     select * from int_provenances
+),
+
+-- the spec row each offer is costed with: its own form factor where the seeds list it
+-- (connectors/_gpu.py reads it from the provider's GPU name), else the default variant
+variant_names as (
+    select gpu_name, gpu_memory_gib, gpu_variant, false as is_default_variant
+    from seed_gpu_variants
+    union all
+    select gpu_name, gpu_memory_gib, any_value(base_variant), true
+    from seed_gpu_variants
+    group by all
+),
+
+resolved as (
+    select
+        r.provider, r.region, r.zone, r.instance_type, r.pricing_model,
+        coalesce(v.gpu_variant, case when s.gpu_name is not null then 'base' end)
+            as resolved_gpu_variant
+    from ranked r
+    left join seed_gpu_specs s using (gpu_name, gpu_memory_gib)
+    left join variant_names v
+      on v.gpu_name = r.gpu_name and v.gpu_memory_gib = r.gpu_memory_gib
+     and (v.gpu_variant = r.gpu_variant or v.is_default_variant)
+    where r.variant_rank = 1
+    qualify row_number() over (
+        partition by r.provider, r.region, r.zone, r.instance_type, r.pricing_model
+        order by v.gpu_variant is not distinct from r.gpu_variant desc
+    ) = 1
 )
 
 select
-    r.provider, r.region, r.zone, r.instance_type, r.gpu_name, r.gpu_memory_gib, r.gpu_count,
+    r.provider, r.region, r.zone, r.instance_type, r.gpu_name, x.resolved_gpu_variant as gpu_variant,
+    r.gpu_memory_gib, r.gpu_count,
     r.vcpus, r.memory_gib, r.pricing_model, r.pricing_detail, r.price_usd_per_hour,
     r.price_usd_per_gpu_hour, r.price_flag,
     coalesce(r.host_included, true) as host_included,
@@ -43,4 +74,7 @@ select
     r.effective_at, r.fetched_at, r.load_id, r.connector
 from ranked r
 left join provenances p on p.provenance = coalesce(r.provenance, 'api')
+left join resolved x
+  on x.provider = r.provider and x.region = r.region and x.zone is not distinct from r.zone
+ and x.instance_type = r.instance_type and x.pricing_model = r.pricing_model
 where r.variant_rank = 1

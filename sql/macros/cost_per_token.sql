@@ -2,7 +2,8 @@
 -- any model size and assumptions. Per current offer x pricing model: USD per 1M training
 -- tokens (6 * N * D FLOPs at `mfu` of peak) and per 1M inference tokens (2 * N FLOPs per
 -- token at `inference_utilization` of peak) for a model of `params_b` billion parameters.
--- `precision` picks the dense peak column of dim_gpus: fp32 | tf32 | bf16 | fp8.
+-- `precision` picks the dense peak column of dim_gpu_variants (the offer's own form factor:
+-- H100 PCIe is costed at its PCIe peak): fp32 | tf32 | bf16 | fp8.
 -- The arithmetic matches models/training.py and models/inference.py operation for operation.
 -- Memory fit (models/memory_fit.py): training_memory_gib = params x 16 bytes (BF16 weights
 -- and gradients + FP32 Adam states; activations on top), serving_memory_gib = params x 2
@@ -43,7 +44,7 @@ with assumptions as (
 
 offers as (
     select
-        provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+        provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count, gpu_variant,
         pricing_model, pricing_detail, price_usd_per_gpu_hour, effective_at, fetched_at, load_id
     from int_offers_usable  -- verified, whole machines (int_offers_current)
 ),
@@ -58,7 +59,7 @@ offers_with_peak as (
             when 'fp8' then g.fp8_tflops
         end as peak_tflops
     from offers o
-    left join dim_gpus g using (gpu_name, gpu_memory_gib)
+    left join dim_gpu_variants g using (gpu_name, gpu_memory_gib, gpu_variant)
     cross join assumptions a
 ),
 
@@ -84,7 +85,7 @@ fitted as (
 )
 
 select
-    provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+    provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count, gpu_variant,
     pricing_model, pricing_detail, price_usd_per_gpu_hour,
     params_assumed / 1e9 as params_b,
     precision_assumed as precision,

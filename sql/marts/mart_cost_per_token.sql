@@ -5,7 +5,8 @@
 --
 -- Training: 6 * N * D FLOPs (models/training.py); GPU-hours = FLOPs / (MFU * peak * 3600).
 -- Inference: 2 * N FLOPs per token (models/inference.py), at a utilisation of peak.
--- Peak = dense BF16 TFLOPS from dim_gpus; GPUs without BF16 (T4, V100, ...) keep their row
+-- Peak = dense BF16 TFLOPS of the offer's own form factor (dim_gpu_variants: H100 PCIe
+-- 756, SXM 989); GPUs without BF16 (T4, V100, ...) keep their row
 -- with null costs rather than a made-up peak.
 -- Memory fit (models/memory_fit.py): training needs 16 bytes per parameter (BF16 weights
 -- and gradients + FP32 Adam states, ZeRO paper section 3.1; activations on top), serving
@@ -32,7 +33,7 @@ priced_offers as (
 offers_with_peak as (
     select o.*, g.bf16_tflops as peak_tflops
     from priced_offers o
-    left join dim_gpus g using (gpu_name, gpu_memory_gib)
+    left join dim_gpu_variants g using (gpu_name, gpu_memory_gib, gpu_variant)
 ),
 
 training as (
@@ -65,7 +66,7 @@ costed as (
 )
 
 select
-    provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+    provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count, gpu_variant,
     pricing_model, pricing_detail, price_usd_per_gpu_hour,
     precision, peak_tflops, mfu, inference_utilization,
     training_flops_per_1m_tokens_per_b_params, training_gpu_hours_per_1m_tokens_per_b_params,

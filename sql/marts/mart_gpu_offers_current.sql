@@ -18,6 +18,7 @@ pairs as (
 
 select
     o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib, o.gpu_count,
+    o.gpu_variant,
     o.vcpus, o.memory_gib, o.pricing_model, o.pricing_detail, o.price_usd_per_hour,
     o.price_usd_per_gpu_hour, coalesce(p.pair_flag, o.price_flag) as price_flag,
     o.host_included, o.provenance, o.is_verified, o.is_comparable,
