@@ -1,6 +1,8 @@
 """Rules every provider's offers pass through after its own `parse()`: one place for the
 validity checks, the per-GPU-hour division, the rounding of money to the nano-dollar and
-the spot-vs-on-demand flags.
+the default provenance. (Spot prices at or above on-demand are flagged in the warehouse,
+where every provider's current offers meet: sql/intermediate/int_offer_pairs.sql holds the
+one pairing rule.)
 
 Pure Polars expressions: no loop over rows. Returns the staged offers, the rejected
 records (with the raw record as JSON, for quarantine) and the counts the ledger keeps.
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, STAGED_COLUMNS, conform
+from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, PROVENANCES, STAGED_COLUMNS, conform
 
 # A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
 # real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
@@ -87,12 +89,16 @@ def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
                 pl.col("fetched_at").dt.date(),
             ),
         ),
+        (
+            ~pl.col("provenance").is_in(PROVENANCES).fill_null(False),
+            pl.format("provenance {} is not in the vocabulary", "provenance"),
+        ),
     ]
 
 
-def normalise(parsed: pl.DataFrame, *, flag_spot: bool = True) -> Normalised:
-    """The shared rules over one provider's parsed rows. `flag_spot=False` for a batch of
-    a larger parse: the spot flags need every row, so `combine` applies them at the end."""
+def normalise(parsed: pl.DataFrame) -> Normalised:
+    """The shared rules over one provider's parsed rows (one batch of a larger parse
+    too: no rule needs another row; the spot flags are set in SQL, int_offer_pairs)."""
     item = parsed.get_column("_item") if "_item" in parsed.columns else None
     df = conform(parsed.drop("_item", strict=False))
     if item is not None:
@@ -101,6 +107,8 @@ def normalise(parsed: pl.DataFrame, *, flag_spot: bool = True) -> Normalised:
     df = df.with_columns(
         status=pl.col("status").fill_null("ok"),
         price_usd_per_hour=price.round(MONEY_DECIMALS),
+        # a connector that says nothing about provenance reads a provider's own prices
+        provenance=pl.col("provenance").fill_null("api"),
         price_usd_per_gpu_hour=pl.coalesce(
             "price_usd_per_gpu_hour",
             pl.when(pl.col("gpu_count") > 0).then(price / pl.col("gpu_count")),
@@ -114,8 +122,6 @@ def normalise(parsed: pl.DataFrame, *, flag_spot: bool = True) -> Normalised:
         .otherwise("status")
     )
     ok = df.filter(pl.col("status") == "ok").drop("_item", strict=False)
-    if flag_spot:
-        ok = _flag_spot(ok)
 
     reason: pl.Expr = pl.lit(None, dtype=pl.String)
     for cond, text in reversed(checks):
@@ -137,40 +143,18 @@ def normalise(parsed: pl.DataFrame, *, flag_spot: bool = True) -> Normalised:
 
 
 def combine(batches: list[Normalised]) -> Normalised:
-    """Batches normalised with `flag_spot=False`, as one result with the spot flags set."""
+    """Batches of one provider's parse, as one result."""
     if len(batches) == 1:
-        only = batches[0]
-        return Normalised(_flag_spot(only.offers), only.rejected, only.excluded, only.unknown_gpu)
+        return batches[0]
 
     def cat(frames: list[pl.DataFrame]) -> pl.DataFrame:
         return pl.concat(frames, how="vertical_relaxed", rechunk=False)
 
     return Normalised(
-        _flag_spot(cat([b.offers for b in batches])),
+        cat([b.offers for b in batches]),
         cat([b.rejected for b in batches]),
         cat([b.excluded for b in batches]).group_by("load_id", "reason").agg(pl.col("n").sum()),
         cat([b.unknown_gpu for b in batches]).group_by("load_id").agg(pl.col("n").sum()),
-    )
-
-
-def _flag_spot(ok: pl.DataFrame) -> pl.DataFrame:
-    """Flag spot prices at or above the same offer's on-demand price (same provider,
-    region and instance type): kept, because that is what the source says, but flagged."""
-    price = pl.col("price_usd_per_hour")
-    is_spot = pl.col("pricing_model") == "spot"
-    on_demand = (
-        price.filter(pl.col("pricing_model") == "on_demand")
-        .min()
-        .over(["provider", "region", "instance_type"])
-    )
-    return ok.with_columns(
-        price_flag=pl.coalesce(
-            "price_flag",
-            pl.when(is_spot & (price > on_demand))
-            .then(pl.lit("spot_above_on_demand"))
-            .when(is_spot & (price == on_demand))
-            .then(pl.lit("spot_equals_on_demand")),
-        )
     )
 
 

@@ -176,14 +176,26 @@ def _budgets(con, cfg: Config, rates: pl.DataFrame, now: datetime) -> list[rules
 
 def _health(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
     out: list[rules.Evaluation] = []
-    if cfg.stale_after_hours > 0:
+    if cfg.stale_after_hours > 0 or cfg.sheet_stale_after_days > 0:
         fresh = _frame(con, "alert_source_freshness").sort("provider")
-        watched = set(cfg.providers) or set(
-            fresh.filter(pl.col("last_ok_at").is_not_null())["provider"]
-        )
-        for row in fresh.filter(pl.col("provider").is_in(sorted(watched))).iter_rows(named=True):
+        # cfg.providers names connectors: `sheets` watches every provider it publishes
+        if cfg.providers:
+            fresh = fresh.filter(pl.col("connector").is_in(list(cfg.providers)))
+        else:
+            fresh = fresh.filter(pl.col("fresh_as_of").is_not_null())
+        for row in fresh.iter_rows(named=True):
+            sheet = row["source_as_of"] is not None
+            limit = cfg.sheet_stale_after_days * 24 if sheet else cfg.stale_after_hours
+            if limit <= 0:
+                continue
             out.append(
-                rules.stale_source(row["provider"], row["last_ok_at"], now, cfg.stale_after_hours)
+                rules.stale_source(
+                    row["provider"],
+                    row["fresh_as_of"],
+                    now,
+                    limit,
+                    dated_by="newest price dated" if sheet else "last successful load",
+                )
             )
     if cfg.row_drop_pct > 0:
         drops = _frame(con, "alert_row_drops").sort("connector")

@@ -232,9 +232,24 @@ def rates(
     provider: Annotated[str | None, typer.Option(help="Provider, e.g. aws, azure, coreweave")] = None,
     region: Annotated[str | None, typer.Option(help="Region as the provider names it, e.g. eastus")] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many rows")] = 50,
+    include_illustrative: Annotated[
+        bool,
+        typer.Option(
+            "--include-illustrative",
+            help="also list illustrative or unverified prices (marked in `note`)",
+        ),
+    ] = False,
+    include_gpu_only: Annotated[
+        bool,
+        typer.Option(
+            "--include-gpu-only",
+            help="also list accelerator-only prices whose host is billed apart (marked)",
+        ),
+    ] = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Current per-GPU-hour rates, cheapest first."""
+    """Current per-GPU-hour rates, cheapest first. Like `estimate`, only verified prices of
+    whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
         from warehouse.schemas import PRICING_MODELS
@@ -250,10 +265,16 @@ def rates(
                 """
                 SELECT provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
                        vcpus, memory_gib, pricing_model, pricing_detail, price_usd_per_hour,
-                       price_usd_per_gpu_hour, price_flag, host_included, effective_at,
-                       fetched_at, load_id
+                       price_usd_per_gpu_hour, price_flag, host_included, provenance,
+                       effective_at, fetched_at, load_id,
+                       nullif(concat_ws('; ',
+                           CASE WHEN NOT is_verified THEN provenance || ' price, not ranked by default' END,
+                           CASE WHEN NOT host_included THEN 'GPU only: host billed apart' END,
+                           price_flag), '') AS note
                 FROM mart_gpu_offers_current
-                WHERE ($gpu IS NULL OR gpu_name = upper($gpu))
+                WHERE (is_verified OR $include_illustrative)
+                  AND (host_included OR $include_gpu_only)
+                  AND ($gpu IS NULL OR gpu_name = upper($gpu))
                   AND ($memory IS NULL OR gpu_memory_gib = $memory)
                   AND ($pricing IS NULL OR pricing_model = $pricing)
                   AND ($provider IS NULL OR provider = $provider)
@@ -268,6 +289,8 @@ def rates(
                     "provider": provider,
                     "region": region,
                     "limit": limit,
+                    "include_illustrative": include_illustrative,
+                    "include_gpu_only": include_gpu_only,
                 },
             )
         finally:
@@ -289,7 +312,8 @@ def rates(
                         "price_usd_per_hour",
                         "price_usd_per_gpu_hour",
                         "effective_at",
-                        "pricing_detail",  # says so where a price is the accelerator alone
+                        "pricing_detail",
+                        "note",  # illustrative, GPU-only, spot above on-demand
                     )
                 )
             )

@@ -25,7 +25,7 @@ from connectors.errors import InvalidInput
 from flows._output import emit_json, table
 from flows.cli import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
 from flows.config import gpu_specs
-from models import breakeven, inference, training
+from models import breakeven, inference, memory_fit, training
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
 
@@ -37,7 +37,12 @@ breakeven_app = typer.Typer(
 )
 
 PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
+# the provenances that count by default (sql/intermediate/int_provenances.sql is the rule;
+# this is only for wording)
+VERIFIED_PROVENANCES = ("api", "published_sheet")
 ALTERNATIVES = 5
+# offers read before the memory-fit ordering (the cheapest few may all be too small)
+FIT_CANDIDATES = 200
 # what each alternative offer carries besides the offer itself
 ALTERNATIVE_TOTALS = (
     "peak_tflops",
@@ -86,6 +91,13 @@ RateOpt = Annotated[
     float | None,
     typer.Option("--rate", help="USD per GPU-hour (default: the cheapest current offer)"),
 ]
+IncludeIllustrativeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--include-illustrative",
+        help="also use illustrative or unverified prices (see `provenance`), marked as such",
+    ),
+]
 PrecisionOpt = Annotated[
     str, typer.Option("--precision", help="peak FLOPs column of dim_gpus: fp32|tf32|bf16|fp8")
 ]
@@ -98,11 +110,15 @@ OFFER_COLUMNS = [
     "gpu_name",
     "gpu_memory_gib",
     "gpu_count",
+    "gpu_variant",
     "pricing_model",
     "pricing_detail",
     "price_usd_per_hour",
     "price_usd_per_gpu_hour",
     "price_flag",
+    "provenance",
+    "source_effective_at",
+    "first_seen_at",
     "effective_at",
     "fetched_at",
     "load_id",
@@ -126,12 +142,15 @@ OFFERS_SQL = f"""
                WHEN 'bf16' THEN g.bf16_tflops WHEN 'fp8' THEN g.fp8_tflops
            END AS peak_tflops
     FROM mart_gpu_offers_current o
-    LEFT JOIN dim_gpus g USING (gpu_name, gpu_memory_gib)
+    -- each offer at its own form factor's peak (H100 PCIe 756 BF16 TFLOPS, SXM 989)
+    LEFT JOIN dim_gpu_variants g USING (gpu_name, gpu_memory_gib, gpu_variant)
     WHERE o.gpu_name = $gpu
       AND ($memory IS NULL OR o.gpu_memory_gib = $memory)
       AND o.pricing_model = $pricing
-      AND o.price_usd_per_gpu_hour IS NOT NULL
-      AND o.host_included  -- an accelerator-only price (GCP GPU SKU) is not a machine
+      -- rankable (a whole machine with a per-GPU rate) and verified unless asked:
+      -- both rules are columns of mart_gpu_offers_current (sql/intermediate/int_offers_current)
+      AND o.is_comparable
+      AND (o.is_verified OR $include_illustrative)
       AND (NOT $need_peak OR peak_tflops IS NOT NULL)
     ORDER BY o.price_usd_per_gpu_hour, o.provider, o.region, o.zone NULLS FIRST, o.instance_type
     LIMIT $limit
@@ -140,16 +159,26 @@ OFFERS_SQL = f"""
 # Same-instance spot/on-demand pairs at the user's checkpointing assumptions (the
 # spot_breakeven table macro, sql/macros/spot_breakeven.sql).
 SPOT_PAIRS_SQL = """
-    SELECT provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
-           spot_usd_per_gpu_hour, on_demand_usd_per_gpu_hour, spot_discount,
+    SELECT provider, region, zone, on_demand_zone, instance_type, gpu_name, gpu_memory_gib,
+           gpu_count, is_verified, spot_usd_per_gpu_hour, on_demand_usd_per_gpu_hour, spot_discount,
            break_even_preemption_rate_per_hour, interruption_bucket, preemption_rate_per_hour,
            effective_spot_usd_per_gpu_hour, spot_is_cheaper, spot_fetched_at, spot_load_id
     FROM spot_breakeven(checkpoint_overhead := $overhead,
                         checkpoint_interval_hours := $interval,
-                        restart_hours := $restart)
+                        restart_hours := $restart,
+                        include_illustrative := $include_illustrative)
     WHERE gpu_name = $gpu AND ($memory IS NULL OR gpu_memory_gib = $memory)
     ORDER BY spot_usd_per_gpu_hour, provider, region, zone NULLS FIRST, instance_type
     LIMIT $limit
+"""
+
+
+# One current offer by its key (the two sides of a spot/on-demand pair).
+OFFER_BY_KEY_SQL = f"""
+    SELECT {", ".join(OFFER_COLUMNS)}
+    FROM mart_gpu_offers_current
+    WHERE provider = $provider AND region = $region AND zone IS NOT DISTINCT FROM $zone
+      AND instance_type = $instance_type AND pricing_model = $pricing
 """
 
 
@@ -216,10 +245,12 @@ class Warehouse:
         precision: str = "bf16",
         need_peak: bool = False,
         limit: int = 1 + ALTERNATIVES,
+        include_illustrative: bool = False,
     ) -> pl.DataFrame:
         return self.query(
             OFFERS_SQL,
             {
+                "include_illustrative": include_illustrative,
                 "gpu": gpu,
                 "memory": memory,
                 "pricing": pricing,
@@ -259,9 +290,24 @@ def offer_dict(row: dict[str, Any]) -> dict[str, Any]:
 
 def describe_offer(offer: dict[str, Any]) -> str:
     where = " ".join(str(offer[c]) for c in ("provider", "region", "zone") if offer[c])
-    as_of = offer["fetched_at"].strftime("%Y-%m-%d %H:%M UTC")
+    # the price's own date (what its source states), then when we first saw it
+    seen = offer["first_seen_at"].strftime("%Y-%m-%d %H:%M UTC")
+    stated = offer["source_effective_at"]
+    as_of = (
+        f"{stated:%Y-%m-%d} per its source, first seen {seen}"
+        if stated is not None
+        else f"{seen} (first seen; the source states no date)"
+    )
     detail = f" ({offer['pricing_detail']})" if offer["pricing_detail"] else ""
-    return f"{where} {offer['instance_type']}, {offer['pricing_model']}{detail}, as of {as_of}"
+    mark = (
+        f" [{offer['provenance'].upper()} price]"
+        if offer.get("provenance") not in (None, *VERIFIED_PROVENANCES)
+        else ""
+    )
+    return (
+        f"{where} {offer['instance_type']}, {offer['pricing_model']}{detail}, "
+        f"as of {as_of}{mark}"
+    )
 
 
 def print_lines(pairs: list[tuple[str, str]]) -> None:
@@ -298,6 +344,7 @@ def _alternatives_table(alternatives: list[dict[str, Any]], total_key: str) -> s
                     "gpus": number(a["gpu_count"], "g"),
                     "usd_per_gpu_hour": number(a["price_usd_per_gpu_hour"], ".4f"),
                     total_key: number(a[total_key], ",.2f"),
+                    "fits_memory": {True: "yes", False: "NO"}.get(a.get("fits_memory"), ""),
                     "pricing_detail": a["pricing_detail"] or "",
                 }
                 for a in alternatives
@@ -314,13 +361,17 @@ def estimate_document(
     precision: str,
     rate: float | None,
     compute: Callable[[float, float], dict[str, Any]],
+    include_illustrative: bool = False,
+    fit: Callable[[float, float | None], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The --json document of an estimate: every input checked first (a dry `compute`),
     then priced from --rate or the warehouse's cheapest offers."""
     compute(1.0, 0.0 if rate is None else rate)  # every input checked before any lookup
     wh = Warehouse(warehouse)
     try:
-        result = estimate_with_offers(wh, gpu, memory, pricing, precision, rate, compute)
+        result = estimate_with_offers(
+            wh, gpu, memory, pricing, precision, rate, compute, include_illustrative, fit
+        )
     finally:
         wh.close()
     return {
@@ -340,29 +391,62 @@ def estimate_with_offers(
     precision: str,
     rate: float | None,
     compute: Callable[[float, float], dict[str, Any]],
+    include_illustrative: bool = False,
+    fit: Callable[[float, float | None], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Run `compute(peak_tflops, rate)` on --rate, or on the cheapest matching offer and
-    the next alternatives; returns the estimate with the offer and alternatives."""
+    the next alternatives; returns the estimate with the offer and alternatives.
+    `fit(gpu_memory_gib, instance_gpus)` is the memory check (models/memory_fit): offers
+    whose GPUs hold the model rank first, each offer says whether it does."""
     specs = wh.specs(gpu, memory)
     if rate is not None:
         result = compute(peak_for(specs, gpu, precision), rate)
-        return {**result, "rate_source": "--rate", "offer": None, "alternatives": []}
+        sizes = specs["gpu_memory_gib"].to_list()
+        check = fit(memory if memory is not None else max(sizes), None) if fit else None
+        return {
+            **result,
+            "rate_source": "--rate",
+            "offer": None,
+            "alternatives": [],
+            "memory_fit": check,
+        }
     peak_for_any = specs.filter(pl.col(f"{precision}_tflops").is_not_null())
     if peak_for_any.is_empty():
         raise InvalidInput(
             f"--precision {precision}: dim_gpus has no dense {precision} peak for {gpu}"
         )
-    offers = wh.offers(gpu, memory, pricing, precision=precision, need_peak=True)
+    offers = wh.offers(
+        gpu,
+        memory,
+        pricing,
+        precision=precision,
+        need_peak=True,
+        include_illustrative=include_illustrative,
+        limit=FIT_CANDIDATES,
+    )
     if offers.is_empty():
         raise wh.no_offer(gpu, memory, pricing)
     rows = offers.to_dicts()
     priced = [
-        {**compute(r["peak_tflops"], r["price_usd_per_gpu_hour"]), "offer": offer_dict(r)}
+        {
+            **compute(r["peak_tflops"], r["price_usd_per_gpu_hour"]),
+            "offer": offer_dict(r),
+            "memory_fit": fit(r["gpu_memory_gib"], r["gpu_count"]) if fit else None,
+        }
         for r in rows
     ]
+    # offers that hold the model first (a stable sort keeps the price order within each)
+    priced.sort(key=lambda p: p["memory_fit"] is not None and p["memory_fit"]["fits"] is False)
+    priced = priced[: 1 + ALTERNATIVES]
     best = priced[0]
     alternatives = [
-        {**p["offer"], **{k: p[k] for k in ALTERNATIVE_TOTALS if k in p}} for p in priced[1:]
+        {
+            **p["offer"],
+            **{k: p[k] for k in ALTERNATIVE_TOTALS if k in p},
+            "fits_memory": p["memory_fit"]["fits"] if p["memory_fit"] else None,
+            "min_gpus": p["memory_fit"]["min_gpus"] if p["memory_fit"] else None,
+        }
+        for p in priced[1:]
     ]
     return {**best, "rate_source": "warehouse", "alternatives": alternatives}
 
@@ -379,6 +463,7 @@ def estimate_train(
     pricing: PricingOpt = "on_demand",
     rate: RateOpt = None,
     precision: PrecisionOpt = "bf16",
+    include_illustrative: IncludeIllustrativeOpt = False,
     full_recompute: Annotated[
         bool, typer.Option("--full-recompute", help="report HFU under full recomputation")
     ] = False,
@@ -404,7 +489,18 @@ def estimate_train(
                 full_recompute=full_recompute,
             )
 
-        doc = estimate_document(warehouse, name, memory, pricing, precision, rate, compute)
+        doc = estimate_document(
+            warehouse,
+            name,
+            memory,
+            pricing,
+            precision,
+            rate,
+            compute,
+            include_illustrative,
+            # the job's GPUs share the training state (ZeRO-3 / FSDP sharding)
+            lambda gib, _instance_gpus: memory_fit.check("training", params, gib, gpus),
+        )
         if json_out:
             emit_json(doc)
             return
@@ -422,6 +518,7 @@ def estimate_train(
                     f"{doc['wall_clock_hours']:,.1f} h ({doc['wall_clock_days']:,.1f} days)",
                 ),
                 ("rate", _rate_line(doc)),
+                ("memory", _memory_line(doc)),
                 ("cost", _usd(doc["cost_usd"])),
                 ("cost per 1M tokens", _usd(doc["cost_per_1m_tokens_usd"])),
             ]
@@ -447,6 +544,7 @@ def estimate_infer(
     pricing: PricingOpt = "on_demand",
     rate: RateOpt = None,
     precision: PrecisionOpt = "bf16",
+    include_illustrative: IncludeIllustrativeOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Inference cost: 2 * params FLOPs per token at --utilization of the GPU's peak."""
@@ -467,7 +565,18 @@ def estimate_infer(
                 rate_usd,
             )
 
-        doc = estimate_document(warehouse, name, memory, pricing, precision, rate, compute)
+        doc = estimate_document(
+            warehouse,
+            name,
+            memory,
+            pricing,
+            precision,
+            rate,
+            compute,
+            include_illustrative,
+            # one serving replica on one instance: its GPUs hold the weights and KV cache
+            lambda gib, instance_gpus: memory_fit.check("serving", params, gib, instance_gpus),
+        )
         if json_out:
             emit_json(doc)
             return
@@ -482,6 +591,7 @@ def estimate_infer(
                 ("peak per GPU", f"{doc['peak_tflops']:g} TFLOPS"),
                 ("GPU-seconds", f"{doc['gpu_seconds']:,.0f} ({doc['gpu_hours']:,.1f} GPU-hours)"),
                 ("rate", _rate_line(doc)),
+                ("memory", _memory_line(doc)),
                 ("cost", _usd(doc["cost_usd"])),
                 ("cost per request", _usd(doc["cost_per_request_usd"])),
                 ("cost per 1K tokens", _usd(doc["cost_per_1k_tokens_usd"])),
@@ -491,6 +601,22 @@ def estimate_infer(
         _print_alternatives(doc, "cost_usd")
 
     run(body)
+
+
+def _memory_line(doc: dict[str, Any]) -> str:
+    """'1,043 GiB to train (16 bytes/parameter ...): needs >= 14 GPUs of 80 GiB; ...'."""
+    fit = doc.get("memory_fit")
+    if not fit:
+        return "not checked"
+    need = (
+        f"{fit['required_gib']:,.0f} GiB ({fit['rule']}): needs >= {fit['min_gpus']} "
+        f"GPU(s) of {fit['gpu_memory_gib']:g} GiB"
+    )
+    if fit["fits"] is None:
+        return need
+    where = "--gpus" if fit["workload"] == "training" else "the instance's GPUs"
+    verdict = "fits" if fit["fits"] else "DOES NOT FIT"
+    return f"{need}; {where} = {fit['gpus']:g}: {verdict}"
 
 
 def _rate_line(doc: dict[str, Any]) -> str:
@@ -528,6 +654,7 @@ def breakeven_onprem(
     residual_value: Annotated[
         float, typer.Option("--residual-value", help="USD the GPU resells for at the end")
     ] = 0.0,
+    include_illustrative: IncludeIllustrativeOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Hours and months of use until buying a GPU beats renting it."""
@@ -548,6 +675,7 @@ def breakeven_onprem(
                 power_kw,
                 usd_per_kwh,
                 residual_value,
+                include_illustrative,
             )
         finally:
             wh.close()
@@ -587,6 +715,7 @@ def _onprem(
     power_kw: float | None,
     usd_per_kwh: float,
     residual_value: float,
+    include_illustrative: bool = False,
 ) -> dict[str, Any]:
     def compute(capex_usd: float, rate_usd: float, kw: float) -> dict[str, Any]:
         return checked(
@@ -634,7 +763,9 @@ def _onprem(
         power_kw = tdp_kw if usd_per_kwh > 0 else 0.0
     offer = None
     if rate is None:
-        offers = wh.offers(gpu, memory, pricing, limit=1)
+        offers = wh.offers(
+            gpu, memory, pricing, limit=1, include_illustrative=include_illustrative
+        )
         if offers.is_empty():
             raise wh.no_offer(gpu, memory, pricing, " (pass --rate)")
         offer = offer_dict(offers.row(0, named=True))
@@ -676,6 +807,7 @@ def breakeven_spot(
     restart_hours: Annotated[
         float, typer.Option("--restart-hours", help="hours lost per preemption besides c/2")
     ] = 0.0,
+    include_illustrative: IncludeIllustrativeOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Break-even preemption rate of spot vs on-demand; with --preemption-rate, the time
@@ -705,21 +837,13 @@ def breakeven_spot(
                 "or pass both --spot-rate and --on-demand-rate"
             )
         offers: dict[str, dict[str, Any] | None] = {"spot": None, "on_demand": None}
+        paired = False
         pairs: list[dict[str, Any]] = []
         rates = {"spot": spot_rate, "on_demand": on_demand_rate}
         if name is not None:
             wh = Warehouse(warehouse)
             try:
                 wh.specs(name, memory)
-                for pricing in ("spot", "on_demand"):
-                    if rates[pricing] is None:
-                        found = wh.offers(name, memory, pricing, limit=1)
-                        if found.is_empty():
-                            raise wh.no_offer(
-                                name, memory, pricing, f" (pass --{pricing.replace('_', '-')}-rate)"
-                            )
-                        offers[pricing] = offer_dict(found.row(0, named=True))
-                        rates[pricing] = offers[pricing]["price_usd_per_gpu_hour"]
                 pairs = wh.query(
                     SPOT_PAIRS_SQL,
                     {
@@ -729,8 +853,41 @@ def breakeven_spot(
                         "gpu": name,
                         "memory": memory,
                         "limit": ALTERNATIVES,
+                        "include_illustrative": include_illustrative,
                     },
                 ).to_dicts()
+                if spot_rate is None and on_demand_rate is None and pairs:
+                    # like for like: the cheapest spot offer and the on-demand price of
+                    # the same provider, region and instance type (int_offer_pairs)
+                    best, paired = pairs[0], True
+                    for pricing, zone in (("spot", best["zone"]), ("on_demand", best["on_demand_zone"])):
+                        found = wh.query(
+                            OFFER_BY_KEY_SQL,
+                            {
+                                "provider": best["provider"],
+                                "region": best["region"],
+                                "zone": zone,
+                                "instance_type": best["instance_type"],
+                                "pricing": pricing,
+                            },
+                        )
+                        offers[pricing] = offer_dict(found.row(0, named=True))
+                        rates[pricing] = offers[pricing]["price_usd_per_gpu_hour"]
+                for pricing in ("spot", "on_demand"):
+                    if rates[pricing] is None:
+                        found = wh.offers(
+                            name,
+                            memory,
+                            pricing,
+                            limit=1,
+                            include_illustrative=include_illustrative,
+                        )
+                        if found.is_empty():
+                            raise wh.no_offer(
+                                name, memory, pricing, f" (pass --{pricing.replace('_', '-')}-rate)"
+                            )
+                        offers[pricing] = offer_dict(found.row(0, named=True))
+                        rates[pricing] = offers[pricing]["price_usd_per_gpu_hour"]
             finally:
                 wh.close()
         result = compute(rates["spot"], rates["on_demand"])
@@ -742,6 +899,8 @@ def breakeven_spot(
             "spot_rate_usd_per_gpu_hour": result["spot_rate_usd_per_hour"],
             "on_demand_rate_usd_per_gpu_hour": result["on_demand_rate_usd_per_hour"],
             **result,
+            # true: both rates from one same-provider, same-region instance (like for like)
+            "rates_paired": paired,
             "spot_offer": offers["spot"],
             "on_demand_offer": offers["on_demand"],
             "same_instance_pairs": pairs,
@@ -774,6 +933,11 @@ def _print_spot(doc: dict[str, Any]) -> None:
         return "given" if offer is None else describe_offer(offer)
 
     print(f"Spot vs on-demand{' for ' + doc['gpu'] if doc['gpu'] else ''}:")
+    if doc["spot_offer"] and doc["on_demand_offer"] and not doc["rates_paired"]:
+        print(
+            "  (no instance has both prices: the cheapest of each, which may come from "
+            "different providers or regions)"
+        )
     lines = [
         ("spot", f"{doc['spot_rate_usd_per_gpu_hour']:.4f} USD/GPU-hour ({source('spot')})"),
         (

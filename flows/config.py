@@ -42,6 +42,9 @@ DEFAULT_THRESHOLDS_PCT = (50.0, 80.0, 100.0)
 # A provider whose newest successful load is older than this is stale (the nightly run
 # plus a missed night and some slack).
 DEFAULT_STALE_AFTER_HOURS = 36.0
+# A provider known only from curated price sheets is dated by the newest as_of its rows
+# state; sheets are transcribed by hand, so they get a month before they count as stale.
+DEFAULT_SHEET_STALE_AFTER_DAYS = 30.0
 # A refresh that loses more than this share of a provider's offers raises an alarm.
 DEFAULT_ROW_DROP_PCT = 50.0
 
@@ -130,6 +133,7 @@ class Config:
     providers: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
     schedule: Schedule = Schedule()
     stale_after_hours: float = DEFAULT_STALE_AFTER_HOURS  # 0 disables
+    sheet_stale_after_days: float = DEFAULT_SHEET_STALE_AFTER_DAYS  # 0 disables
     row_drop_pct: float = DEFAULT_ROW_DROP_PCT  # 0 disables
     notify: tuple[Target, ...] = ()
     budgets: tuple[Budget, ...] = ()
@@ -304,7 +308,11 @@ class _Parser:
             warehouse = Path(self.string("warehouse", top["warehouse"]))
             if self.source is not None and not warehouse.is_absolute():
                 warehouse = self.source.resolve().parent / warehouse
-        alerts = self.table("alerts", top.get("alerts", {}), {"stale_after_hours", "row_drop_pct"})
+        alerts = self.table(
+            "alerts",
+            top.get("alerts", {}),
+            {"stale_after_hours", "sheet_stale_after_days", "row_drop_pct"},
+        )
         row_drop = self.number(
             "alerts.row_drop_pct", alerts.get("row_drop_pct", DEFAULT_ROW_DROP_PCT)
         )
@@ -319,6 +327,10 @@ class _Parser:
             stale_after_hours=self.number(
                 "alerts.stale_after_hours",
                 alerts.get("stale_after_hours", DEFAULT_STALE_AFTER_HOURS),
+            ),
+            sheet_stale_after_days=self.number(
+                "alerts.sheet_stale_after_days",
+                alerts.get("sheet_stale_after_days", DEFAULT_SHEET_STALE_AFTER_DAYS),
             ),
             row_drop_pct=row_drop,
             notify=notify,

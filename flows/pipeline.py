@@ -181,9 +181,9 @@ def _normalise_in_batches(con, connector, store: RawStore) -> Normalised:
     for pages in raw.iter_batches(index, store, BATCH_BYTES):
         if rest.height:
             pages = pl.concat([rest, pages], how="vertical_relaxed")
-        batches.append(normalise(connector.parse(pages), flag_spot=False))
+        batches.append(normalise(connector.parse(pages)))
     if not batches and rest.height:  # only the other endpoints have pages
-        batches.append(normalise(connector.parse(rest), flag_spot=False))
+        batches.append(normalise(connector.parse(rest)))
     if not batches:
         raise UnexpectedResponse(connector.name, big, "no current pages to parse")
     return combine(batches)

@@ -3,7 +3,7 @@ needed to open it) built from the marts, plus the markdown summary each refresh 
 a Prefect artifact.
 
 Sections: cheapest per-GPU-hour by GPU and pricing model; price history of one GPU
-(every price period, historical sheet rows included); spot price bands (p5-p95) per region
+(every verified price period, historical sheet rows included); spot price bands (p5-p95) per region
 of that GPU; cost per 1M training tokens per GPU; buy-vs-rent break-even; active alerts.
 Each section reads its relation on its own: a mart that is missing or empty makes that
 section say "no data" and the others go on.
@@ -108,8 +108,19 @@ def _gpu_label() -> pl.Expr:
     return pl.col("gpu_name") + pl.lit(" ") + memory + pl.lit("G")
 
 
+def _source_label() -> pl.Expr:
+    """'aws us-east-1': where a bar's price comes from (region where the row has one)."""
+    return pl.concat_str(["provider", "region"], separator=" ", ignore_nulls=True)
+
+
 def _bar_by_pricing(df: pl.DataFrame, value: str, key: str, y_title: str) -> str:
+    """Grouped bars per GPU and pricing model. Each bar is one provider's price (the
+    cheapest may come from a different provider per pricing model), so each bar is
+    labelled with its provider and region, on the bar and in the hover text."""
     df = df.with_columns(_gpu_label().alias("gpu")).sort("gpu_name", "gpu_memory_gib")
+    if "region" not in df.columns:
+        df = df.with_columns(region=pl.lit(None, dtype=pl.String))
+    df = df.with_columns(_source_label().alias("source"))
     fig = go.Figure()
     for model in PRICING_ORDER:
         part = df.filter(pl.col("pricing_model") == model)
@@ -119,6 +130,12 @@ def _bar_by_pricing(df: pl.DataFrame, value: str, key: str, y_title: str) -> str
                     name=model,
                     x=part["gpu"].to_list(),
                     y=part[value].to_list(),
+                    text=part["source"].to_list(),
+                    textposition="inside",
+                    textangle=-90,
+                    hovertemplate=(
+                        f"%{{x}} {model}<br>%{{y:.4f}} {y_title}<br>from %{{text}}<extra></extra>"
+                    ),
                     marker_color=COLORS[model],
                 )
             )
@@ -134,7 +151,9 @@ def cheapest_section(con, gpu: str) -> Section:
         "cheapest",
         "Cheapest per-GPU-hour rate by GPU and pricing model",
         "The cheapest current offer across every provider, per GPU (name and memory) and "
-        "pricing model, and the median of each provider's cheapest.",
+        "pricing model, and the median of each provider's cheapest. Each bar is labelled "
+        "with the provider and region it comes from: bars of one GPU may come from "
+        "different providers, so reserved or spot can sit above on-demand.",
     )
     df = _q(
         con,
@@ -154,9 +173,11 @@ def history_section(con, gpu: str) -> Section:
     s = Section(
         "history",
         f"Price history: {gpu}",
-        f"Cheapest {gpu} per-GPU-hour rate over time per pricing model, from every price "
-        "period in fct_gpu_prices (historical price-sheet rows included): the rate steps "
-        "at each change.",
+        f"Cheapest {gpu} per-GPU-hour rate over time per pricing model, from every verified "
+        "whole-machine price period in fct_gpu_prices (historical price-sheet rows included; "
+        "illustrative and unverified prices left out): the rate steps at each change. A "
+        "period starts when its source stated the change, or when the warehouse first saw "
+        "the offer, so a source's first appearance is not drawn as a price move.",
     )
     df = _q(
         con,
@@ -167,6 +188,7 @@ def history_section(con, gpu: str) -> Section:
                    price_usd_per_gpu_hour AS price
             FROM fct_gpu_prices
             WHERE gpu_name = $gpu AND price_usd_per_gpu_hour IS NOT NULL
+              AND is_verified AND coalesce(host_included, true)
         ),
         points AS (
             SELECT DISTINCT pricing_model, valid_from AS at FROM periods
@@ -272,6 +294,7 @@ def cost_per_token_section(con, gpu: str) -> Section:
             """SELECT gpu_name, gpu_memory_gib, pricing_model,
                       min(usd_per_1m_training_tokens_per_b_params) AS usd_per_1m_tokens_per_b_params,
                       arg_min(provider, usd_per_1m_training_tokens_per_b_params) AS provider,
+                      arg_min(region, usd_per_1m_training_tokens_per_b_params) AS region,
                       any_value(mfu) AS mfu
                FROM mart_cost_per_token
                WHERE usd_per_1m_training_tokens_per_b_params IS NOT NULL

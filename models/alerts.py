@@ -200,10 +200,17 @@ def spot_ratio(
 
 
 def stale_source(
-    provider: str, last_ok_at: datetime | None, now: datetime, max_hours: float
+    provider: str,
+    last_ok_at: datetime | None,
+    now: datetime,
+    max_hours: float,
+    *,
+    dated_by: str = "last successful load",
 ) -> Evaluation:
-    """A provider whose newest successful load is older than ``max_hours`` (or that has
-    been tried and never loaded)."""
+    """A provider whose prices are older than ``max_hours`` (or that has been tried and
+    never loaded). ``last_ok_at`` is the newest successful load, or for a provider known
+    only from curated sheets the newest date its sheet rows state (``dated_by`` says
+    which, in the message)."""
     rule = f"stale_source:{provider}"
     if last_ok_at is None:
         return Evaluation(rule, None, max_hours, True, f"{rule}: {provider} has never loaded")
@@ -215,7 +222,7 @@ def stale_source(
         max_hours,
         alarm,
         f"{rule}: {provider} data is {age:.1f} h old "
-        f"(last successful load {last_ok_at:%Y-%m-%d %H:%M} UTC; limit {max_hours:g} h)",
+        f"({dated_by} {last_ok_at:%Y-%m-%d %H:%M} UTC; limit {max_hours:g} h)",
     )
 
 

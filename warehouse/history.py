@@ -4,8 +4,14 @@ After staging, the current offers of the refreshed connectors are merged in:
 - a key whose price is unchanged: nothing is added (descriptive columns such as
   gpu_name are refreshed in place, so a parser fix reaches the open row);
 - a key whose price changed: the open row is closed (`valid_to`) and a new one opened;
-- a key that is new: a row is opened (`valid_from` = the source's effective date, or the
-  fetch time); rows carrying `expires_at` (historical price sheets) are inserted closed;
+- a key that is new: a row is opened at the fetch that first saw it (`valid_from` =
+  `fetched_at`), not at the publisher's effective date: a source that appears today with a
+  price its publisher dates 2024 did not change price today, it was first seen today (the
+  publisher's date stays in `effective_at`). Rows carrying `expires_at` (historical price
+  sheets) are inserted closed over the period their source states (`effective_at` ..
+  `expires_at`);
+- a key whose price changed: the new period starts at the source's effective date when
+  that is after the open period's start, else at the fetch time;
 - an open key that a refreshed connector no longer lists: closed at the refresh time.
 Re-merging the same offers is a no-op, so a repeated refresh adds no history rows.
 """
@@ -34,7 +40,9 @@ def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime
         f"""
         CREATE OR REPLACE TEMP TABLE _plan AS
         SELECT c.*, h.price_usd_per_hour AS _old_price, h.valid_from IS NOT NULL AS _has_open,
-               CASE WHEN h.valid_from IS NULL THEN coalesce(c.effective_at, c.fetched_at)
+               CASE WHEN h.valid_from IS NULL AND c.expires_at IS NOT NULL
+                        THEN coalesce(c.effective_at, c.fetched_at)
+                    WHEN h.valid_from IS NULL THEN c.fetched_at
                     WHEN coalesce(c.effective_at, c.fetched_at) > h.valid_from
                         THEN coalesce(c.effective_at, c.fetched_at)
                     WHEN c.fetched_at > h.valid_from THEN c.fetched_at
@@ -60,7 +68,7 @@ def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime
             gpu_name = p.gpu_name, gpu_memory_gib = p.gpu_memory_gib, gpu_count = p.gpu_count,
             vcpus = p.vcpus, memory_gib = p.memory_gib,
             price_usd_per_gpu_hour = p.price_usd_per_gpu_hour, price_flag = p.price_flag,
-            host_included = p.host_included
+            host_included = p.host_included, provenance = p.provenance
         FROM _plan p
         WHERE h.valid_to IS NULL AND {_match("h", "p")} AND p._has_open
           AND p.price_usd_per_hour = p._old_price

@@ -26,6 +26,14 @@ PRICING_MODELS = (
     "savings_plan_3y",
 )
 
+# Where a price comes from (the `provenance` column). 'api': a provider's price API or
+# published price file; 'published_sheet': a curated sheet row citing a public price page;
+# 'illustrative': a sheet value that is not a bookable price (kept for context);
+# 'unverified': a sheet row whose source a reader cannot check (no public URL). Only the
+# first two feed rankings, estimates, budgets, rules and charts by default; the one home of
+# that rule is sql/intermediate/int_provenances.sql.
+PROVENANCES = ("api", "published_sheet", "illustrative", "unverified")
+
 # The canonical offer: one priced offer as a connector understood it. `status` and
 # `reason` carry the connector's verdict: 'ok', 'excluded' (out of scope on purpose,
 # counted) or 'rejected' (invalid, goes to quarantine with `record`).
@@ -37,6 +45,9 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "pricing_model": pl.String(),
     "pricing_detail": pl.String(),
     "gpu_name": pl.String(),
+    # the form factor where the source names it ('PCIe', 'SXM'; connectors/_gpu.py);
+    # null = the default variant of gpu_name x gpu_memory_gib in seed_gpu_specs
+    "gpu_variant": pl.String(),
     "gpu_memory_gib": pl.Float64(),
     "gpu_count": pl.Float64(),
     "vcpus": pl.Float64(),
@@ -46,7 +57,9 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "source_currency": pl.String(),
     "source_price": pl.Float64(),
     "source_unit": pl.String(),
+    # a market anomaly (spot at or above on-demand), never where the price comes from
     "price_flag": pl.String(),
+    "provenance": pl.String(),
     # false for prices of the accelerator alone (GCP's per-GPU SKUs: the host's vCPUs and
     # RAM are billed on top); null or true = the price buys a usable machine. Cheapest-
     # price rankings compare only usable machines.
@@ -229,5 +242,22 @@ SEED_DDL = {
   capex_source VARCHAR,
   spec_source VARCHAR,
   PRIMARY KEY (gpu_name, gpu_memory_gib)
+)""",
+    # Form factors of one name and memory that differ in specs (H100 80 GB PCIe vs the SXM
+    # part of seed_gpu_specs): one row per extra variant; `base_variant` names the variant
+    # the seed_gpu_specs row describes.
+    "seed_gpu_variants": """CREATE TABLE IF NOT EXISTS seed_gpu_variants (
+  gpu_name VARCHAR NOT NULL,
+  gpu_memory_gib DOUBLE NOT NULL,
+  gpu_variant VARCHAR NOT NULL,
+  base_variant VARCHAR NOT NULL,
+  fp32_tflops DOUBLE,
+  tf32_tflops DOUBLE,
+  bf16_tflops DOUBLE,
+  fp8_tflops DOUBLE,
+  memory_bandwidth_gbps DOUBLE,
+  tdp_watts DOUBLE,
+  spec_source VARCHAR NOT NULL,
+  PRIMARY KEY (gpu_name, gpu_memory_gib, gpu_variant)
 )""",
 }

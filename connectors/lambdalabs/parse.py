@@ -14,6 +14,7 @@ import io
 
 import polars as pl
 
+from connectors._gpu import form_factor
 from connectors.lambdalabs import settings as s
 
 ENTRY = pl.Struct(
@@ -121,6 +122,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.when(pl.col("_regions").is_null()).then(pl.lit(s.NO_CAPACITY_DETAIL)),
         gpu_name=_gpu_name(pl.col("_gpu_raw")),
+        # "8x H100 (80 GB SXM5)", "1x H100 (80 GB PCIe)"
+        gpu_variant=form_factor(instance.struct.field("description")),
         gpu_memory_gib=pl.col("_gpu_mem"),
         gpu_count=pl.coalesce(specs.struct.field("gpus"), pl.col("_gpu_n")),
         vcpus=specs.struct.field("vcpus"),

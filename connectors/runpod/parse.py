@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from connectors._gpu import form_factor
 from connectors._normalise import verdict
 from connectors.runpod import settings as s
 
@@ -96,6 +97,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("id"),
         gpu_name=_gpu_name(pl.col("id").fill_null("")),
+        gpu_variant=form_factor(pl.col("id"), s.GPU_VARIANT_PATTERNS),
         gpu_memory_gib=pl.col("memoryInGb").cast(pl.Float64, strict=False),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=price,

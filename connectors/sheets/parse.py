@@ -4,8 +4,9 @@ Each page is one sheet; it is read with every column as text (a typed read would
 typo into a silent null), then every rule is an expression: explicit casts, dates, and a
 reason for each row that cannot be published. `as_of` becomes `effective_at`;
 `valid_until` becomes `expires_at`, so a historical row enters the history closed and
-never shows as a current offer. `illustrative` rows are published with
-price_flag = 'illustrative'. The same offer listed twice across the sheets is rejected
+never shows as a current offer. Every row gets a `provenance`: 'illustrative' where the
+sheet says so, 'unverified' where `source_url` is not a public http(s) address a reader can
+check, else 'published_sheet'. The same offer listed twice across the sheets is rejected
 (both rows), never silently de-duplicated.
 """
 
@@ -125,7 +126,11 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         source_currency=currency,
         source_price=pl.coalesce(pl.col("source_price").cast(pl.Float64, strict=False), price),
         source_unit=pl.format("{} per hour, whole instance ({})", currency, pl.col("sheet")),
-        price_flag=pl.when(illustrative).then(pl.lit(s.ILLUSTRATIVE_FLAG)),
+        provenance=pl.when(illustrative)
+        .then(pl.lit("illustrative"))
+        .when(~pl.col("source_url").str.contains(s.PUBLIC_URL_PATTERN).fill_null(False))
+        .then(pl.lit("unverified"))
+        .otherwise(pl.lit("published_sheet")),
         effective_at=as_of,
         expires_at=valid_until,
         status=pl.when(rejected.is_not_null()).then(pl.lit("rejected")).otherwise(pl.lit("ok")),

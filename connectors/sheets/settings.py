@@ -38,7 +38,9 @@ OPTIONAL_COLUMNS = (
 # GPU has no row in the GPU reference yet; it then counts as unknown).
 NOT_EMPTY = ("provider", "instance_type", "region", "pricing_model", "as_of", "source_url")
 PROVIDER_PATTERN = r"^[a-z][a-z0-9_]*$"
-ILLUSTRATIVE_FLAG = "illustrative"
+# A source a reader can check: a public web address. Anything else (a note, a reference
+# to a document outside the repository) makes the row 'unverified'.
+PUBLIC_URL_PATTERN = r"^https?://[^\s/]+\.[^\s]+"
 TRUE_WORDS = ("true", "yes", "1")
 
 # The providers the bundled sheets publish rows for (Connector.emits_providers; a test

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from connectors._gpu import form_factor
 from connectors._json import explode_pages
 from connectors._normalise import verdict
 from connectors.vastai import settings as s
@@ -120,6 +121,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.format("offer-{}", pl.col("id")),
         gpu_name=pl.col("_gpu"),
+        gpu_variant=form_factor(pl.col("gpu_name")),  # Vast's own name: "H100 PCIE", "H100 SXM"
         gpu_memory_gib=pl.col("_mem"),
         gpu_count=_num("num_gpus"),
         vcpus=_num("cpu_cores_effective"),

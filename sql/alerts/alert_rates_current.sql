@@ -1,10 +1,10 @@
 -- The cheapest current per-GPU-hour rate per GPU x pricing model x provider x region: what
 -- the price-level and spot-ratio rules and the workload budgets compare. Each rule keeps
 -- the rows it matches (GPU, memory, pricing model, providers) and takes the cheapest.
+-- Only usable offers (int_offers_usable): an illustrative price never trips a rule or a
+-- budget, and a GPU-only price (host billed apart) is not a rate anyone pays.
 with priced as (
-    select * from mart_gpu_offers_current
-    where gpu_name is not null and price_usd_per_gpu_hour is not null
-      and host_included  -- a GPU-only price (host billed apart) is not a rate anyone pays
+    select * from int_offers_usable
 ),
 
 ranked as (

@@ -2,12 +2,18 @@
 -- any model size and assumptions. Per current offer x pricing model: USD per 1M training
 -- tokens (6 * N * D FLOPs at `mfu` of peak) and per 1M inference tokens (2 * N FLOPs per
 -- token at `inference_utilization` of peak) for a model of `params_b` billion parameters.
--- `precision` picks the dense peak column of dim_gpus: fp32 | tf32 | bf16 | fp8.
+-- `precision` picks the dense peak column of dim_gpu_variants (the offer's own form factor:
+-- H100 PCIe is costed at its PCIe peak): fp32 | tf32 | bf16 | fp8.
 -- The arithmetic matches models/training.py and models/inference.py operation for operation.
+-- Memory fit (models/memory_fit.py): training_memory_gib = params x 16 bytes (BF16 weights
+-- and gradients + FP32 Adam states; activations on top), serving_memory_gib = params x 2
+-- bytes x 1.2 (KV-cache headroom, assumed); min_gpus_* = the fewest GPUs of the offer's
+-- memory that hold it; fits_*_on_instance = the offer's instance has that many. Rank with
+-- them: a 70B model does not train or serve on one 24 GB GPU.
 --   select * from cost_per_token(mfu := 0.4, params_b := 7) order by usd_per_1m_training_tokens;
 -- No column of this body or of the views it reads may be named like a parameter: DuckDB
 -- (2.0) substitutes the argument for such a name, or refuses the macro. Hence the
--- *_assumed columns, and offers read from mart_gpu_offers_current, not mart_cost_per_token.
+-- *_assumed columns, and offers read from int_offers_usable, not mart_cost_per_token.
 CREATE OR REPLACE MACRO cost_per_token(
     mfu := 0.45, params_b := 70, inference_utilization := 0.3, precision := 'bf16'
 ) AS TABLE
@@ -32,16 +38,15 @@ with assumptions as (
             else error('cost_per_token: precision must be fp32, tf32, bf16 or fp8, got '
                        || precision::varchar)
         end as precision_assumed,
-        1e6::double as tokens_assumed
+        1e6::double as tokens_assumed,
+        1073741824.0::double as bytes_per_gib
 ),
 
 offers as (
     select
-        provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+        provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count, gpu_variant,
         pricing_model, pricing_detail, price_usd_per_gpu_hour, effective_at, fetched_at, load_id
-    from mart_gpu_offers_current
-    where gpu_name is not null and price_usd_per_gpu_hour is not null
-      and host_included  -- a GPU-only price (host billed apart) would understate the cost
+    from int_offers_usable  -- verified, whole machines (int_offers_current)
 ),
 
 offers_with_peak as (
@@ -54,7 +59,7 @@ offers_with_peak as (
             when 'fp8' then g.fp8_tflops
         end as peak_tflops
     from offers o
-    left join dim_gpus g using (gpu_name, gpu_memory_gib)
+    left join dim_gpu_variants g using (gpu_name, gpu_memory_gib, gpu_variant)
     cross join assumptions a
 ),
 
@@ -65,12 +70,22 @@ costed as (
             / (mfu_assumed * (peak_tflops * 1e12) * 3600.0) as training_gpu_hours_per_1m_tokens,
         2.0 * params_assumed * tokens_assumed
             / (utilization_assumed * (peak_tflops * 1e12)) / 3600.0
-            as inference_gpu_hours_per_1m_tokens
+            as inference_gpu_hours_per_1m_tokens,
+        params_assumed * 16.0 / bytes_per_gib as training_memory_gib,
+        params_assumed * 2.0 * (1 + 0.2) / bytes_per_gib as serving_memory_gib
     from offers_with_peak
+),
+
+fitted as (
+    select
+        *,
+        greatest(1, ceil(training_memory_gib / gpu_memory_gib)) as min_gpus_training,
+        greatest(1, ceil(serving_memory_gib / gpu_memory_gib)) as min_gpus_serving
+    from costed
 )
 
 select
-    provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+    provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count, gpu_variant,
     pricing_model, pricing_detail, price_usd_per_gpu_hour,
     params_assumed / 1e9 as params_b,
     precision_assumed as precision,
@@ -81,5 +96,9 @@ select
     training_gpu_hours_per_1m_tokens * price_usd_per_gpu_hour as usd_per_1m_training_tokens,
     inference_gpu_hours_per_1m_tokens,
     inference_gpu_hours_per_1m_tokens * price_usd_per_gpu_hour as usd_per_1m_inference_tokens,
+    training_memory_gib, min_gpus_training,
+    min_gpus_training <= gpu_count as fits_training_on_instance,
+    serving_memory_gib, min_gpus_serving,
+    min_gpus_serving <= gpu_count as fits_serving_on_instance,
     effective_at, fetched_at, load_id
-from costed
+from fitted

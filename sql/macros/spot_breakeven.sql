@@ -5,12 +5,14 @@
 -- and, where the provider publishes an interruption frequency (preemption_rate_per_hour of
 -- mart_spot_on_demand_pairs: the AWS Spot Advisor bucket, converted by
 -- dim_spot_interruption_buckets), T_eff / T = (1 + o) / (1 - p * (c / 2 + restart_hours))
--- and the effective spot cost per useful hour.
+-- and the effective spot cost per useful hour. Pairs are like for like
+-- (int_offer_pairs); illustrative or unverified prices only with include_illustrative.
 --   select * from spot_breakeven(checkpoint_overhead := 0.10, checkpoint_interval_hours := 0.5);
 -- No column of this body or of the views it reads may be named like a parameter: DuckDB
 -- (2.0) substitutes the argument for such a name, or refuses the macro.
 CREATE OR REPLACE MACRO spot_breakeven(
-    checkpoint_overhead := 0.05, checkpoint_interval_hours := 1.0, restart_hours := 0.0
+    checkpoint_overhead := 0.05, checkpoint_interval_hours := 1.0, restart_hours := 0.0,
+    include_illustrative := false
 ) AS TABLE
 with assumptions as (
     select
@@ -34,12 +36,14 @@ with assumptions as (
 pairs as (
     select
         provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+        on_demand_zone, is_verified,
         spot_usd_per_hour, on_demand_usd_per_hour, spot_usd_per_gpu_hour,
         on_demand_usd_per_gpu_hour, spot_discount, spot_price_flag, interruption_bucket,
         interruption_fraction_per_month, interruption_rate_is_lower_bound,
         preemption_rate_per_hour as published_preemption_rate_per_hour,
         spot_fetched_at, on_demand_fetched_at, spot_load_id, on_demand_load_id
     from mart_spot_on_demand_pairs
+    where is_verified or include_illustrative::boolean
 ),
 
 lost_work as (
@@ -66,6 +70,7 @@ break_even as (
 
 select
     provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
+    on_demand_zone, is_verified,
     spot_usd_per_hour, on_demand_usd_per_hour, spot_usd_per_gpu_hour, on_demand_usd_per_gpu_hour,
     spot_discount,
     overhead_assumed as checkpoint_overhead,

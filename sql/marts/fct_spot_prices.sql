@@ -1,7 +1,8 @@
 -- Every spot price point seen. Time-series feeds (AWS spot price history) give every
 -- point, per availability zone; for the other spot offers the points are the spot rows
 -- of the offer history (one point per price period start). An offer with a point series
--- is taken from the series only, so no point is counted twice.
+-- is taken from the series only, so no point is counted twice. Illustrative or unverified
+-- prices (is_verified false, int_provenances) are not points.
 with series as (
     select * from int_spot_prices_unioned
 ),
@@ -16,7 +17,7 @@ spot_history as (
         h.gpu_count, h.price_usd_per_hour, h.price_usd_per_gpu_hour,
         h.valid_from as observed_at, h.load_id
     from fct_gpu_prices h
-    where h.pricing_model = 'spot'
+    where h.pricing_model = 'spot' and h.is_verified
       and not exists (
           select 1 from series_keys k
           where k.provider = h.provider and k.region = h.region

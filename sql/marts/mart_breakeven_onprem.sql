@@ -22,11 +22,8 @@ on_demand_ranked as (
             partition by gpu_name, gpu_memory_gib
             order by price_usd_per_gpu_hour, provider, region, zone nulls first, instance_type
         ) as price_rank
-    from mart_gpu_offers_current
+    from int_offers_usable  -- verified, whole machines
     where pricing_model = 'on_demand'
-      and gpu_name is not null
-      and price_usd_per_gpu_hour is not null
-      and host_included
 ),
 
 cheapest_on_demand as (

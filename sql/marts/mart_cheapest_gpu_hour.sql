@@ -1,10 +1,9 @@
 -- Per GPU (name x memory) and pricing model: the cheapest per-GPU-hour offer now, and the
 -- median across providers of each provider's cheapest offer (the median alone would hide
 -- the cheapest; the cheapest alone can be a one-off).
+-- Only usable offers (int_offers_usable: verified provenance, whole machines).
 with priced as (
-    select * from mart_gpu_offers_current
-    where gpu_name is not null and price_usd_per_gpu_hour is not null
-      and host_included  -- an accelerator-only price is not a usable machine
+    select * from int_offers_usable
 ),
 
 cheapest_per_provider as (

@@ -1,24 +1,30 @@
--- The latest price of every offer: provider x region x zone x instance_type x pricing_model.
--- Where a pricing model has several variants (reservation upfront options, RunPod
--- secure/community) the cheapest is shown and pricing_detail names it.
-with open_prices as (
-    select * from fct_gpu_prices where valid_to is null
+-- The latest price of every offer: provider x region x zone x instance_type x pricing_model
+-- (int_offers_current). `provenance` says where the price comes from and `is_verified`
+-- whether it counts by default (int_provenances); `is_comparable` whether its per-GPU-hour
+-- rate can be ranked (a known GPU and a whole machine). Rankings read int_offers_usable.
+-- source_effective_at: the date the source states for the price (null where it states
+-- none); first_seen_at: the fetch that first saw this price (int_offers_current).
+-- price_flag: a market anomaly, a spot price at or above the on-demand price it pairs
+-- with (int_offer_pairs: same provider, region, instance type, and zone where both have
+-- one): kept, because that is what the source says, but flagged.
+with current_offers as (
+    select * from int_offers_current
 ),
 
-ranked as (
-    select
-        *,
-        row_number() over (
-            partition by provider, region, zone, instance_type, pricing_model
-            order by price_usd_per_hour, pricing_detail nulls first
-        ) as variant_rank
-    from open_prices
+pairs as (
+    select provider, region, zone, instance_type, pricing_model, pair_flag
+    from int_offer_pairs
 )
 
 select
-    provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
-    vcpus, memory_gib, pricing_model, pricing_detail, price_usd_per_hour,
-    price_usd_per_gpu_hour, price_flag, coalesce(host_included, true) as host_included,
-    effective_at, fetched_at, load_id
-from ranked
-where variant_rank = 1
+    o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib, o.gpu_count,
+    o.gpu_variant,
+    o.vcpus, o.memory_gib, o.pricing_model, o.pricing_detail, o.price_usd_per_hour,
+    o.price_usd_per_gpu_hour, coalesce(p.pair_flag, o.price_flag) as price_flag,
+    o.host_included, o.provenance, o.is_verified, o.is_comparable,
+    o.source_effective_at, o.first_seen_at, o.effective_at, o.fetched_at, o.load_id
+from current_offers o
+left join pairs p
+  on p.provider = o.provider and p.region = o.region
+ and p.zone is not distinct from o.zone
+ and p.instance_type = o.instance_type and p.pricing_model = o.pricing_model

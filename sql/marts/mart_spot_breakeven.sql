@@ -1,4 +1,5 @@
--- Spot vs on-demand for every offer priced both ways (mart_spot_on_demand_pairs), at a
+-- Spot vs on-demand for every offer priced both ways (mart_spot_on_demand_pairs: same
+-- provider, region, instance type, and zone where both have one; verified prices), at a
 -- checkpoint overhead o = 0.05 and a checkpoint every c = 1 hour; a preemption loses c/2
 -- of work on average (models/breakeven.py spot):
 --   spot_discount                       = 1 - spot / on_demand
@@ -17,7 +18,7 @@ with assumptions as (
 ),
 
 pairs as (
-    select * from mart_spot_on_demand_pairs
+    select * from mart_spot_on_demand_pairs where is_verified
 ),
 
 lost_work as (

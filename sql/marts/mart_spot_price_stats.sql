@@ -96,14 +96,14 @@ current_spot as (
         provider, region, instance_type,
         min(price_usd_per_hour) as spot_usd_per_hour_now, count(*) as zones_now
     from mart_gpu_offers_current
-    where pricing_model = 'spot'
+    where pricing_model = 'spot' and is_verified
     group by all
 ),
 
 on_demand as (
     select provider, region, instance_type, min(price_usd_per_hour) as on_demand_usd_per_hour
     from mart_gpu_offers_current
-    where pricing_model = 'on_demand'
+    where pricing_model = 'on_demand' and is_verified
     group by all
 ),
 

@@ -1,15 +1,14 @@
--- A spot price at or above the same offer's on-demand price must carry a flag.
-with spot as (
-    select * from mart_gpu_offers_current where pricing_model = 'spot'
-),
-
-on_demand as (
-    select provider, region, instance_type, min(price_usd_per_hour) as on_demand_usd
-    from mart_gpu_offers_current where pricing_model = 'on_demand'
-    group by all
+-- A spot price at or above the on-demand price it pairs with (int_offer_pairs, the one
+-- pairing rule) must carry a flag in mart_gpu_offers_current.
+with pairs as (
+    select * from int_offer_pairs
+    where pricing_model = 'spot' and price_usd_per_hour >= on_demand_usd_per_hour
 )
 
-select s.*, o.on_demand_usd
-from spot s
-join on_demand o using (provider, region, instance_type)
-where s.price_usd_per_hour >= o.on_demand_usd and s.price_flag is null
+select p.*, m.price_flag
+from pairs p
+join mart_gpu_offers_current m
+  on m.provider = p.provider and m.region = p.region
+ and m.zone is not distinct from p.zone
+ and m.instance_type = p.instance_type and m.pricing_model = 'spot'
+where m.price_flag is null

@@ -26,8 +26,7 @@ def test_cost_per_token_mart_agrees_with_models_for_every_priced_offer(con):
     offers = rows(
         con,
         """select count(*) as n from mart_gpu_offers_current
-           where gpu_name is not null and price_usd_per_gpu_hour is not null
-             and host_included""",
+           where is_comparable and is_verified""",
     )[0]["n"]
     assert len(got) == offers > 0
     # GPU-only prices (GCP accelerator SKUs, host billed apart) would understate the cost
@@ -54,12 +53,19 @@ def test_cost_per_token_mart_agrees_with_models_for_every_priced_offer(con):
 def test_cost_per_token_mart_hand_computed_h100_gpu_hours(con):
     # 6 * 1e9 params * 1e6 tokens = 6e15 FLOPs; 0.45 * 989e12 FLOP/s * 3600 s = 1.60218e18
     # FLOPs per GPU-hour; 6e15 / 1.60218e18 = 0.0037448976 GPU-hours per 1M tokens per 1B.
+    # H100 PCIe offers (RunPod, Lambda) at their own 756 TFLOPS: 0.45 * 756e12 * 3600 =
+    # 1.22472e18; 6e15 / 1.22472e18 = 0.0048990790 (dim_gpu_variants).
     got = rows(
         con,
-        """select distinct training_gpu_hours_per_1m_tokens_per_b_params as h
-           from mart_cost_per_token where gpu_name = 'H100' and gpu_memory_gib = 80""",
+        """select gpu_variant, any_value(training_gpu_hours_per_1m_tokens_per_b_params) as h,
+                  count(distinct training_gpu_hours_per_1m_tokens_per_b_params) as n
+           from mart_cost_per_token where gpu_name = 'H100' and gpu_memory_gib = 80
+           group by all order by gpu_variant""",
     )
-    assert [r["h"] for r in got] == [pytest.approx(0.0037448976, rel=1e-8)]
+    assert [(r["gpu_variant"], r["h"], r["n"]) for r in got] == [
+        ("PCIe", pytest.approx(0.0048990790, rel=1e-8), 1),
+        ("SXM", pytest.approx(0.0037448976, rel=1e-8), 1),
+    ]
 
 
 def test_gpus_without_a_bf16_peak_keep_their_rows_with_null_costs(con):
@@ -79,7 +85,7 @@ def test_cost_per_token_macro_agrees_with_models_at_other_assumptions(con):
         con,
         """select c.*, g.fp32_tflops from cost_per_token(
                mfu := 0.4, params_b := 7, inference_utilization := 0.2, precision := 'fp32') c
-           join dim_gpus g using (gpu_name, gpu_memory_gib)""",
+           join dim_gpu_variants g using (gpu_name, gpu_memory_gib, gpu_variant)""",
     )
     assert got
     for r in got:

@@ -114,9 +114,15 @@ def demo_copy(tmp_path, demo_warehouse) -> Path:
     return path
 
 
+# The demo's price sheets are dated 2026-09-20, stale by the wall clock: these tests are
+# about one rate rule and its deliveries, so the sheet staleness rule is off.
+NO_SHEET_STALENESS = {"sheet_stale_after_days": 0}
+
+
 def level_rule(level: float, targets: str = "") -> config.Config:
     return config.parse(
         {
+            "alerts": NO_SHEET_STALENESS,
             **({"notify": json.loads(targets)} if targets else {}),
             "rules": [
                 {
@@ -197,7 +203,7 @@ def test_rechecking_unchanged_figures_fires_nothing_and_a_removed_rule_is_closed
     cfg = level_rule(12.0)
     assert [t.state for t in alerts.check(demo_copy, cfg).fired] == ["ALARM"]
     assert alerts.check(demo_copy, cfg).fired == []
-    closed = alerts.check(demo_copy, config.Config())
+    closed = alerts.check(demo_copy, config.Config(sheet_stale_after_days=0))
     assert [(t.rule, t.state, t.notify) for t in closed.fired] == [("rate:h100", "OK", False)]
     assert [e["state"] for e in events(demo_copy)] == ["ALARM", "OK"]
 
@@ -230,6 +236,7 @@ def test_the_alerts_check_command_prints_one_json_document_and_exits_1_on_a_fail
     httpserver.expect_oneshot_request("/hook").respond_with_data("ok")
     cfg = tmp_path / "gpu-pricing.toml"
     cfg.write_text(
+        '[alerts]\nsheet_stale_after_days = 0\n\n'
         '[[notify]]\nname = "hook"\nurl_env = "HOOK_URL"\n\n[[rules]]\nname = "h100"\n'
         'kind = "price_above"\ngpu = "H100"\nmemory_gib = 80\nusd_per_gpu_hour = 12.0\n'
         'providers = ["azure"]\n'

@@ -42,9 +42,16 @@ def test_prices_are_per_hour_for_the_whole_instance_and_divided_per_gpu(mixed):
     assert row["source_unit"] == "USD per hour, whole instance (mixed_sheet.csv)"
 
 
-def test_an_illustrative_row_is_published_with_a_flag(mixed):
+def test_an_illustrative_row_is_published_with_its_provenance_not_an_anomaly_flag(mixed):
     row = mixed.offers.filter(pl.col("pricing_model") == "spot").row(0, named=True)
-    assert row["price_flag"] == "illustrative"
+    assert (row["provenance"], row["price_flag"]) == ("illustrative", None)
+
+
+def test_a_row_citing_no_public_url_is_unverified_and_a_cited_one_is_published(bundled):
+    survey = bundled.offers.filter(pl.col("pricing_detail") == "price survey 2023-04-07")
+    assert set(survey["provenance"]) == {"unverified"}  # source_url is not a web address
+    paperspace = bundled.offers.filter(pl.col("provider") == "paperspace")
+    assert set(paperspace["provenance"]) == {"published_sheet"}
 
 
 def test_a_historical_row_carries_its_end_as_expires_at(mixed):
@@ -120,5 +127,5 @@ def test_the_2023_survey_has_32_prices_that_all_ended_the_next_day(bundled):
 
 
 def test_only_the_fluidstack_row_is_illustrative_among_the_current_sheets(bundled):
-    flagged = bundled.offers.filter(pl.col("price_flag") == "illustrative")
+    flagged = bundled.offers.filter(pl.col("provenance") == "illustrative")
     assert flagged.select("provider", "gpu_name").rows() == [("fluidstack", "H100")]

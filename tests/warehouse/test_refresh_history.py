@@ -91,7 +91,7 @@ def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, azure_demo())
     changed = with_price(
-        azure_demo(), "Standard_ND96asr_v4", "eastus", "Consumption", 25.0, "2026-11-15T00:00:00Z"
+        azure_demo(), "Standard_ND96asr_v4", "eastus", "Consumption", 25.0, "2026-11-21T00:00:00Z"
     )
     summary = refresh(path, changed)
     assert summary.history == {"opened": 1, "closed": 1}
@@ -112,7 +112,12 @@ def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(tmp_path):
         if False
         else rows["valid_from"][1]
     )
-    assert str(rows["valid_from"][1]) == "2026-11-15 00:00:00"
+    # the first period starts when the demo fetch first saw the offer (its publisher dates
+    # the price 2024, kept in source_effective_at); the change starts at its stated date,
+    # which is after that
+    assert str(rows["valid_from"][0]) == "2026-11-20 02:00:00"
+    assert rows["source_effective_at"][0].year == 2024
+    assert str(rows["valid_from"][1]) == "2026-11-21 00:00:00"
     assert rows["valid_to"][1] is None
     current = snapshot_of(path, "mart_gpu_offers_current").filter(
         (pl.col("instance_type") == "Standard_ND96asr_v4")

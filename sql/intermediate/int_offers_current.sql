@@ -1,0 +1,80 @@
+-- The latest price of every offer: provider x region x zone x instance_type x pricing_model.
+-- Where a pricing model has several variants (reservation upfront options, RunPod
+-- secure/community) the cheapest is shown and pricing_detail names it.
+-- Two rules have their one home here, as columns every consumer filters on:
+-- * is_verified: the provenance counts by default (int_provenances);
+-- * is_comparable: a priced machine with a known GPU, so its per-GPU-hour rate can be
+--   ranked against others (an accelerator-only price, host_included = false, is not a
+--   machine anyone can run: its host is billed apart).
+-- int_offers_usable keeps the rows with both.
+-- gpu_variant: the form factor the offer is costed as (dim_gpu_variants): the provider's
+-- own where the seeds list it (H100 PCIe), else the default variant of the name and memory.
+-- Dates: source_effective_at is the date the source states for the price (a sheet row's
+-- as_of, Azure's effectiveStartDate, the AWS price list's effectiveDate, a spot point's
+-- time; null where the source states none); first_seen_at is the fetch that first saw
+-- this price (the history keeps the fetch that opened a price period). effective_at and
+-- fetched_at keep their contract names and hold the same two values.
+with open_prices as (
+    select * from int_offers_historized where valid_to is null
+),
+
+ranked as (
+    select
+        *,
+        row_number() over (
+            partition by provider, region, zone, instance_type, pricing_model
+            order by price_usd_per_hour, pricing_detail nulls first
+        ) as variant_rank
+    from open_prices
+),
+
+provenances as (
+    select * from int_provenances
+),
+
+-- the spec row each offer is costed with: its own form factor where the seeds list it
+-- (connectors/_gpu.py reads it from the provider's GPU name), else the default variant
+variant_names as (
+    select gpu_name, gpu_memory_gib, gpu_variant, false as is_default_variant
+    from seed_gpu_variants
+    union all
+    select gpu_name, gpu_memory_gib, any_value(base_variant), true
+    from seed_gpu_variants
+    group by all
+),
+
+resolved as (
+    select
+        r.provider, r.region, r.zone, r.instance_type, r.pricing_model,
+        coalesce(v.gpu_variant, case when s.gpu_name is not null then 'base' end)
+            as resolved_gpu_variant
+    from ranked r
+    left join seed_gpu_specs s using (gpu_name, gpu_memory_gib)
+    left join variant_names v
+      on v.gpu_name = r.gpu_name and v.gpu_memory_gib = r.gpu_memory_gib
+     and (v.gpu_variant = r.gpu_variant or v.is_default_variant)
+    where r.variant_rank = 1
+    qualify row_number() over (
+        partition by r.provider, r.region, r.zone, r.instance_type, r.pricing_model
+        order by v.gpu_variant is not distinct from r.gpu_variant desc
+    ) = 1
+)
+
+select
+    r.provider, r.region, r.zone, r.instance_type, r.gpu_name, x.resolved_gpu_variant as gpu_variant,
+    r.gpu_memory_gib, r.gpu_count,
+    r.vcpus, r.memory_gib, r.pricing_model, r.pricing_detail, r.price_usd_per_hour,
+    r.price_usd_per_gpu_hour, r.price_flag,
+    coalesce(r.host_included, true) as host_included,
+    coalesce(r.provenance, 'api') as provenance,
+    coalesce(p.is_verified, false) as is_verified,
+    r.gpu_name is not null and r.price_usd_per_gpu_hour is not null
+        and coalesce(r.host_included, true) as is_comparable,
+    r.effective_at as source_effective_at, r.fetched_at as first_seen_at,
+    r.effective_at, r.fetched_at, r.load_id, r.connector
+from ranked r
+left join provenances p on p.provenance = coalesce(r.provenance, 'api')
+left join resolved x
+  on x.provider = r.provider and x.region = r.region and x.zone is not distinct from r.zone
+ and x.instance_type = r.instance_type and x.pricing_model = r.pricing_model
+where r.variant_rank = 1
