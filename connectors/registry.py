@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from connectors import aws, azure, gcp, lambdalabs, oci, runpod, sheets, vastai
 from connectors._connector import Connector
+from connectors.hyperstack import CONNECTOR as HYPERSTACK
 
 PROVIDERS: dict[str, Connector] = {
     c.name: c
@@ -16,6 +17,7 @@ PROVIDERS: dict[str, Connector] = {
         vastai.CONNECTOR,
         oci.CONNECTOR,
         sheets.CONNECTOR,
+        HYPERSTACK,
     )
 }
 
