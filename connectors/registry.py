@@ -5,6 +5,7 @@ from __future__ import annotations
 from connectors import aws, azure, gcp, lambdalabs, oci, runpod, sheets, vastai
 from connectors._connector import Connector
 from connectors.hyperstack import CONNECTOR as HYPERSTACK
+from connectors.verda import CONNECTOR as VERDA
 
 PROVIDERS: dict[str, Connector] = {
     c.name: c
@@ -18,6 +19,7 @@ PROVIDERS: dict[str, Connector] = {
         oci.CONNECTOR,
         sheets.CONNECTOR,
         HYPERSTACK,
+        VERDA,
     )
 }
 

@@ -59,7 +59,68 @@ def build_hyperstack(root: Path) -> None:
     _write(root, "hyperstack", "pricebook", "pricebook-0001.json", _page(url, body))
 
 
-BUILDERS = (build_hyperstack,)
+BUILDERS: tuple = (build_hyperstack,)
+
+
+# (instance_type, gpu description, GPUs, GPU GB total, vCPUs, RAM GB, USD/h, spot USD/h).
+# Real (as gpuhunt's tests record the live API): 1H100.80S.30V 3.95 / 1.70,
+# 2A6000.20V 1.98 / 0.70, 1V100.6V 0.89 / 0.25, CPU.120V.480G 3.00 / 1.50.
+# Every other price illustrative.
+VERDA_TYPES = [
+    ("1H100.80S.30V", "1x H100 SXM5 80GB", 1, 80, 30, 120, "3.95", "1.70"),
+    ("8H100.80S.176V", "8x H100 SXM5 80GB", 8, 640, 176, 1480, "31.60", "13.60"),
+    ("1H200.141S.44V", "1x H200 SXM5 141GB", 1, 141, 44, 185, "3.59", "1.52"),
+    ("8B200.180S.240V", "8x B200 SXM6 180GB", 8, 1440, 240, 1800, "39.92", "17.60"),
+    ("1A100.22V", "1x A100 SXM4 80GB", 1, 80, 22, 120, "1.797", "0.76"),
+    ("8A100.40S.176V", "8x A100 SXM4 40GB", 8, 320, 176, 480, "10.32", "4.40"),
+    ("1L40S.20V", "1x L40S 48GB", 1, 48, 20, 60, "1.10", "0.45"),
+    ("2A6000.20V", "2x RTX A6000 48GB", 2, 96, 20, 120, "1.98", "0.70"),
+    ("1V100.6V", "1x Tesla V100 16GB", 1, 16, 6, 23, "0.89", "0.25"),
+    # no row in the GPU reference: gpu_name null, counted
+    ("1RTX6000ADA.10V", "1x RTX 6000 Ada 48GB", 1, 48, 10, 60, "1.19", "0.45"),
+    # CPU-only: excluded with a reason
+    ("CPU.120V.480G", "", 0, 0, 120, 480, "3.00", "1.50"),
+]
+VERDA_LOCATIONS = [("FIN-01", "Finland 1", "FI"), ("FIN-02", "Finland 2", "FI"),
+                   ("ICE-01", "Iceland 1", "IS")]  # fmt: skip
+
+
+def build_verda(root: Path) -> None:
+    shutil.rmtree(root / "verda", ignore_errors=True)
+    types = [
+        {
+            "best_for": [],
+            "cpu": {"description": f"{cpus} CPU", "number_of_cores": cpus},
+            "currency": "usd",
+            "deploy_warning": None,
+            "description": "Dedicated Hardware Instance",
+            "display_name": None,
+            "gpu": {"description": gpu, "number_of_gpus": n},
+            "gpu_memory": {"description": f"{gmem}GB GPU RAM" if n else "",
+                           "size_in_gigabytes": gmem},
+            "id": f"c01dd00d-0000-4a0c-8a00-{i:012d}",
+            "instance_type": itype,
+            "manufacturer": "NVIDIA" if n else "AMD",
+            "memory": {"description": f"{ram}GB RAM", "size_in_gigabytes": ram},
+            "model": gpu.split(" ", 1)[1].rsplit(" ", 1)[0] if n else "CPU Node",
+            "name": gpu.split(" ", 1)[1] if n else "CPU Node",
+            "p2p": None,
+            "price_per_hour": price,
+            "spot_price": spot,
+            "storage": {"description": "dynamic"},
+            "supported_os": ["ubuntu-22.04", "ubuntu-24.04"],
+        }
+        for i, (itype, gpu, n, gmem, cpus, ram, price, spot) in enumerate(VERDA_TYPES)
+    ]  # fmt: skip
+    base = "https://api.verda.com/v1"
+    _write(root, "verda", "instance_types", "instance-types-0001.json",
+           _page(f"{base}/instance-types", types, params={"currency": "usd"}))  # fmt: skip
+    locations = [{"code": c, "name": n, "country_code": cc} for c, n, cc in VERDA_LOCATIONS]
+    _write(root, "verda", "locations", "locations-0001.json",
+           _page(f"{base}/locations", locations, params={}))  # fmt: skip
+
+
+BUILDERS += (build_verda,)
 
 
 def build_all(root: Path) -> None:

@@ -19,6 +19,8 @@ from flows.refresh import summary_markdown
 # provider -> (the env var(s) its prices need, or () when public; H100 in the demo?)
 NEW = {
     "hyperstack": (("HYPERSTACK_API_KEY",), True),
+    "verda": (("VERDA_CLIENT_ID", "VERDA_CLIENT_SECRET", "DATACRUNCH_CLIENT_ID",
+               "DATACRUNCH_CLIENT_SECRET"), True),
 }
 
 
