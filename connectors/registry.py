@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from connectors import aws, azure, gcp, lambdalabs, oci, runpod, sheets, vastai
 from connectors._connector import Connector
+from connectors.digitalocean import CONNECTOR as DIGITALOCEAN
 from connectors.hyperstack import CONNECTOR as HYPERSTACK
 from connectors.verda import CONNECTOR as VERDA
 
@@ -20,6 +21,7 @@ PROVIDERS: dict[str, Connector] = {
         sheets.CONNECTOR,
         HYPERSTACK,
         VERDA,
+        DIGITALOCEAN,
     )
 }
 

@@ -123,6 +123,65 @@ def build_verda(root: Path) -> None:
 BUILDERS += (build_verda,)
 
 
+
+# (slug, description, gpu model, GPUs, VRAM GiB total, vCPUs, RAM MiB, USD/h, regions).
+# Real (as gpuhunt's tests record the live API): gpu-h100x8-640gb 23.92 and
+# gpu-mi300x8-1536gb 15.92 in nyc1. Every other price and region list illustrative.
+DO_GPU_SIZES = [
+    ("gpu-h100x1-80gb", "H100 GPU - 1X", "nvidia_h100", 1, 80, 20, 245760, 3.39,
+     ["nyc2", "tor1", "atl1"]),
+    ("gpu-h100x8-640gb", "H100 GPU - 8X", "nvidia_h100", 8, 640, 160, 1966080, 23.92, ["nyc1"]),
+    ("gpu-h200x8-1128gb", "H200 GPU - 8X", "nvidia_h200", 8, 1128, 192, 1966080, 27.52,
+     ["atl1"]),
+    ("gpu-mi300x1-192gb", "AMD MI300X - 1X", "amd_mi300x", 1, 192, 20, 245760, 1.99,
+     ["atl1", "nyc1"]),
+    ("gpu-mi300x8-1536gb", "AMD MI300X - 8X", "amd_mi300x", 8, 1536, 160, 1966080, 15.92,
+     ["nyc1"]),
+    ("gpu-l40sx1-48gb", "L40S - 1X", "nvidia_l40s", 1, 48, 8, 65536, 1.57, ["tor1"]),
+    # no row in the GPU reference: gpu_name null, counted
+    ("gpu-6000adax1-48gb", "RTX 6000 Ada - 1X", "nvidia_rtx6000_ada", 1, 48, 8, 65536, 1.57,
+     ["tor1"]),
+    # sold out everywhere: excluded
+    ("gpu-4000adax1-20gb", "RTX 4000 Ada - 1X", "nvidia_rtx4000_ada", 1, 20, 8, 32768, 0.76, []),
+]  # fmt: skip
+DO_CPU_SIZES = [("s-1vcpu-512mb-10gb", 1, 512, 0.00595), ("c-8", 8, 16384, 0.25)]
+DO_HOURS_PER_MONTH = 672  # DigitalOcean caps monthly billing at 672 hours
+
+
+def build_digitalocean(root: Path) -> None:
+    shutil.rmtree(root / "digitalocean", ignore_errors=True)
+    sizes: list[dict] = [
+        {"slug": slug, "memory": ram, "vcpus": cpus, "disk": 25 * cpus, "transfer": 1.0,
+         "price_monthly": round(price * DO_HOURS_PER_MONTH, 2), "price_hourly": price,
+         "regions": ["nyc1", "sfo3", "ams3"], "available": True, "description": "Basic",
+         "networking_throughput": 2000,
+         "disk_info": [{"type": "local", "size": {"amount": 25 * cpus, "unit": "gib"}}]}
+        for slug, cpus, ram, price in DO_CPU_SIZES
+    ]  # fmt: skip
+    sizes += [
+        {"slug": slug, "memory": ram, "vcpus": cpus, "disk": 720, "transfer": 15.0,
+         "price_monthly": round(price * DO_HOURS_PER_MONTH, 2), "price_hourly": price,
+         "regions": regions, "available": bool(regions), "description": desc,
+         "networking_throughput": 10000,
+         "gpu_info": {"count": n, "vram": {"amount": vram, "unit": "gib"}, "model": model},
+         "disk_info": [{"type": "local", "size": {"amount": 720, "unit": "gib"}}]}
+        for slug, desc, model, n, vram, cpus, ram, price, regions in DO_GPU_SIZES
+    ]  # fmt: skip
+    url = "https://api.digitalocean.com/v2/sizes"
+    half = len(sizes) // 2
+    nxt = f"{url}?page=2&per_page=200"
+    for number, chunk, links in (
+        (1, sizes[:half], {"pages": {"last": nxt, "next": nxt}}),
+        (2, sizes[half:], {"pages": {"first": f"{url}?page=1&per_page=200"}}),
+    ):
+        body = {"sizes": chunk, "links": links, "meta": {"total": len(sizes)}}
+        params = {"per_page": 200, "page": 1} if number == 1 else None
+        page = _page(url if number == 1 else nxt, body, params=params, page=number)
+        _write(root, "digitalocean", "sizes", f"sizes-{number:04d}.json", page)
+
+
+BUILDERS += (build_digitalocean,)
+
 def build_all(root: Path) -> None:
     for build in BUILDERS:
         build(root)

@@ -11,3 +11,4 @@ union all by name select 'oci' as connector, * from stg_oci__offers
 union all by name select 'sheets' as connector, * from stg_sheets__offers
 union all by name select 'hyperstack' as connector, * from stg_hyperstack__offers
 union all by name select 'verda' as connector, * from stg_verda__offers
+union all by name select 'digitalocean' as connector, * from stg_digitalocean__offers

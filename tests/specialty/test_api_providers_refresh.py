@@ -21,6 +21,8 @@ NEW = {
     "hyperstack": (("HYPERSTACK_API_KEY",), True),
     "verda": (("VERDA_CLIENT_ID", "VERDA_CLIENT_SECRET", "DATACRUNCH_CLIENT_ID",
                "DATACRUNCH_CLIENT_SECRET"), True),
+    "digitalocean": (("DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN", "DIGITAL_OCEAN_API_KEY"),
+                     True),
 }
 
 
