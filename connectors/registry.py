@@ -7,6 +7,7 @@ from connectors._connector import Connector
 from connectors.digitalocean import CONNECTOR as DIGITALOCEAN
 from connectors.hyperstack import CONNECTOR as HYPERSTACK
 from connectors.verda import CONNECTOR as VERDA
+from connectors.vultr import CONNECTOR as VULTR
 
 PROVIDERS: dict[str, Connector] = {
     c.name: c
@@ -22,6 +23,7 @@ PROVIDERS: dict[str, Connector] = {
         HYPERSTACK,
         VERDA,
         DIGITALOCEAN,
+        VULTR,
     )
 }
 

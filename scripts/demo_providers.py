@@ -182,6 +182,67 @@ def build_digitalocean(root: Path) -> None:
 
 BUILDERS += (build_digitalocean,)
 
+
+# Cloud GPU plans: (id, gpu_type, vram GB, vCPUs, RAM MB, USD/h, locations). Real (as
+# gpuhunt's tests record the public API): the three A100 plans (0.123, 1.397, 2.397 in
+# ewr). Illustrative: the others.
+VULTR_VCG = [
+    ("vcg-a100-1c-6g-4vram", "NVIDIA_A100", 4, 1, 6144, 0.123, ["ewr"]),
+    ("vcg-a100-6c-60g-40vram", "NVIDIA_A100", 40, 6, 61440, 1.397, ["ewr"]),
+    ("vcg-a100-12c-120g-80vram", "NVIDIA_A100", 80, 12, 122880, 2.397, ["ewr"]),
+    ("vcg-a100-96c-960g-640vram", "NVIDIA_A100", 640, 96, 983040, 19.176, ["ewr", "sjc"]),
+    ("vcg-l40s-16c-180g-48vram", "NVIDIA_L40S", 48, 16, 184320, 1.671, ["ord", "sjc", "ams"]),
+    ("vcg-a40-24c-120g-48vram", "NVIDIA_A40", 48, 24, 122880, 1.71, ["ewr"]),
+    ("vcg-a16-6c-64g-16vram", "NVIDIA_A16", 16, 6, 65536, 0.514, ["ewr", "fra"]),
+]
+# Bare metal: (id, cores, threads, RAM MB, USD/h, preemptible USD/h, locations). Real (as
+# gpuhunt's tests record them): the MI300X (17.52 / 14.72, ord) and H100 (23.92 / 18.4)
+# plans. Illustrative: the rest.
+VULTR_METAL = [
+    ("vbm-256c-2048gb-8-mi300x-gpu", 128, 256, 2321924, 17.52, 14.72, ["ord"]),
+    ("vbm-112c-2048gb-8-h100-gpu", 112, 224, 2097152, 23.92, 18.4, ["ewr", "lax"]),
+    ("vbm-112c-2048gb-8-a100-gpu", 112, 224, 2097152, 14.0, 0, ["ewr"]),
+    ("vbm-72c-480gb-gh200-gpu", 72, 72, 491520, 2.99, 0, ["ewr"]),
+    ("vbm-8c-132gb", 8, 16, 131072, 0.477, 0, ["ewr", "lax"]),
+]
+VULTR_HOURS_PER_MONTH = 730
+
+
+def build_vultr(root: Path) -> None:
+    shutil.rmtree(root / "vultr", ignore_errors=True)
+    api = "https://api.vultr.com/v2"
+    plans = [
+        {"id": pid, "vcpu_count": cpus, "ram": ram, "disk": 25 * cpus, "disk_count": 1,
+         "bandwidth": 1024 * cpus, "monthly_cost": round(price * VULTR_HOURS_PER_MONTH, 2),
+         "hourly_cost": price, "type": "vcg", "locations": locs, "gpu_vram_gb": vram,
+         "gpu_type": gpu}
+        for pid, gpu, vram, cpus, ram, price, locs in VULTR_VCG
+    ]  # fmt: skip
+    cursor = "bmV4dF9fdmNnLWwxMHM="
+    for number, chunk, links, params in (
+        (1, plans[:4], {"next": cursor, "prev": ""}, {"type": "vcg", "per_page": 500}),
+        (2, plans[4:], {"next": "", "prev": "cHJldg=="},
+         {"type": "vcg", "per_page": 500, "cursor": cursor}),
+    ):  # fmt: skip
+        body = {"plans": chunk, "meta": {"total": len(plans), "links": links}}
+        _write(root, "vultr", "plans", f"plans-{number:04d}.json",
+               _page(f"{api}/plans", body, params=params, page=number))  # fmt: skip
+    metal = [
+        {"id": pid, "physical_cpus": 2, "cpu_count": cores, "cpu_cores": cores,
+         "cpu_threads": threads, "cpu_model": "EPYC 9534", "cpu_mhz": 2450, "ram": ram,
+         "disk": 3576, "disk_count": 8, "bandwidth": 10240,
+         "monthly_cost": round(price * VULTR_HOURS_PER_MONTH, 2), "hourly_cost": price,
+         "monthly_cost_preemptible": round(pre * VULTR_HOURS_PER_MONTH, 2),
+         "hourly_cost_preemptible": pre, "type": "NVMe", "locations": locs}
+        for pid, cores, threads, ram, price, pre, locs in VULTR_METAL
+    ]  # fmt: skip
+    body = {"plans_metal": metal, "meta": {"total": len(metal), "links": {"next": "", "prev": ""}}}
+    _write(root, "vultr", "plans_metal", "plans-metal-0001.json",
+           _page(f"{api}/plans-metal", body, params={"per_page": 500}, page=1))  # fmt: skip
+
+
+BUILDERS += (build_vultr,)
+
 def build_all(root: Path) -> None:
     for build in BUILDERS:
         build(root)

@@ -12,3 +12,4 @@ union all by name select 'sheets' as connector, * from stg_sheets__offers
 union all by name select 'hyperstack' as connector, * from stg_hyperstack__offers
 union all by name select 'verda' as connector, * from stg_verda__offers
 union all by name select 'digitalocean' as connector, * from stg_digitalocean__offers
+union all by name select 'vultr' as connector, * from stg_vultr__offers

@@ -23,6 +23,7 @@ NEW = {
                "DATACRUNCH_CLIENT_SECRET"), True),
     "digitalocean": (("DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN", "DIGITAL_OCEAN_API_KEY"),
                      True),
+    "vultr": ((), True),
 }
 
 
