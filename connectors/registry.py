@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from connectors import aws, azure, gcp, lambdalabs, oci, runpod, sheets, vastai
 from connectors._connector import Connector
+from connectors.cloudrift import CONNECTOR as CLOUDRIFT
 from connectors.digitalocean import CONNECTOR as DIGITALOCEAN
 from connectors.hyperstack import CONNECTOR as HYPERSTACK
 from connectors.verda import CONNECTOR as VERDA
@@ -24,6 +25,7 @@ PROVIDERS: dict[str, Connector] = {
         VERDA,
         DIGITALOCEAN,
         VULTR,
+        CLOUDRIFT,
     )
 }
 

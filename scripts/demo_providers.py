@@ -17,9 +17,9 @@ def _write(root: Path, provider: str, endpoint: str, name: str, page: dict) -> N
     (folder / name).write_text(json.dumps(page, indent=1) + "\n")
 
 
-def _page(url: str, body: object, **request: object) -> dict:
+def _page(url: str, response: object, **request: object) -> dict:
     return {"fetched_at": FETCHED_AT, "request": {"url": url, **request}, "source_url": url,
-            "body": body}  # fmt: skip
+            "body": response}  # fmt: skip
 
 
 # (id, name, value, original_value, discount, start, end). Real: RTX-A4000 0.58 (the
@@ -242,6 +242,41 @@ def build_vultr(root: Path) -> None:
 
 
 BUILDERS += (build_vultr,)
+
+
+# (brand_short, variant name, GPUs, US cents per hour, CPUs, RAM GiB, datacenters).
+# Illustrative: no recording of this API is public (the field names and units are the ones
+# gpuhunt and skypilot read).
+CLOUDRIFT_VARIANTS = [
+    ("RTX 4090", "rtx49-7-50-500-nr.1", 1, 39, 7, 50, {"us-east-nc-nr-1": 3, "eu-north-se-1": 1}),
+    ("RTX 4090", "rtx49-7-50-500-nr.4", 4, 156, 28, 200, {"us-east-nc-nr-1": 2}),
+    ("RTX 4090", "rtx49-7-50-500-nr.8", 8, 312, 56, 400, {"us-east-nc-nr-1": 1}),
+    ("RTX PRO 6000", "rtxpro6000-16-128-1000.1", 1, 129, 16, 128, {"us-east-nc-nr-1": 2}),
+    ("RTX PRO 6000", "rtxpro6000-16-128-1000.8", 8, 1032, 128, 1024, {"us-east-nc-nr-1": 1}),
+    # no row in the GPU reference: gpu_name null, counted
+    ("RTX 5090", "rtx59-8-64-1000.1", 1, 65, 8, 64, {"eu-north-se-1": 4}),
+]
+GIB = 1024**3
+
+
+def build_cloudrift(root: Path) -> None:
+    shutil.rmtree(root / "cloudrift", ignore_errors=True)
+    brands: dict[str, list[dict]] = {}
+    for brand, name, gpus, cents, cpus, ram, dcs in CLOUDRIFT_VARIANTS:
+        brands.setdefault(brand, []).append(
+            {"name": name, "cpu_count": cpus, "logical_cpu_count": 2 * cpus, "dram": ram * GIB,
+             "disk": 500 * GIB * gpus, "gpu_count": gpus, "vram": 24 * GIB,
+             "cost_per_hour": cents, "nodes_per_dc": dcs}
+        )  # fmt: skip
+    body = {"data": {"instance_types": [{"brand_short": b, "variants": v} for b, v in brands.items()]}}
+    url = "https://api.cloudrift.ai/api/v1/instance-types/list"
+    request = {"version": "2025-03-21",
+               "data": {"selector": {"ByServiceAndLocation": {"services": ["vm"]}}}}  # fmt: skip
+    _write(root, "cloudrift", "instance_types", "instance-types-0001.json",
+           _page(url, body, body=request))  # fmt: skip
+
+
+BUILDERS += (build_cloudrift,)
 
 def build_all(root: Path) -> None:
     for build in BUILDERS:

@@ -24,6 +24,7 @@ NEW = {
     "digitalocean": (("DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN", "DIGITAL_OCEAN_API_KEY"),
                      True),
     "vultr": ((), True),
+    "cloudrift": ((), False),
 }
 
 
