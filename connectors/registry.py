@@ -7,6 +7,7 @@ from connectors._connector import Connector
 from connectors.cloudrift import CONNECTOR as CLOUDRIFT
 from connectors.digitalocean import CONNECTOR as DIGITALOCEAN
 from connectors.hyperstack import CONNECTOR as HYPERSTACK
+from connectors.jarvislabs import CONNECTOR as JARVISLABS
 from connectors.verda import CONNECTOR as VERDA
 from connectors.vultr import CONNECTOR as VULTR
 
@@ -26,6 +27,7 @@ PROVIDERS: dict[str, Connector] = {
         DIGITALOCEAN,
         VULTR,
         CLOUDRIFT,
+        JARVISLABS,
     )
 }
 

@@ -278,6 +278,36 @@ def build_cloudrift(root: Path) -> None:
 
 BUILDERS += (build_cloudrift,)
 
+
+# (gpu_type, region, USD per GPU-hour, spot, VRAM, vCPUs/GPU, RAM/GPU, workload). Real (as
+# gpuhunt's tests record the live API): the L4, A100-80GB, RTX PRO 6000 and europe-01 H100
+# rows. Illustrative: the H200 row.
+JARVIS_ROWS = [
+    ("L4", "india-noida-01", 0.44, 0.29, "24", 28, 124, "container"),
+    ("L4", "india-noida-01", 0.44, 0.29, "24", 28, 124, "vm"),
+    ("A100-80GB", "india-noida-01", 1.49, 0.89, "80", 28, 112, "vm"),
+    ("RTX-PRO6000", "india-chennai-01", 1.89, 1.19, "96", 28, 160, "vm"),
+    ("H100", "europe-01", 2.99, None, "80", 16, 200, None),
+    ("H200", "europe-01", 3.8, None, "141", 16, 200, None),
+]
+
+
+def build_jarvislabs(root: Path) -> None:
+    shutil.rmtree(root / "jarvislabs", ignore_errors=True)
+    rows = [
+        {"gpu_type": gpu, "region": region, "num_free_devices": 4,
+         "effective_num_free_devices": 4, "spot_num_free_devices": 2 if spot else 0,
+         "price_per_hour": price, "spot_price": spot, "vram": vram, "cpus_per_gpu": cpus,
+         "ram_per_gpu": ram, "workload_type": workload, "num_gpus": "8"}
+        for gpu, region, price, spot, vram, cpus, ram, workload in JARVIS_ROWS
+    ]  # fmt: skip
+    body = {"server_meta": rows, "cpu_meta": {"workload_type": "container", "combinations": []}}
+    url = "https://backendn.jarvislabs.net/misc/server_meta"
+    _write(root, "jarvislabs", "server_meta", "server-meta-0001.json", _page(url, body))
+
+
+BUILDERS += (build_jarvislabs,)
+
 def build_all(root: Path) -> None:
     for build in BUILDERS:
         build(root)

@@ -14,3 +14,4 @@ union all by name select 'verda' as connector, * from stg_verda__offers
 union all by name select 'digitalocean' as connector, * from stg_digitalocean__offers
 union all by name select 'vultr' as connector, * from stg_vultr__offers
 union all by name select 'cloudrift' as connector, * from stg_cloudrift__offers
+union all by name select 'jarvislabs' as connector, * from stg_jarvislabs__offers

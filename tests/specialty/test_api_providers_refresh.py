@@ -25,6 +25,7 @@ NEW = {
                      True),
     "vultr": ((), True),
     "cloudrift": ((), False),
+    "jarvislabs": (("JL_API_KEY", "JARVISLABS_API_KEY"), True),
 }
 
 
