@@ -6,6 +6,7 @@ from connectors import aws, azure, gcp, lambdalabs, oci, runpod, sheets, vastai
 from connectors._connector import Connector
 from connectors.cloudrift import CONNECTOR as CLOUDRIFT
 from connectors.digitalocean import CONNECTOR as DIGITALOCEAN
+from connectors.hotaisle import CONNECTOR as HOTAISLE
 from connectors.hyperstack import CONNECTOR as HYPERSTACK
 from connectors.jarvislabs import CONNECTOR as JARVISLABS
 from connectors.verda import CONNECTOR as VERDA
@@ -28,6 +29,7 @@ PROVIDERS: dict[str, Connector] = {
         VULTR,
         CLOUDRIFT,
         JARVISLABS,
+        HOTAISLE,
     )
 }
 

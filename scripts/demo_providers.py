@@ -308,6 +308,34 @@ def build_jarvislabs(root: Path) -> None:
 
 BUILDERS += (build_jarvislabs,)
 
+
+# (GPUs, GPU model, CPU cores, RAM GiB, US cents per hour). Illustrative: no recording of
+# this API is public (keys and units are the ones gpuhunt reads).
+HOTAISLE_VMS = [
+    (1, "MI300X", 13, 224, 199),
+    (2, "MI300X", 26, 448, 398),
+    (4, "MI300X", 52, 896, 796),
+    (8, "MI300X", 104, 1792, 1592),
+]
+
+
+def build_hotaisle(root: Path) -> None:
+    shutil.rmtree(root / "hotaisle", ignore_errors=True)
+    body = [
+        {"OnDemandPrice": cents,
+         "Specs": {"cpu_cores": cores, "ram_capacity": ram * GIB,
+                   "disk_capacity": 1536 * GIB * gpus,
+                   "cpus": {"count": 1, "model": "Xeon Platinum 8470", "cores": cores,
+                            "manufacturer": "Intel"},
+                   "gpus": [{"count": gpus, "manufacturer": "AMD", "model": model}]}}
+        for gpus, model, cores, ram, cents in HOTAISLE_VMS
+    ]  # fmt: skip
+    url = "https://admin.hotaisle.app/api/teams/demo-team/virtual_machines/available/"
+    _write(root, "hotaisle", "available_vms", "available-vms-0001.json", _page(url, body))
+
+
+BUILDERS += (build_hotaisle,)
+
 def build_all(root: Path) -> None:
     for build in BUILDERS:
         build(root)

@@ -26,6 +26,7 @@ NEW = {
     "vultr": ((), True),
     "cloudrift": ((), False),
     "jarvislabs": (("JL_API_KEY", "JARVISLABS_API_KEY"), True),
+    "hotaisle": (("HOTAISLE_API_KEY", "HOTAISLE_TEAM_HANDLE"), False),
 }
 
 
