@@ -5,6 +5,7 @@ from __future__ import annotations
 from connectors import aws, azure, gcp, lambdalabs, oci, runpod, sheets, vastai
 from connectors._connector import Connector
 from connectors.cloudrift import CONNECTOR as CLOUDRIFT
+from connectors.crusoe import CONNECTOR as CRUSOE
 from connectors.digitalocean import CONNECTOR as DIGITALOCEAN
 from connectors.hotaisle import CONNECTOR as HOTAISLE
 from connectors.hyperstack import CONNECTOR as HYPERSTACK
@@ -30,6 +31,7 @@ PROVIDERS: dict[str, Connector] = {
         CLOUDRIFT,
         JARVISLABS,
         HOTAISLE,
+        CRUSOE,
     )
 }
 

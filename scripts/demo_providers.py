@@ -336,6 +336,47 @@ def build_hotaisle(root: Path) -> None:
 
 BUILDERS += (build_hotaisle,)
 
+
+# VM types (product name, gpu_type, GPUs, vCPUs, RAM GB) and capacities (type, location,
+# quantity). Illustrative: names, locations and quantities (no recording is public). The
+# prices come from the connector's published table, not from these pages.
+CRUSOE_TYPES = [
+    ("h100-80gb-sxm-ib.8x", "H100-SXM-80GB", 8, 176, 1440),
+    ("h200-141gb-sxm-ib.8x", "H200-SXM-141GB", 8, 176, 1920),
+    ("a100-80gb-sxm-ib.8x", "A100-SXM-80GB", 8, 176, 1440),
+    ("l40s-48gb.1x", "L40S-48GB", 1, 8, 147),
+    ("l40s-48gb.8x", "L40S-48GB", 8, 64, 1176),
+    ("mi300x-192gb.8x", "MI300X-192GB", 8, 240, 2048),
+    # no published price: excluded with a reason
+    ("b200-180gb-sxm-ib.8x", "B200-SXM-180GB", 8, 240, 3840),
+    ("c1a.16x", "", 0, 16, 32),
+]
+CRUSOE_CAPACITY = [
+    ("h100-80gb-sxm-ib.8x", "us-east1-a", 4), ("h100-80gb-sxm-ib.8x", "us-southcentral1-a", 2),
+    ("h200-141gb-sxm-ib.8x", "eu-iceland1-a", 3), ("a100-80gb-sxm-ib.8x", "us-east1-a", 1),
+    ("l40s-48gb.1x", "us-east1-a", 12), ("l40s-48gb.8x", "us-east1-a", 2),
+    ("mi300x-192gb.8x", "us-southcentral1-a", 1), ("b200-180gb-sxm-ib.8x", "us-east1-a", 1),
+    ("c1a.16x", "us-east1-a", 40),
+]  # fmt: skip
+
+
+def build_crusoe(root: Path) -> None:
+    shutil.rmtree(root / "crusoe", ignore_errors=True)
+    api = "https://api.crusoecloud.com/v1alpha5"
+    types = [
+        {"product_name": name, "gpu_type": gpu, "num_gpu": n, "cpu_cores": cpus,
+         "memory_gb": ram, "disk_gb": 960 * n, "cpu_type": "amd64"}
+        for name, gpu, n, cpus, ram in CRUSOE_TYPES
+    ]  # fmt: skip
+    caps = [{"type": t, "location": loc, "quantity": q} for t, loc, q in CRUSOE_CAPACITY]
+    _write(root, "crusoe", "vm_types", "vm-types-0001.json",
+           _page(f"{api}/projects/demo-project/compute/vms/types", {"items": types}))  # fmt: skip
+    _write(root, "crusoe", "capacities", "capacities-0001.json",
+           _page(f"{api}/capacities", {"items": caps}))  # fmt: skip
+
+
+BUILDERS += (build_crusoe,)
+
 def build_all(root: Path) -> None:
     for build in BUILDERS:
         build(root)
