@@ -7,6 +7,7 @@ from connectors._connector import Connector
 from connectors.cloudrift import CONNECTOR as CLOUDRIFT
 from connectors.crusoe import CONNECTOR as CRUSOE
 from connectors.digitalocean import CONNECTOR as DIGITALOCEAN
+from connectors.fluidstack import CONNECTOR as FLUIDSTACK
 from connectors.hotaisle import CONNECTOR as HOTAISLE
 from connectors.hyperstack import CONNECTOR as HYPERSTACK
 from connectors.jarvislabs import CONNECTOR as JARVISLABS
@@ -32,6 +33,7 @@ PROVIDERS: dict[str, Connector] = {
         JARVISLABS,
         HOTAISLE,
         CRUSOE,
+        FLUIDSTACK,
     )
 }
 

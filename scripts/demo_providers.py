@@ -377,6 +377,30 @@ def build_crusoe(root: Path) -> None:
 
 BUILDERS += (build_crusoe,)
 
+
+# (gpu_type, GPU counts, USD per GPU-hour, regions). Illustrative: no recording is public
+# (keys as skypilot reads them); H100 SXM5 2.10 is the last figure aggregators carried.
+FLUIDSTACK_CONFIGS = [
+    ("H100_SXM5_80GB", [1, 2, 4, 8], 2.1, ["norway_4_eu", "canada_1_na"]),
+    ("H100_PCIE_80GB", [1, 2, 4, 8], 1.9, ["canada_1_na"]),
+    ("A100_PCIE_80GB", [1, 2, 4, 8], 1.49, ["norway_4_eu"]),
+    ("RTX_A6000_48GB", [1, 2, 4, 8], 0.55, ["canada_1_na"]),
+    ("L40_48GB", [1, 2, 4, 8], 1.25, ["norway_4_eu"]),
+]
+
+
+def build_fluidstack(root: Path) -> None:
+    shutil.rmtree(root / "fluidstack", ignore_errors=True)
+    body = [
+        {"gpu_type": gpu, "gpu_counts": counts, "price_per_gpu_hr": price, "regions": regions}
+        for gpu, counts, price, regions in FLUIDSTACK_CONFIGS
+    ]
+    url = "https://platform.fluidstack.io/list_available_configurations"
+    _write(root, "fluidstack", "configurations", "configurations-0001.json", _page(url, body))
+
+
+BUILDERS += (build_fluidstack,)
+
 def build_all(root: Path) -> None:
     for build in BUILDERS:
         build(root)

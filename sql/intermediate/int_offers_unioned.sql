@@ -17,3 +17,4 @@ union all by name select 'cloudrift' as connector, * from stg_cloudrift__offers
 union all by name select 'jarvislabs' as connector, * from stg_jarvislabs__offers
 union all by name select 'hotaisle' as connector, * from stg_hotaisle__offers
 union all by name select 'crusoe' as connector, * from stg_crusoe__offers
+union all by name select 'fluidstack' as connector, * from stg_fluidstack__offers

@@ -28,6 +28,7 @@ NEW = {
     "jarvislabs": (("JL_API_KEY", "JARVISLABS_API_KEY"), True),
     "hotaisle": (("HOTAISLE_API_KEY", "HOTAISLE_TEAM_HANDLE"), False),
     "crusoe": (("CRUSOE_ACCESS_KEY", "CRUSOE_SECRET_KEY", "CRUSOE_PROJECT_ID"), True),
+    "fluidstack": (("FLUIDSTACK_API_KEY",), True),
 }
 
 
