@@ -83,3 +83,8 @@ def test_a_keyed_provider_without_credentials_is_skipped_not_failed(
 
 def test_the_new_providers_are_registered():
     assert set(NEW) <= set(registry.PROVIDERS)
+
+
+def test_h100_rates_on_the_whole_demo_compare_at_least_15_providers(demo_warehouse):
+    providers = {r["provider"] for r in rates(demo_warehouse, "--gpu", "H100")}
+    assert len(providers) >= 15, sorted(providers)
