@@ -19,10 +19,19 @@ from flows.refresh import summary_markdown
 # provider -> (the env var(s) its prices need, or () when public; H100 in the demo?)
 NEW = {
     "hyperstack": (("HYPERSTACK_API_KEY",), True),
-    "verda": (("VERDA_CLIENT_ID", "VERDA_CLIENT_SECRET", "DATACRUNCH_CLIENT_ID",
-               "DATACRUNCH_CLIENT_SECRET"), True),
-    "digitalocean": (("DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN", "DIGITAL_OCEAN_API_KEY"),
-                     True),
+    "verda": (
+        (
+            "VERDA_CLIENT_ID",
+            "VERDA_CLIENT_SECRET",
+            "DATACRUNCH_CLIENT_ID",
+            "DATACRUNCH_CLIENT_SECRET",
+        ),
+        True,
+    ),
+    "digitalocean": (
+        ("DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN", "DIGITAL_OCEAN_API_KEY"),
+        True,
+    ),
     "vultr": ((), True),
     "cloudrift": ((), False),
     "jarvislabs": (("JL_API_KEY", "JARVISLABS_API_KEY"), True),
@@ -88,3 +97,22 @@ def test_the_new_providers_are_registered():
 def test_h100_rates_on_the_whole_demo_compare_at_least_15_providers(demo_warehouse):
     providers = {r["provider"] for r in rates(demo_warehouse, "--gpu", "H100")}
     assert len(providers) >= 15, sorted(providers)
+
+
+def test_the_refresh_command_without_credentials_exits_0_with_a_skipped_line(
+    prefect_harness, tmp_path, monkeypatch
+):
+    keyed = sorted(p for p, (env, _) in NEW.items() if env)
+    for provider in keyed:
+        for var in NEW[provider][0]:
+            monkeypatch.delenv(var, raising=False)
+    result = CliRunner().invoke(
+        app,
+        ["refresh", "--providers", ",".join(keyed), "--warehouse", str(tmp_path / "w.duckdb")],
+    )
+    assert result.exit_code == 0, result.output
+    for provider in keyed:
+        line = next(
+            x for x in result.stdout.splitlines() if x.startswith(f"- {provider} skipped: ")
+        )
+        assert "no credentials" in line
