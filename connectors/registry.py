@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from connectors import aws, azure, gcp, lambdalabs, oci, runpod, sheets, vastai
 from connectors._connector import Connector
+from connectors.cloudrift import CONNECTOR as CLOUDRIFT
+from connectors.crusoe import CONNECTOR as CRUSOE
+from connectors.digitalocean import CONNECTOR as DIGITALOCEAN
+from connectors.fluidstack import CONNECTOR as FLUIDSTACK
+from connectors.hotaisle import CONNECTOR as HOTAISLE
+from connectors.hyperstack import CONNECTOR as HYPERSTACK
+from connectors.jarvislabs import CONNECTOR as JARVISLABS
+from connectors.verda import CONNECTOR as VERDA
+from connectors.vultr import CONNECTOR as VULTR
 
 PROVIDERS: dict[str, Connector] = {
     c.name: c
@@ -16,6 +25,15 @@ PROVIDERS: dict[str, Connector] = {
         vastai.CONNECTOR,
         oci.CONNECTOR,
         sheets.CONNECTOR,
+        HYPERSTACK,
+        VERDA,
+        DIGITALOCEAN,
+        VULTR,
+        CLOUDRIFT,
+        JARVISLABS,
+        HOTAISLE,
+        CRUSOE,
+        FLUIDSTACK,
     )
 }
 

@@ -30,6 +30,7 @@ from connectors.sheets.fetch import sheet_files
 from connectors.vastai.settings import PAGE_LIMIT as VAST_PAGE_LIMIT
 from connectors.vastai.settings import QUERY as VAST_QUERY
 from scripts.demo_aws import build_aws
+from scripts.demo_providers import build_all as build_more_providers
 
 DEMO = Path(__file__).resolve().parent.parent / "connectors" / "demo_snapshot"
 FETCHED_AT = "2026-11-20T02:00:00Z"
@@ -572,6 +573,7 @@ def main() -> None:
     build_vastai(DEMO)
     build_oci(DEMO)
     build_sheets(DEMO)
+    build_more_providers(DEMO)
     print(f"demo snapshot written to {DEMO}")
 
 

@@ -9,3 +9,12 @@ union all by name select 'runpod' as connector, * from stg_runpod__offers
 union all by name select 'vastai' as connector, * from stg_vastai__offers
 union all by name select 'oci' as connector, * from stg_oci__offers
 union all by name select 'sheets' as connector, * from stg_sheets__offers
+union all by name select 'hyperstack' as connector, * from stg_hyperstack__offers
+union all by name select 'verda' as connector, * from stg_verda__offers
+union all by name select 'digitalocean' as connector, * from stg_digitalocean__offers
+union all by name select 'vultr' as connector, * from stg_vultr__offers
+union all by name select 'cloudrift' as connector, * from stg_cloudrift__offers
+union all by name select 'jarvislabs' as connector, * from stg_jarvislabs__offers
+union all by name select 'hotaisle' as connector, * from stg_hotaisle__offers
+union all by name select 'crusoe' as connector, * from stg_crusoe__offers
+union all by name select 'fluidstack' as connector, * from stg_fluidstack__offers

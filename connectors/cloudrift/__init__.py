@@ -1,0 +1,13 @@
+"""CloudRift: public `POST /api/v1/instance-types/list` -> on-demand VM offers per
+variant and datacenter."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.cloudrift import fetch, parse
+from connectors.cloudrift.settings import ENDPOINT, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={ENDPOINT: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

@@ -1,0 +1,110 @@
+"""Crusoe parse: raw VM-types and capacities pages -> canonical offers (pure Polars).
+
+The API lists VM types and, per type and location, the capacity; it has no prices. A
+GPU type is priced from the published per-GPU-hour table (settings.GPU_PRICES, with its
+source and date): price = per-GPU price x `num_gpu` (Decimal). One on-demand offer, and
+one spot offer where a spot price is published, per type and location whose capacity is
+above 0. Types without a published price, CPU types and types with no capacity anywhere
+are excluded with a reason.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from connectors._json import explode_pages
+from connectors._money import MONEY, decimal, usd
+from connectors._normalise import verdict
+from connectors.crusoe import settings as s
+
+TYPE = pl.Struct(
+    {
+        "product_name": pl.String,
+        "gpu_type": pl.String,
+        "num_gpu": pl.String,
+        "cpu_cores": pl.String,
+        "memory_gb": pl.String,
+        "disk_gb": pl.String,
+        "cpu_type": pl.String,
+    }
+)
+CAPACITY = pl.Struct({"type": pl.String, "location": pl.String, "quantity": pl.String})
+TABLE = pl.DataFrame(
+    [(t, gpu, float(mem), *s.GPU_PRICES.get(t, (None, None))) for t, (gpu, mem) in s.GPUS.items()],
+    schema={
+        "gpu_type": pl.String,
+        "_gpu": pl.String,
+        "_mem": pl.Float64,
+        "_od": pl.String,
+        "_spot": pl.String,
+    },
+    orient="row",
+)
+
+
+def _locations(pages: pl.DataFrame) -> pl.DataFrame:
+    """Per VM type, the locations listing capacity above 0."""
+    caps = explode_pages(
+        pages.filter(pl.col("endpoint") == s.CAPACITIES),
+        pl.Struct({"items": pl.List(CAPACITY)}),
+        "items",
+    )
+    return (
+        caps.filter(decimal(pl.col("quantity")) > 0)
+        .group_by("type")
+        .agg(pl.col("location").unique().sort().alias("_locations"))
+        .rename({"type": "product_name"})
+    )
+
+
+def parse(pages: pl.DataFrame) -> pl.DataFrame:
+    types = (
+        explode_pages(
+            pages.filter(pl.col("endpoint") == s.VM_TYPES),
+            pl.Struct({"items": pl.List(TYPE)}),
+            "items",
+        )
+        .join(TABLE, on="gpu_type", how="left")
+        .join(_locations(pages), on="product_name", how="left")
+    )
+    gpus = decimal(pl.col("num_gpu"))
+    excluded = (
+        pl.when(gpus.fill_null(0) == 0)
+        .then(pl.lit(s.EXCLUDE_CPU))
+        .when(pl.col("_od").is_null())
+        .then(pl.format("{} ({})", pl.lit(s.EXCLUDE_NO_PRICE), pl.col("gpu_type")))
+        .when(pl.col("_locations").list.len().fill_null(0) == 0)
+        .then(pl.lit(s.EXCLUDE_NO_CAPACITY))
+    )
+    types = types.with_columns(_excluded=excluded).with_columns(
+        _region=pl.when(pl.col("_excluded").is_null()).then(pl.col("_locations"))
+    )
+    on_demand = types.with_columns(
+        pricing_model=pl.lit("on_demand"),
+        pricing_detail=pl.lit(None, dtype=pl.String),
+        _per_gpu=pl.col("_od"),
+    )
+    spot = types.filter(pl.col("_spot").is_not_null()).with_columns(
+        pricing_model=pl.lit("spot"), pricing_detail=pl.lit(s.SPOT_DETAIL), _per_gpu=pl.col("_spot")
+    )
+    rows = pl.concat([on_demand, spot]).explode("_region", empty_as_null=True, keep_nulls=True)
+    per_gpu = decimal(pl.col("_per_gpu"))
+    price = per_gpu * gpus.cast(MONEY)
+    rejected = pl.when(pl.col("product_name").is_null()).then(pl.lit("missing field product_name"))
+    return rows.with_columns(
+        provider=pl.lit(s.PROVIDER),
+        region=pl.coalesce("_region", pl.lit("any")),
+        zone=pl.lit(None, dtype=pl.String),
+        instance_type=pl.col("product_name"),
+        gpu_name=pl.col("_gpu"),
+        gpu_memory_gib=pl.col("_mem"),
+        gpu_count=usd(gpus),
+        vcpus=usd(decimal(pl.col("cpu_cores"))),
+        memory_gib=usd(decimal(pl.col("memory_gb"))),
+        price_usd_per_hour=usd(price),
+        price_usd_per_gpu_hour=usd(per_gpu),
+        source_currency=pl.lit("USD"),
+        source_price=usd(per_gpu),
+        source_unit=pl.lit(f"USD per GPU-hour ({s.PRICES_SOURCE}, {s.PRICES_AS_OF})"),
+        **verdict(pl.col("_excluded"), rejected),
+    )

@@ -1,0 +1,13 @@
+"""DigitalOcean: `GET /v2/sizes` (bearer token, paged) -> on-demand GPU Droplet offers
+per region."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.digitalocean import fetch, parse
+from connectors.digitalocean.settings import ENDPOINT, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={ENDPOINT: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

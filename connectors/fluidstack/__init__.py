@@ -1,0 +1,13 @@
+"""FluidStack: `GET /list_available_configurations` (API key) -> per-GPU-hour on-demand
+offers per GPU type and region."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.fluidstack import fetch, parse
+from connectors.fluidstack.settings import ENDPOINT, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={ENDPOINT: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

@@ -1,0 +1,85 @@
+"""FluidStack fetch: `GET /list_available_configurations`, network only, body as received.
+
+- Auth: env `FLUIDSTACK_API_KEY`, sent in the `api-key` header. No key:
+  MissingCredentials (skipped, not failed).
+- Paging: none; a bare JSON array.
+- 429/5xx retried with backoff (connectors._http); 401 fails.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from connectors.errors import MissingCredentials, PricingError, UnexpectedResponse
+from connectors.fluidstack import settings as s
+
+_KEYS = ("gpu_type", "price_per_gpu_hr", "regions")
+
+
+def api_key_from_env() -> str:
+    key = os.environ.get(s.API_KEY_ENV, "").strip()
+    if not key:
+        raise MissingCredentials(
+            s.PROVIDER, s.ENDPOINT, f"no credentials ({s.API_KEY_ENV} is not set)"
+        )
+    return key
+
+
+def _check(body: Any) -> None:
+    if not isinstance(body, list):
+        raise UnexpectedResponse(
+            s.PROVIDER, s.ENDPOINT, "response is not a JSON array", excerpt=repr(body)
+        )
+    if body:
+        missing = [k for k in _KEYS if not isinstance(body[0], dict) or k not in body[0]]
+        if missing:
+            raise UnexpectedResponse(
+                s.PROVIDER,
+                s.ENDPOINT,
+                f"item lacks required field(s) {missing}",
+                excerpt=repr(body[0]),
+            )
+
+
+def fetch_configurations(
+    client: httpx.Client,
+    api_key: str,
+    *,
+    url: str = s.CONFIGURATIONS_URL,
+    policy: RetryPolicy = DEFAULT_RETRY,
+) -> Iterator[Page]:
+    body = request_json(
+        client,
+        "GET",
+        url,
+        headers={s.API_KEY_HEADER: api_key},
+        provider=s.PROVIDER,
+        endpoint=s.ENDPOINT,
+        policy=policy,
+    )
+    _check(body)
+    yield Page(
+        provider=s.PROVIDER,
+        endpoint=s.ENDPOINT,
+        fetched_at=utc_now(),
+        request={"url": url},
+        body=body,
+        source_url=url,
+    )
+
+
+def fetch_live(ctx: FetchContext) -> Iterator[Page | FetchFailure]:
+    try:
+        key = api_key_from_env()
+        with make_client() as client:
+            yield from fetch_configurations(
+                client, key, url=ctx.settings.get("fluidstack_url", s.CONFIGURATIONS_URL)
+            )
+    except PricingError as exc:
+        yield FetchFailure(s.PROVIDER, s.ENDPOINT, "", exc)

@@ -1,0 +1,13 @@
+"""Hot Aisle: `GET /api/teams/{team}/virtual_machines/available/` (API key and team) ->
+on-demand AMD Instinct VM offers."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.hotaisle import fetch, parse
+from connectors.hotaisle.settings import ENDPOINT, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={ENDPOINT: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

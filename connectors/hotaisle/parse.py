@@ -1,0 +1,74 @@
+"""Hot Aisle parse: raw available-VM pages -> canonical offers (pure Polars).
+
+Each item is a VM configuration: `OnDemandPrice` in US cents per hour for the whole VM,
+and `Specs` (cpu_cores, ram_capacity in bytes, gpus[{count, model}]). One on-demand offer
+per item in Hot Aisle's single location; instance_type is built from the specs
+("1x MI300X 13c") since the API gives configurations no name. Prices cast to Decimal.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from connectors._json import explode_pages
+from connectors._money import decimal, usd
+from connectors._normalise import verdict
+from connectors.hotaisle import settings as s
+
+SPECS = pl.Struct(
+    {
+        "cpu_cores": pl.String,
+        "ram_capacity": pl.String,
+        "disk_capacity": pl.String,
+        "cpus": pl.Struct({"model": pl.String, "count": pl.String}),
+        "gpus": pl.List(pl.Struct({"count": pl.String, "model": pl.String})),
+    }
+)
+ITEM = pl.Struct({"OnDemandPrice": pl.String, "Specs": SPECS})
+GPUS = pl.DataFrame(
+    [(m, gpu, float(mem)) for m, (gpu, mem) in s.GPUS.items()],
+    schema={"_model": pl.String, "_gpu": pl.String, "_mem": pl.Float64},
+    orient="row",
+)
+BYTES_PER_GIB = 1024**3
+
+
+def parse(pages: pl.DataFrame) -> pl.DataFrame:
+    wrapped = pages.filter(pl.col("endpoint") == s.ENDPOINT).with_columns(
+        payload=pl.concat_str(pl.lit('{"items":'), pl.col("payload"), pl.lit("}"))
+    )
+    specs = pl.col("Specs")
+    gpu = specs.struct.field("gpus").list.first()
+    items = (
+        explode_pages(wrapped, pl.Struct({"items": pl.List(ITEM)}), "items")
+        .with_columns(_model=gpu.struct.field("model"), _gpus=decimal(gpu.struct.field("count")))
+        .join(GPUS, on="_model", how="left")
+    )
+    cents = decimal(pl.col("OnDemandPrice"))
+    price = cents / pl.lit(s.CENTS_PER_USD).cast(pl.Decimal(38, 9))
+    cores = specs.struct.field("cpu_cores")
+    excluded = pl.when(pl.col("_gpus").fill_null(0) == 0).then(
+        pl.lit("VM configuration without GPUs")
+    )
+    rejected = pl.when(cents.is_null()).then(
+        pl.format("OnDemandPrice {} is not a number", pl.col("OnDemandPrice"))
+    )
+    return items.with_columns(
+        provider=pl.lit(s.PROVIDER),
+        region=pl.lit(s.REGION),
+        zone=pl.lit(None, dtype=pl.String),
+        instance_type=pl.format("{}x {} {}c", usd(pl.col("_gpus")).cast(pl.Int64), "_model", cores),
+        pricing_model=pl.lit("on_demand"),
+        pricing_detail=pl.lit(None, dtype=pl.String),
+        gpu_name=pl.col("_gpu"),
+        gpu_memory_gib=pl.col("_mem"),
+        gpu_count=usd(pl.col("_gpus")),
+        vcpus=usd(decimal(cores)),
+        memory_gib=usd(decimal(specs.struct.field("ram_capacity"))) / BYTES_PER_GIB,
+        price_usd_per_hour=usd(price),
+        price_usd_per_gpu_hour=usd(pl.when(pl.col("_gpus") > 0).then(price / pl.col("_gpus"))),
+        source_currency=pl.lit("USD"),
+        source_price=usd(cents),
+        source_unit=pl.lit("US cents per hour (OnDemandPrice, whole VM)"),
+        **verdict(excluded, rejected),
+    )

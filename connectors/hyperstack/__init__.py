@@ -1,0 +1,13 @@
+"""Hyperstack: `GET /v1/pricebook` (API key) -> one per-GPU-hour offer per GPU entry,
+on demand and spot ("-spot" entries), region 'global'."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.hyperstack import fetch, parse
+from connectors.hyperstack.settings import ENDPOINT, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={ENDPOINT: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

@@ -1,0 +1,13 @@
+"""JarvisLabs: `GET /misc/server_meta` (API key) -> per-GPU-hour offers per GPU type,
+region and workload (VM or container), spot for containers."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.jarvislabs import fetch, parse
+from connectors.jarvislabs.settings import ENDPOINT, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={ENDPOINT: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

@@ -1,0 +1,69 @@
+"""JarvisLabs fetch: `GET /misc/server_meta`, network only, body as received.
+
+- Auth: API key from env `JL_API_KEY` (or `JARVISLABS_API_KEY`), sent as
+  `Authorization: Bearer`. No key: MissingCredentials (skipped, not failed).
+- Paging: none; one `{"server_meta": [...], "cpu_meta": {...}}` document.
+- 429/5xx retried with backoff (connectors._http); 401 fails.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import httpx
+
+from connectors._checks import require_items
+from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from connectors.errors import MissingCredentials, PricingError
+from connectors.jarvislabs import settings as s
+
+
+def api_key_from_env() -> str:
+    key = next((v for n in s.API_KEY_ENV if (v := os.environ.get(n, "").strip())), "")
+    if not key:
+        raise MissingCredentials(
+            s.PROVIDER, s.ENDPOINT, f"no credentials ({s.API_KEY_ENV[0]} is not set)"
+        )
+    return key
+
+
+def fetch_server_meta(
+    client: httpx.Client,
+    api_key: str,
+    *,
+    url: str = s.SERVER_META_URL,
+    policy: RetryPolicy = DEFAULT_RETRY,
+) -> Iterator[Page]:
+    body = request_json(
+        client,
+        "GET",
+        url,
+        headers={"Authorization": f"Bearer {api_key}"},
+        provider=s.PROVIDER,
+        endpoint=s.ENDPOINT,
+        policy=policy,
+    )
+    require_items(
+        s.PROVIDER, s.ENDPOINT, body, "server_meta", ("gpu_type", "region", "price_per_hour")
+    )
+    yield Page(
+        provider=s.PROVIDER,
+        endpoint=s.ENDPOINT,
+        fetched_at=utc_now(),
+        request={"url": url},
+        body=body,
+        source_url=url,
+    )
+
+
+def fetch_live(ctx: FetchContext) -> Iterator[Page | FetchFailure]:
+    try:
+        key = api_key_from_env()
+        with make_client() as client:
+            yield from fetch_server_meta(
+                client, key, url=ctx.settings.get("jarvislabs_url", s.SERVER_META_URL)
+            )
+    except PricingError as exc:
+        yield FetchFailure(s.PROVIDER, s.ENDPOINT, "", exc)

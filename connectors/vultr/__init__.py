@@ -1,0 +1,13 @@
+"""Vultr: public `GET /v2/plans?type=vcg` and `/v2/plans-metal` (no auth, cursor paging)
+-> on-demand Cloud GPU and bare-metal GPU offers per location, preemptible where listed."""
+
+from connectors._connector import SNAPSHOT, Connector
+from connectors.vultr import fetch, parse
+from connectors.vultr.settings import PLANS, PLANS_METAL, PROVIDER
+
+CONNECTOR = Connector(
+    name=PROVIDER,
+    endpoints={PLANS: SNAPSHOT, PLANS_METAL: SNAPSHOT},
+    fetch_live=fetch.fetch_live,
+    parse=parse.parse,
+)

@@ -1,0 +1,118 @@
+"""The API providers added after the first eight, end to end: demo snapshot -> raw ->
+parse -> staging -> marts -> `rates`, on a temporary DuckDB file; and a live refresh
+without credentials skips a keyed provider cleanly (exit 0, said once)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from connectors import _snapshot, registry
+from connectors._page import FetchContext
+from flows import pipeline
+from flows.cli import app
+from flows.refresh import summary_markdown
+
+# provider -> (the env var(s) its prices need, or () when public; H100 in the demo?)
+NEW = {
+    "hyperstack": (("HYPERSTACK_API_KEY",), True),
+    "verda": (
+        (
+            "VERDA_CLIENT_ID",
+            "VERDA_CLIENT_SECRET",
+            "DATACRUNCH_CLIENT_ID",
+            "DATACRUNCH_CLIENT_SECRET",
+        ),
+        True,
+    ),
+    "digitalocean": (
+        ("DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN", "DIGITAL_OCEAN_API_KEY"),
+        True,
+    ),
+    "vultr": ((), True),
+    "cloudrift": ((), False),
+    "jarvislabs": (("JL_API_KEY", "JARVISLABS_API_KEY"), True),
+    "hotaisle": (("HOTAISLE_API_KEY", "HOTAISLE_TEAM_HANDLE"), False),
+    "crusoe": (("CRUSOE_ACCESS_KEY", "CRUSOE_SECRET_KEY", "CRUSOE_PROJECT_ID"), True),
+    "fluidstack": (("FLUIDSTACK_API_KEY",), True),
+}
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("api_providers") / "w.duckdb"
+    pages = {p: list(_snapshot.read_provider(_snapshot.DEMO_DIR, p)) for p in NEW}
+    summary = pipeline.load_and_publish(path, pages, source="demo")
+    assert summary.exit_code == 0 and not any(summary.assertions.values())
+    assert {p.provider: p.status for p in summary.providers} == {p: "ok" for p in NEW}
+    return path
+
+
+def rates(warehouse: Path, *args: str) -> list[dict]:
+    result = CliRunner().invoke(
+        app, ["rates", *args, "--json", "--limit", "1000", "--warehouse", str(warehouse)]
+    )
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)["rates"]
+
+
+@pytest.mark.parametrize("provider", sorted(NEW))
+def test_each_new_provider_refreshes_from_the_demo_and_shows_in_rates(warehouse, provider):
+    rows = [r for r in rates(warehouse, "--provider", provider)]
+    assert rows, provider
+    assert all(r["price_usd_per_gpu_hour"] > 0 for r in rows)
+    for r in rows:  # whole instance = per GPU x GPUs, to the cent
+        assert r["price_usd_per_hour"] == pytest.approx(
+            r["price_usd_per_gpu_hour"] * r["gpu_count"], abs=0.005
+        )
+
+
+def test_h100_rates_include_every_new_provider_with_h100_in_the_demo(warehouse):
+    providers = {r["provider"] for r in rates(warehouse, "--gpu", "H100")}
+    assert providers >= {p for p, (_, h100) in NEW.items() if h100}
+
+
+@pytest.mark.parametrize("provider", sorted(p for p, (env, _) in NEW.items() if env))
+def test_a_keyed_provider_without_credentials_is_skipped_not_failed(
+    tmp_path, monkeypatch, provider
+):
+    for var in NEW[provider][0]:
+        monkeypatch.delenv(var, raising=False)
+    fetched = {provider: pipeline.fetch_pages(provider, None, FetchContext())}
+    summary = pipeline.load_and_publish(tmp_path / "w.duckdb", fetched, source="live")
+    (only,) = summary.providers
+    assert only.status == "skipped" and summary.exit_code == 0
+    assert len(only.skipped) == 1 and NEW[provider][0][0] in only.skipped[0]
+    text = summary_markdown(summary)
+    assert f"- {provider} skipped: " in text and "no credentials" in text
+
+
+def test_the_new_providers_are_registered():
+    assert set(NEW) <= set(registry.PROVIDERS)
+
+
+def test_h100_rates_on_the_whole_demo_compare_at_least_15_providers(demo_warehouse):
+    providers = {r["provider"] for r in rates(demo_warehouse, "--gpu", "H100")}
+    assert len(providers) >= 15, sorted(providers)
+
+
+def test_the_refresh_command_without_credentials_exits_0_with_a_skipped_line(
+    prefect_harness, tmp_path, monkeypatch
+):
+    keyed = sorted(p for p, (env, _) in NEW.items() if env)
+    for provider in keyed:
+        for var in NEW[provider][0]:
+            monkeypatch.delenv(var, raising=False)
+    result = CliRunner().invoke(
+        app,
+        ["refresh", "--providers", ",".join(keyed), "--warehouse", str(tmp_path / "w.duckdb")],
+    )
+    assert result.exit_code == 0, result.output
+    for provider in keyed:
+        line = next(
+            x for x in result.stdout.splitlines() if x.startswith(f"- {provider} skipped: ")
+        )
+        assert "no credentials" in line
