@@ -1,4 +1,4 @@
-"""Builders of API items in the real response shapes (../shared/reference/api-samples),
+"""Builders of API items in the real response shapes (recordings published in open-source repositories; each builder names its source),
 shared by the demo-snapshot builder and the benchmarks. Only the values vary; every key
 and type is the recorded one."""
 
@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 # Retail Prices API item: the keys, order and types of the Microsoft Learn example
-# (api-samples/azure_retail_prices.json), plus reservationTerm on Reservation items.
+# (the example item of Microsoft Learn's "Azure Retail Prices overview"), plus reservationTerm on Reservation items.
 
 
 def _digits(text: str) -> str:
@@ -76,7 +76,7 @@ def azure_retail_page(items: list[dict[str, Any]], next_link: str | None) -> dic
 
 
 # Cloud Billing Catalog services.skus.list REST JSON: the keys, order and types of the
-# opencost recording (api-samples/gcp_cloudbilling_list_skus.json). Money.units is an
+# opencost recording (opencost/opencost pkg/cloud/gcp/test/skus.json). Money.units is an
 # int64, so a string in REST JSON.
 _GCP_UNITS = {
     "h": ("hour", "s", "second", 3600),
@@ -155,7 +155,7 @@ def gcp_skus_page(skus: list[dict[str, Any]], next_page_token: str) -> dict[str,
 
 
 # --- AWS -----------------------------------------------------------------------------------
-# Shapes of api-samples/aws_*: DescribeInstanceTypes (moto's recording of the live API),
+# Shapes of the AWS recordings: DescribeInstanceTypes (moto's recording of the live API),
 # DescribeSpotPriceHistory (instance-selector recording), GetProducts items (the m5.large
 # recording: product/attributes, terms.OnDemand / terms.Reserved keyed "<sku>.<term>",
 # priceDimensions keyed "<sku>.<term>.<rate>"), the offer CSV (the 2025-09-12 file: 5
@@ -573,7 +573,7 @@ def aws_spot_advisor(
 
 
 # --- Specialty clouds -------------------------------------------------------------------
-# Shapes of API_SHAPES.md §8 ([code] confidence: the fields mature consumers read) and the
+# Shapes the fields mature consumers read (gpuhunt's and SkyPilot's provider code) and the
 # recorded entries quoted there: Lambda instance-types (`data` keyed by type name), RunPod
 # gpuTypes (the runpod docs `get_gpu` example), Vast.ai bundles `offers[]` (gpuhunt's
 # fields), OCI cetools products (`items[]` with currencyCodeLocalizations).

@@ -1,4 +1,4 @@
-"""The snapshot format (CONTRACT §2): recorded raw responses on disk, replayed through the
+"""The snapshot format (docs/contract.md §2): recorded raw responses on disk, replayed through the
 same landing and parse path as live data.
 
     DIR/<provider>/<endpoint>/<name>.json      {"fetched_at", "request", "body"}

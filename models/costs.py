@@ -1,6 +1,6 @@
 """Total cost of a run: compute plus the line items people forget.
 
-Short form (the issue's ``C = P * R * T + network + storage + ops``)::
+Short form (the usual ``C = P * R * T + network + storage + ops``)::
 
     cost_usd = gpus * rate_usd_per_gpu_hour * hours + network_usd + storage_usd + ops_usd
 
@@ -14,7 +14,7 @@ Fuller form, from quantities rather than dollar amounts::
     total_usd    = compute_usd + storage_usd + transfer_usd + failed_usd
 
 Conventions shared by every module in ``models``: a month is ``HOURS_PER_MONTH`` = 720
-hours (30 days, which is what reproduces the issue's "about 10.4 months" for 7,500
+hours (30 days, which gives the commonly quoted "about 10.4 months" for 7,500
 GPU-hours; AWS bills with 730), prices are USD, FLOPs are plain counts, peak throughput
 is given in TFLOPS (10^12 FLOP/s) per GPU.
 """

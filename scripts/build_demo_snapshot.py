@@ -111,7 +111,7 @@ def _azure_items(region: str, location: str, factor: float, absent: set[str]) ->
             ),
         ]
     if region == "southcentralus":
-        # a meter the API really does list at 0 (API_SHAPES §6): quarantined, not published
+        # a meter the API really does list at 0 (Azure Retail Prices API docs): quarantined, not published
         items.append(
             azure_retail_item(
                 arm_sku="Standard_NC4as_T4_v3",
@@ -160,14 +160,14 @@ def build_azure(root: Path) -> None:
             url = next_link
 
 
-# GCP: Cloud Billing Catalog SKU pages (CONTRACT §2, endpoint `skus`). Real values: the
+# GCP: Cloud Billing Catalog SKU pages (docs/contract.md §2, endpoint `skus`). Real values: the
 # three SKUs of the opencost recording (A100 2.933908, A2 core 0.031611, A2 RAM 0.004237,
 # us-central1/us-east1/us-west1, verbatim) and the us-central1 a3-highgpu-8g example of
-# issue 4 (H100 4.2007612; A3 core 0.02152 and A3 RAM 0.00266234, solved so that
+# worked example (H100 4.2007612; A3 core 0.02152 and A3 RAM 0.00266234, solved so that
 # 208 x core + 1872 x RAM = 9.46006048 ~ 9.46006 and the machine = 43.06615008 ~ 43.06615).
 # Everything else is illustrative, of the right order of magnitude.
 GCP_SERVICE = "services/6F81-5844-456A"
-# The opencost recording (api-samples/gcp_cloudbilling_list_skus.json), rebuilt key for
+# The opencost recording (opencost/opencost pkg/cloud/gcp/test/skus.json), rebuilt key for
 # key: (skuId, description, resourceGroup, usageUnit, units, nanos)
 GCP_RECORDED = [
     ("039F-D0DA-4055", "Nvidia Tesla A100 GPU running in Americas", "GPU", "h", 2, 933908000),

@@ -31,7 +31,7 @@ OFFERS_BASE = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2
 
 # type -> (gpu name as DescribeInstanceTypes reports it, manufacturer, count, MiB per GPU,
 # vCPUs, memory MiB, us-east-1 Linux on-demand USD/h). Specs: moto's recording of the live
-# API (api-samples/aws_ec2_gpu_instance_types_gpuinfo.json) and aws.amazon.com/ec2/
+# API (moto's recording of DescribeInstanceTypes, getmoto/moto moto/ec2/resources/instance_types.json) and aws.amazon.com/ec2/
 # instance-types/p3 for p3. Prices: AWS's public us-east-1 list prices (2024; p5.48xlarge
 # before the June 2025 cut), see the README.
 TYPES: dict[str, tuple[str, str, int, int, int, int, float | None]] = {
@@ -85,7 +85,7 @@ RESERVED_RATIO = {
     ("3yr", "convertible", "All Upfront"): 0.47,
 }
 # Spot Advisor buckets: (savings %, range index). us-east-1 and eu-west-1 values for the
-# types in the recorded feed copy (api-samples/aws_spot_advisor_data.json) are real; the
+# types in the recorded feed copy (alexei-led/spotinfo internal/spot/data/spot-advisor-data.json, a copy of the public feed) are real; the
 # rest illustrative.
 ADVISOR = {
     "us-east-1": {

@@ -7,7 +7,7 @@ attributes and units, never by the codes; the Spot Advisor's region and instance
 are unpivoted. The one loop over pages is the offer CSV's (one file per region; a CSV
 has no vectorised decoder) and the one over the Advisor's regions is over schema keys.
 
-- instance_types: GpuInfo / NeuronInfo -> gpu_name (CONTRACT §4 names), memory snapped to
+- instance_types: GpuInfo / NeuronInfo -> gpu_name (docs/contract.md §4 names), memory snapped to
   the marketed size (settings.GPU_MEMORY_GIB), fractional GPUs as fractional gpu_count.
   Bundled `instance_types.csv` fills what the live pages do not cover (no credentials).
 - spot_price_history: every point, deduplicated on (region, zone, instance_type,

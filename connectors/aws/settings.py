@@ -5,7 +5,7 @@ from __future__ import annotations
 
 PROVIDER = "aws"
 
-# Endpoint names (CONTRACT §2).
+# Endpoint names (docs/contract.md §2).
 INSTANCE_TYPES = "instance_types"
 SPOT_HISTORY = "spot_price_history"
 PRICE_LIST = "price_list"
@@ -25,7 +25,7 @@ DEFAULT_SKIP_REGIONS: tuple[str, ...] = ()
 SKIP_REGIONS_ENV = "GPU_PRICING_AWS_SKIP_REGIONS"
 # Local Zone / Wavelength codes (`us-east-1-nyc-1`, `us-west-2-lax-1`, `us-east-1-wl1-bos-wlz-1`)
 # look like regions in the bulk offer files (`Region Code`) but have no EC2 API endpoint
-# (API_SHAPES §3b, §9.5): never a fetch scope, and their price rows are excluded.
+# (the AWS bulk offer files list them): never a fetch scope, and their price rows are excluded.
 LOCAL_ZONE_PATTERN = r"^[a-z]{2}(-gov)?-[a-z]+-\d-[a-z0-9-]+$"
 EXCLUDE_LOCAL_ZONE = (
     "Local Zone / Wavelength location (region code {}): not an EC2 API region; its zones "
@@ -104,14 +104,14 @@ EXCLUDE_CB_TENANCY = "Capacity Block tenancy {}: dedicated tenancy carries its o
 
 # --- Price List Query API ---------------------------------------------------------------
 # The pricing endpoint lives in us-east-1 (also eu-central-1, ap-south-1), whatever the
-# region priced (API_SHAPES §3a).
+# region priced (AWS Price List Query API docs).
 PRICING_REGION = "us-east-1"
 PRICING_PAGE_SIZE = 100  # GetProducts MaxResults 1..100
 PRICING_SERVICE_CODE = "AmazonEC2"
 # TERM_MATCH filters, one walk per (region, instance family): Linux, shared tenancy, no
 # pre-installed software, capacity actually used (not a reservation's unused capacity),
 # the on-demand market (capacity blocks are another market). Values as recorded in the
-# price list (API_SHAPES §3a, gpuhunt's filter on the same attributes).
+# price list (AWS Price List Query API docs, gpuhunt's filter on the same attributes).
 PRICING_FILTERS = (
     ("operatingSystem", "Linux"),
     ("tenancy", "Shared"),
@@ -166,7 +166,7 @@ EXCLUDE_SP_TERM = "savings plan term {} {} is not 1 or 3 years"
 SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
 SPOT_ADVISOR_OS = "Linux"
 # Bucket label -> the upper bound of the interruption-frequency range in percent. The
-# feed's own `max` values (5, 11, 16, 22, 100) are not the label bounds (API_SHAPES §4),
+# feed's own `max` values (5, 11, 16, 22, 100) are not the label bounds (the Spot Instance Advisor feed's `ranges`),
 # so the label is what we read; ">20%" has no upper bound and is taken as 100.
 INTERRUPTION_RATE_MAX_PCT = {"<5%": 5, "5-10%": 10, "10-15%": 15, "15-20%": 20, ">20%": 100}
 
@@ -179,7 +179,7 @@ PURCHASE_OPTIONS = ("No Upfront", "Partial Upfront", "All Upfront")
 # Offer CSV rows kept at fetch time and in parse, by header name: (column, accepted
 # values, why). A row failing one is out of scope (excluded, with this reason, in parse;
 # not kept by the fetch-time GPU-row filter). Values recorded in the 2025-09-12 file
-# (API_SHAPES §3b); the same scope as the Price List filters above.
+# (AWS bulk offer file history); the same scope as the Price List filters above.
 OFFER_CSV_SCOPE: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "Product Family",
@@ -205,7 +205,7 @@ CAPACITY_BLOCK_ONLY = ("p5e.48xlarge", "p5en.48xlarge")
 
 # --- GPU names and memory -----------------------------------------------------------------
 # DescribeInstanceTypes `GpuInfo.Gpus[].Name` / `NeuronInfo.NeuronDevices[].Name` -> the
-# CONTRACT §4 vocabulary: upper-case, no vendor prefix, as in sql/seeds/seed_gpu_specs.csv.
+# docs/contract.md §4 vocabulary: upper-case, no vendor prefix, as in sql/seeds/seed_gpu_specs.csv.
 # Upper-casing covers most ("Radeon Pro V520" -> "RADEON PRO V520", "T4g" -> "T4G",
 # "Trainium2" -> "TRAINIUM2"); these are the names that need more than that.
 GPU_NAME_ALIASES = {
@@ -214,8 +214,8 @@ GPU_NAME_ALIASES = {
 }
 # Reported MiB per (full) GPU -> the marketed GiB, keyed by canonical name. DescribeInstance
 # Types reports usable memory, a little under the marketed size; the join with dim_gpus
-# needs the marketed one. Source: moto's recording of the live API (api-samples/
-# aws_ec2_gpu_instance_types_gpuinfo.json) against the datasheets in seed_gpu_specs.csv.
+# needs the marketed one. Source: moto's recording of the live API (getmoto/moto
+# moto/ec2/resources/instance_types.json) against the datasheets in seed_gpu_specs.csv.
 # A (name, MiB) pair not listed keeps its exact size (MiB / 1024), never a guess.
 GPU_MEMORY_GIB: dict[tuple[str, int], float] = {
     ("A10G", 22888): 24,  # g5: 24 GB GDDR6

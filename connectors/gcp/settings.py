@@ -2,9 +2,9 @@
 vocabulary, and each exclusion with why and a source.
 
 Sources for the description forms below (read 2026-11):
-- api-samples/gcp_cloudbilling_list_skus.json (opencost recording: "Nvidia Tesla A100 GPU
+- opencost/opencost pkg/cloud/gcp/test/skus.json (opencost recording: "Nvidia Tesla A100 GPU
   running in Americas", "A2 Instance Core/Ram running in Americas");
-- ../shared/reference/API_SHAPES.md §5 (conventions collected from gpuhunt
+- gpuhunt's GCP provider (dstackai/gpuhunt, the conventions it relies on, collected from gpuhunt
   src/gpuhunt/providers/gcp.py and skypilot sky/catalog/data_fetchers/fetch_gcp.py);
 - skypilot fetch_gcp.py: "H200 141GB GPU", "Nvidia B200 (1 gpu slice)", and the comment
   that A3 Mega GPUs appear as "H100 80GB Mega GPU" in some regions and "H100 80GB Plus GPU"
@@ -21,13 +21,13 @@ from __future__ import annotations
 PROVIDER = "gcp"
 ENDPOINT = "skus"
 
-# Compute Engine: VMs, GPUs (API_SHAPES §5; https://cloud.google.com/skus).
+# Compute Engine: VMs, GPUs (https://cloud.google.com/skus).
 SERVICE = "services/6F81-5844-456A"
 API_ENDPOINT = "https://cloudbilling.googleapis.com"
 API_KEY_ENV = "GOOGLE_API_KEY"
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 # 5000 is the API's default and maximum: the whole Compute Engine catalog is a few
-# thousand SKUs, so one or two pages (API_SHAPES §5).
+# thousand SKUs, so one or two pages (as gpuhunt's GCP provider relies on).
 PAGE_SIZE = 5000
 # Asked for explicitly although it is the default: a non-USD answer would be converted
 # at Google's rate, which we do not record.
@@ -76,7 +76,7 @@ EXCLUSIONS: tuple[tuple[str, str], ...] = (
     (
         r"^Reserved ",
         "reserved: capacity held for a reservation, billed instead of the VM rate, "
-        "not a list price (API_SHAPES §5)",
+        "not a list price (as gpuhunt's GCP provider relies on)",
     ),
     (
         r"Sole Tenancy",
@@ -120,7 +120,7 @@ GPU_SKUS: dict[str, tuple[str, str, float, bool]] = {
     "Nvidia Tesla A100 GPU": ("nvidia-tesla-a100", "A100", 40, False),
     "Nvidia Tesla A100 80GB GPU": ("nvidia-a100-80gb", "A100", 80, False),
     "Nvidia H100 80GB GPU": ("nvidia-h100-80gb", "H100", 80, False),
-    # the older spelling (API_SHAPES §5: "Nvidia H100 80GB Gpu running in Virginia")
+    # the older spelling (as gpuhunt's GCP provider matches it: "Nvidia H100 80GB Gpu running in Virginia")
     "Nvidia H100 80GB Gpu": ("nvidia-h100-80gb", "H100", 80, False),
     # A3 Mega: three spellings by region (skypilot, gpuhunt); "Plus" is the A3+ name that
     # the a3-megagpu host SKUs also carry ("A3Plus Instance Core").

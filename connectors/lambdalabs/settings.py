@@ -6,7 +6,7 @@ PROVIDER = "lambdalabs"
 ENDPOINT = "instance_types"
 
 # cloud.lambda.ai is the current host; gpuhunt and skypilot still call the old
-# cloud.lambdalabs.com, which serves the same API (API_SHAPES §8).
+# cloud.lambdalabs.com, which serves the same API (as gpuhunt's and SkyPilot's provider code read it).
 INSTANCE_TYPES_URL = "https://cloud.lambda.ai/api/v1/instance-types"
 API_KEY_ENV = "LAMBDA_API_KEY"
 
@@ -15,7 +15,7 @@ API_KEY_ENV = "LAMBDA_API_KEY"
 # gpuhunt's (providers/lambdalabs.py), with `\d+` so a 16-GPU type would still parse.
 DESCRIPTION_PATTERN = r"^(\d+)x (?:Tesla )?(.+?) \((\d+) GB"
 
-# Lambda's GPU name (as in the description) -> gpu_name of the vocabulary (CONTRACT §4).
+# Lambda's GPU name (as in the description) -> gpu_name of the vocabulary (docs/contract.md §4).
 # A name missing here keeps gpu_name null and is counted as unknown, never guessed.
 # "RTX 6000" in a Lambda description is the Quadro RTX 6000 (Turing TU102, 24 GB GDDR6;
 # `gpu_1x_rtx6000`), not the RTX 6000 Ada nor the RTX PRO 6000: its own name.

@@ -6,7 +6,7 @@ PROVIDER = "runpod"
 ENDPOINT = "gpu_types"
 
 GRAPHQL_URL = "https://api.runpod.io/graphql"
-# Optional: gpuhunt queries `gpuTypes` with no key at all (API_SHAPES §8). With a key we
+# Optional: gpuhunt queries `gpuTypes` with no key at all (as gpuhunt's and SkyPilot's provider code read it). With a key we
 # send it as a Bearer header, never as runpod-python's `?api_key=` query parameter, so it
 # cannot end up in a logged URL.
 API_KEY_ENV = "RUNPOD_API_KEY"
@@ -43,7 +43,7 @@ OFFERS: tuple[tuple[str, str, str, str], ...] = (
     ("spot", "community", "communitySpotPrice", "communityCloud"),
 )
 
-# GPU type id -> gpu_name (CONTRACT §4). Anchored and mutually exclusive; memory comes
+# GPU type id -> gpu_name (docs/contract.md §4). Anchored and mutually exclusive; memory comes
 # from `memoryInGb`. Ids as RunPod lists them (runpod docs `runpod.get_gpu` example
 # "NVIDIA A100 80GB PCIe"; "NVIDIA H100 80GB HBM3", "NVIDIA H100 NVL", "NVIDIA A100-SXM4-80GB"
 # in public client code). Not mapped on purpose (no row in seed_gpu_specs): RTX 6000 Ada,

@@ -7,7 +7,7 @@ ENDPOINT = "bundles"
 
 BUNDLES_URL = "https://console.vast.ai/api/v0/bundles/"
 
-# The search body (per-field operators, API_SHAPES §8). Request-side filter only: GPU
+# The search body (per-field operators, as gpuhunt's and SkyPilot's provider code read it). Request-side filter only: GPU
 # machines that can be rented now, on-demand prices (each offer also carries `min_bid`,
 # its interruptible price). Ordered by price so paging by a rising price floor works.
 PAGE_LIMIT = 1000  # the server caps `limit` (gpuhunt asks for 3000 at most)

@@ -1,4 +1,4 @@
-"""AWS parse on fixtures taken from the recorded samples (../shared/reference/api-samples):
+"""AWS parse on fixtures taken from the recorded samples (recordings published in open-source repositories; each builder names its source):
 pure functions, no DuckDB, no network."""
 
 from __future__ import annotations
@@ -406,7 +406,7 @@ def test_offer_csv_rows_become_on_demand_and_amortised_reserved_offers(tmp_path)
 def test_offer_csv_is_read_by_header_name_whatever_the_column_order(tmp_path):
     shuffled = AWS_OFFER_CSV_HEADER.copy()
     random.Random(7).shuffle(shuffled)
-    # an older header lacked RelatedTo, Region Code and MarketOption (API_SHAPES §3b)
+    # an older header lacked RelatedTo, Region Code and MarketOption (AWS bulk offer file history)
     old = [h for h in shuffled if h not in ("RelatedTo", "Region Code", "MarketOption")]
     key = ["pricing_model", "pricing_detail", "price_usd_per_hour", "region", "status"]
     results = []
