@@ -120,8 +120,12 @@ RELATIONS: tuple[Relation, ...] = (
         (("provider", "identity"), ("observed_at", "month")),
         key=("provider", "region", "zone", "instance_type", "observed_at"),
     ),
-    Relation("mart_spot_price_stats", "overwrite", ("provider", "gpu_name", "region", "instance_type")),
-    Relation("mart_cheapest_gpu_hour", "overwrite", ("gpu_name", "gpu_memory_gib", "pricing_model")),
+    Relation(
+        "mart_spot_price_stats", "overwrite", ("provider", "gpu_name", "region", "instance_type")
+    ),
+    Relation(
+        "mart_cheapest_gpu_hour", "overwrite", ("gpu_name", "gpu_memory_gib", "pricing_model")
+    ),
     Relation(
         "mart_cost_per_token",
         "overwrite",
@@ -129,7 +133,9 @@ RELATIONS: tuple[Relation, ...] = (
         (("provider", "identity"),),
     ),
     Relation("mart_breakeven_onprem", "overwrite", ("gpu_name", "gpu_memory_gib")),
-    Relation("mart_spot_breakeven", "overwrite", ("provider", "gpu_name", "region", "instance_type")),
+    Relation(
+        "mart_spot_breakeven", "overwrite", ("provider", "gpu_name", "region", "instance_type")
+    ),
     Relation("dim_gpus", "overwrite", ("gpu_name", "gpu_memory_gib")),
     Relation(
         "_loads",
@@ -188,7 +194,8 @@ class TableResult:
     name: str
     mode: str
     rows: int  # rows of the relation in the warehouse
-    rows_written: int  # rows this publish wrote (all of them for overwrite, the new ones for append)
+    # rows this publish wrote: all of them for overwrite, the new ones for append
+    rows_written: int
     table_rows: int  # rows in the table's new snapshot
     snapshot_id: int | None
     metadata_location: str
@@ -463,7 +470,10 @@ def publish(
     publish_id = published_at.strftime("%Y%m%dT%H%M%S%fZ")
     snapshot_props = {SUMMARY_PUBLISH_ID: publish_id}
     step = "start"
-    with pinned(warehouse) as pinned_path, tempfile.TemporaryDirectory(prefix="gpu-pricing-publish-") as tmp:
+    with (
+        pinned(warehouse) as pinned_path,
+        tempfile.TemporaryDirectory(prefix="gpu-pricing-publish-") as tmp,
+    ):
         workdir = Path(tmp)
         try:
             con = duckdb.connect(str(pinned_path), read_only=True)
@@ -502,7 +512,9 @@ def publish(
                     con,
                     snapshot_props,
                 )
-                log.info("published %s: %d rows written (%s)", rel.name, result.rows_written, rel.mode)
+                log.info(
+                    "published %s: %d rows written (%s)", rel.name, result.rows_written, rel.mode
+                )
                 tables.append(result)
             if local_catalog is not None:
                 step = "catalog upload"
