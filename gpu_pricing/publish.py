@@ -356,9 +356,11 @@ def _write_table(catalog, ident: tuple[str, str], location: str, rel: Relation,
         txn = table.transaction()
         known = {f.name for f in table.schema().fields}
         added = [name for name in rows.schema.names if name not in known]
-        if added:  # a new column in the warehouse: added (optional) to the table schema
-            with txn.update_schema() as update:
-                update.union_by_name(rows.schema)
+        # a new column in the warehouse is added (optional) to the table schema; a type
+        # change is allowed where Iceberg allows it (int -> long, float -> double), else
+        # it fails here with the column named
+        with txn.update_schema() as update:
+            update.union_by_name(rows.schema)
         published = table
     if rel.mode == "append":
         if published is not None and published.current_snapshot() is not None:
