@@ -287,24 +287,22 @@ def pinned(warehouse: Path) -> Iterator[Path]:
         tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
 
 
-def _relation_arrow(con: duckdb.DuckDBPyConnection, rel: Relation) -> pa.Table:
-    order = ", ".join(f'"{c}" NULLS LAST' for c in rel.order)
-    return con.sql(f'SELECT * FROM "{rel.name}" ORDER BY {order}').to_arrow_table()
-
-
-def _new_rows(con: duckdb.DuckDBPyConnection, rows: pa.Table, published: pa.Table, key) -> pa.Table:
-    """The rows whose key is not published yet (null-safe key comparison)."""
-    if published.num_rows == 0:
-        return rows
-    con.register("_rows", rows)
+def _select(
+    con: duckdb.DuckDBPyConnection, rel: Relation, published: pa.Table | None = None
+) -> pa.Table:
+    """The relation's rows in write order; with `published` (the key columns of the rows
+    already in the table), only the rows whose key is not among them (null-safe), so a
+    night's append reads its delta, not the whole history, into memory."""
+    order = ", ".join(f'r."{c}" NULLS LAST' for c in rel.order)
+    if published is None or published.num_rows == 0:
+        return con.sql(f'SELECT r.* FROM "{rel.name}" r ORDER BY {order}').to_arrow_table()
     con.register("_published", published)
     try:
-        cond = " AND ".join(f'r."{c}" IS NOT DISTINCT FROM p."{c}"' for c in key)
+        cond = " AND ".join(f'r."{c}" IS NOT DISTINCT FROM p."{c}"' for c in rel.key)
         return con.sql(
-            f"SELECT r.* FROM _rows r ANTI JOIN (SELECT DISTINCT * FROM _published) p ON {cond}"
+            f'SELECT r.* FROM "{rel.name}" r ANTI JOIN _published p ON {cond} ORDER BY {order}'
         ).to_arrow_table()
     finally:
-        con.unregister("_rows")
         con.unregister("_published")
 
 
@@ -340,7 +338,8 @@ def _write_table(catalog, ident: tuple[str, str], location: str, rel: Relation,
     from pyiceberg.exceptions import NoSuchTableError
     from pyiceberg.io.pyarrow import _dataframe_to_data_files
 
-    rows = _relation_arrow(con, rel)
+    schema = con.sql(f'SELECT * FROM "{rel.name}" LIMIT 0').to_arrow_table().schema
+    count = db.run(con, f'SELECT count(*) FROM "{rel.name}"')[0][0]
     try:
         table = catalog.load_table(ident)
     except NoSuchTableError:
@@ -348,31 +347,31 @@ def _write_table(catalog, ident: tuple[str, str], location: str, rel: Relation,
     added: list[str] = []
     if table is None:
         txn = catalog.create_table_transaction(
-            ident, schema=rows.schema, location=location, properties=TABLE_PROPERTIES
+            ident, schema=schema, location=location, properties=TABLE_PROPERTIES
         )
         _partition_and_sort(txn, rel)
         published = None
     else:
         txn = table.transaction()
         known = {f.name for f in table.schema().fields}
-        added = [name for name in rows.schema.names if name not in known]
+        added = [name for name in schema.names if name not in known]
         # a new column in the warehouse is added (optional) to the table schema; a type
         # change is allowed where Iceberg allows it (int -> long, float -> double), else
         # it fails here with the column named
         with txn.update_schema() as update:
-            update.union_by_name(rows.schema)
+            update.union_by_name(schema)
         published = table
     if rel.mode == "append":
+        keys = None
         if published is not None and published.current_snapshot() is not None:
             keys = published.scan(selected_fields=rel.key).to_arrow()
-            new = _new_rows(con, rows, keys, rel.key)
-        else:
-            new = rows
+        new = _select(con, rel, keys)
         txn.append(new, snapshot_properties=props)
         written = new.num_rows
     else:
         # one OVERWRITE snapshot: every current data file out, the new files in (pyiceberg's
         # Table.overwrite commits a DELETE and an APPEND snapshot instead)
+        rows = _select(con, rel)
         old_files = [task.file for task in published.scan().plan_files()] if published else []
         with txn.update_snapshot(snapshot_properties=props).overwrite() as overwrite:
             for data_file in old_files:
@@ -392,7 +391,7 @@ def _write_table(catalog, ident: tuple[str, str], location: str, rel: Relation,
     return TableResult(
         name=rel.name,
         mode=rel.mode,
-        rows=rows.num_rows,
+        rows=count,
         rows_written=written,
         table_rows=total,
         snapshot_id=snapshot.snapshot_id if snapshot else None,
