@@ -66,6 +66,10 @@ def test_a_new_column_in_a_later_publish_evolves_the_schema(warehouse, tmp_path)
         f"CREATE OR REPLACE VIEW mart_cheapest_gpu_hour AS SELECT *, price_usd_per_gpu_hour * 24 "
         f"AS price_usd_per_gpu_day FROM ({body})"
     )
+    # and a mart loses one
+    view = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'dim_gpus'").fetchall()
+    body = view[0][0].split(" AS ", 1)[1].rstrip().rstrip(";")
+    con.execute(f"CREATE OR REPLACE VIEW dim_gpus AS SELECT * EXCLUDE (spec_source) FROM ({body})")
     con.close()
 
     second = {t.name: t for t in pub.publish(warehouse, out).tables}
@@ -83,6 +87,10 @@ def test_a_new_column_in_a_later_publish_evolves_the_schema(warehouse, tmp_path)
     assert now.filter(pl.col("load_id") != "load-new")["collector"].null_count() == now.height - 1
     cheapest = cat.load_table(("gpu_pricing", "mart_cheapest_gpu_hour"))
     same_rows(pl.from_arrow(cheapest.scan().to_arrow()), duck(warehouse, "mart_cheapest_gpu_hour"))
+    # a dropped column stays in the table and reads as null from then on
+    gpus = pl.from_arrow(cat.load_table(("gpu_pricing", "dim_gpus")).scan().to_arrow())
+    assert gpus.height == second["dim_gpus"].rows
+    assert gpus["spec_source"].null_count() == gpus.height
     # the first night still reads, with the rows it had
     then = pl.from_arrow(
         cheapest.scan(snapshot_id=first["mart_cheapest_gpu_hour"].snapshot_id).to_arrow()
