@@ -182,3 +182,32 @@ def test_credentials_come_from_the_environment_and_never_reach_the_manifest(
 def test_a_missing_bucket_is_one_publish_error_naming_the_destination(s3_endpoint, warehouse):
     with pytest.raises(pub.PublishError, match=r"publish to s3://no-such-bucket-here/x: "):
         pub.publish(warehouse, "s3://no-such-bucket-here/x")
+
+
+def test_a_glue_catalog_registers_the_tables_for_athena(
+    s3_endpoint, s3, bucket, warehouse, tmp_path
+):
+    """[publish.catalog] type = "glue": the tables land in a Glue database as Iceberg tables
+    (what Athena reads), each publish moving Glue's metadata pointer (moto's Glue)."""
+    import boto3
+    from pyiceberg.catalog import load_catalog
+
+    catalog = {"type": "glue", "glue.region": "us-east-1"}
+    to = f"s3://{bucket}/athena"
+    first = pub.publish(warehouse, to, catalog=catalog, include_duckdb=False)
+    refresh_night2(warehouse, tmp_path)
+    second = pub.publish(warehouse, to, catalog=catalog, include_duckdb=False)
+    glue = boto3.client("glue", endpoint_url=s3_endpoint, region_name="us-east-1")
+    for result in second.tables:
+        entry = glue.get_table(DatabaseName="gpu_pricing", Name=result.name)["Table"]
+        assert entry["Parameters"]["table_type"].upper() == "ICEBERG"
+        assert entry["Parameters"]["metadata_location"] == result.metadata_location
+    cat = load_catalog("gpu_pricing", **pub.io_properties(pub.Destination.parse(to), catalog))
+    prices = cat.load_table(("gpu_pricing", "fct_gpu_prices"))
+    ids = [s.snapshot_id for s in prices.snapshots()]
+    assert ids == [first.tables[1].snapshot_id, second.tables[1].snapshot_id]
+    same_rows(pl.from_arrow(prices.scan().to_arrow()), duck(warehouse, "fct_gpu_prices"))
+    assert not any(
+        o["Key"].endswith("catalog.db")
+        for o in s3.list_objects_v2(Bucket=bucket, Prefix="athena/")["Contents"]
+    )
