@@ -268,10 +268,11 @@ def _scrub(message: str, secrets: Sequence[str]) -> str:
 
 
 @contextmanager
-def pinned(warehouse: Path) -> Iterator[Path]:
+def pinned(warehouse: Path, workdir: Path) -> Iterator[Path]:
     """A read-only view of the published warehouse file that a concurrent refresh cannot
-    change: a refresh replaces the file by rename, so a hard link keeps this version (a copy
-    where links are not possible)."""
+    change: a refresh replaces the file by rename, so a hard link beside it keeps this
+    version; where no link can be made (another file system, a read-only directory), a
+    copy in `workdir`."""
     warehouse = Path(warehouse)
     if not warehouse.is_file():
         raise InvalidInput(f"warehouse {warehouse} does not exist: run `gpu-pricing refresh` first")
@@ -279,6 +280,7 @@ def pinned(warehouse: Path) -> Iterator[Path]:
     try:
         os.link(warehouse, tmp)
     except OSError:
+        tmp = Path(workdir) / warehouse.name
         shutil.copyfile(warehouse, tmp)
     try:
         yield tmp
@@ -470,10 +472,10 @@ def publish(
     published_at = datetime.now(UTC).replace(tzinfo=None)
     publish_id = published_at.strftime("%Y%m%dT%H%M%S%fZ")
     snapshot_props = {SUMMARY_PUBLISH_ID: publish_id}
-    step = "start"
+    step = "reading the warehouse"
     with (
-        pinned(warehouse) as pinned_path,
         tempfile.TemporaryDirectory(prefix="gpu-pricing-publish-") as tmp,
+        pinned(warehouse, Path(tmp)) as pinned_path,
     ):
         workdir = Path(tmp)
         try:
@@ -487,12 +489,12 @@ def publish(
             step = "catalog"
             local_catalog = None
             catalog_before: bytes | None = None
+            io = _file_io(io_props)
             if catalog_props:
                 cat = load_catalog(CATALOG_NAME, **{**io_props, **catalog_props})
                 catalog_doc = {"type": catalog_props.get("type", "?"), "name": CATALOG_NAME}
             else:
                 local_catalog = workdir / CATALOG_FILE
-                io = _file_io(io_props)
                 catalog_before = _read_bytes(io, dest.join(CATALOG_FILE))
                 if catalog_before is not None:
                     local_catalog.write_bytes(catalog_before)
@@ -500,7 +502,6 @@ def publish(
                     CATALOG_NAME, uri=f"sqlite:///{local_catalog}", warehouse=dest.root, **io_props
                 )
                 catalog_doc = {"type": "sql", "name": CATALOG_NAME, "file": CATALOG_FILE}
-            io = _file_io(io_props)
             cat.create_namespace_if_not_exists(namespace)
             tables = []
             for rel in relations:
@@ -556,6 +557,11 @@ def publish(
             return result
         except (PricingError, InvalidInput):
             raise
+        except duckdb.CatalogException as exc:
+            raise InvalidInput(
+                f"warehouse {warehouse}: {step}: {str(exc).splitlines()[0]} "
+                "(run `gpu-pricing refresh` to build the marts first)"
+            ) from None
         except Exception as exc:
             message = _scrub(f"{type(exc).__name__}: {exc}", secrets)
             raise PublishError(f"publish to {dest.root}: {step}: {message}") from None

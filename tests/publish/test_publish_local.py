@@ -167,3 +167,44 @@ def test_cli_publish_without_a_warehouse_is_exit_2(tmp_path):
     )
     assert result.exit_code == 2
     assert "run `gpu-pricing refresh` first" in result.stderr
+
+
+def test_a_catalog_changed_by_another_publisher_is_not_overwritten(
+    warehouse, tmp_path, monkeypatch
+):
+    out = tmp_path / "published"
+    pub.publish(warehouse, str(out), include_duckdb=False)
+    real_write = pub._write_table
+    interloper = b"SQLite format 3\x00 written by someone else"
+
+    def another_publisher_meanwhile(catalog, ident, *args, **kwargs):
+        (out / "catalog.db").write_bytes(interloper)
+        return real_write(catalog, ident, *args, **kwargs)
+
+    monkeypatch.setattr(pub, "_write_table", another_publisher_meanwhile)
+    with pytest.raises(pub.PublishError, match=r"catalog\.db changed while this publish ran"):
+        pub.publish(warehouse, str(out), include_duckdb=False)
+    assert (out / "catalog.db").read_bytes() == interloper
+
+
+def test_without_a_hard_link_the_warehouse_is_copied_and_nothing_is_left_behind(
+    warehouse, tmp_path, monkeypatch
+):
+    def no_links(src, dst):
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(pub.os, "link", no_links)
+    result = pub.publish(warehouse, str(tmp_path / "out"), include_duckdb=False)
+    assert result.tables[0].rows == duck(warehouse, result.tables[0].name).height
+    assert not list(warehouse.parent.glob(".*publish-*"))
+
+
+def test_a_warehouse_without_the_marts_is_exit_2_with_a_hint(tmp_path):
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    result = CliRunner().invoke(
+        app, ["publish", "--to", str(tmp_path / "o"), "--warehouse", str(empty)]
+    )
+    assert result.exit_code == 2
+    assert "run `gpu-pricing refresh` to build the marts first" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
