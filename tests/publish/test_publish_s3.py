@@ -211,3 +211,39 @@ def test_a_glue_catalog_registers_the_tables_for_athena(
         o["Key"].endswith("catalog.db")
         for o in s3.list_objects_v2(Bucket=bucket, Prefix="athena/")["Contents"]
     )
+
+
+def test_cli_publish_to_s3_in_a_fresh_process(s3, bucket, warehouse):
+    """`gpu-pricing publish --to s3://...` as a user runs it: a new process that finds the
+    credentials and endpoint in its environment; one JSON document on stdout."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "gpu-pricing"  # the installed console script
+    args = [str(script), "publish", "--to", f"s3://{bucket}/cli"]
+    args += ["--warehouse", str(warehouse), "--json"]
+    runs = [
+        subprocess.run(args, capture_output=True, text=True, env=dict(os.environ), timeout=240)
+        for _ in range(2)
+    ]
+    docs = []
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+        assert "testing-secret-key" not in run.stdout + run.stderr
+        docs.append(json.loads(run.stdout))
+    first, second = docs
+    assert first["to"] == f"s3://{bucket}/cli"
+    assert {t["name"]: t["rows"] for t in first["tables"]} == {
+        n: duck(warehouse, n).height for n in NAMES
+    }
+    assert {t["name"]: t["rows_written"] for t in second["tables"] if t["mode"] == "append"} == {
+        "fct_spot_prices": 0,
+        "_loads": 0,
+    }
+    manifest = json.loads(s3.get_object(Bucket=bucket, Key="cli/manifest.json")["Body"].read())
+    assert manifest["publish_id"] == second["publish_id"]
+    assert {n: t["snapshot_id"] for n, t in manifest["tables"].items()} == {
+        t["name"]: t["snapshot_id"] for t in second["tables"]
+    }
