@@ -154,6 +154,7 @@ class Destination:
 
     root: str
     scheme: str  # file | s3 | gs | abfs
+    account: str | None = None  # Azure storage account, from abfss://container@account.dfs...
 
     @classmethod
     def parse(cls, value: str) -> Destination:
@@ -170,15 +171,20 @@ class Destination:
             raise InvalidInput(
                 f"--to {parsed.scheme}://...: unsupported scheme (use a local path, s3://, gs:// or az://)"
             )
-        if parsed.username or parsed.password:
+        account = None
+        if scheme == "abfs" and parsed.username and not parsed.password:
+            # the Hadoop form abfss://<container>@<account>.dfs.core.windows.net/<path>
+            bucket, account = parsed.username, (parsed.hostname or "").split(".")[0] or None
+        elif parsed.username or parsed.password:
             raise InvalidInput(
                 "--to: credentials do not belong in the URL; they come from the standard chains"
             )
-        bucket = parsed.netloc.split("@")[0]
+        else:
+            bucket = parsed.netloc
         if not bucket:
             raise InvalidInput(f"--to {parsed.scheme}://: names no bucket or container")
         prefix = parsed.path.strip("/")
-        return cls(f"{scheme}://{bucket}" + (f"/{prefix}" if prefix else ""), scheme)
+        return cls(f"{scheme}://{bucket}" + (f"/{prefix}" if prefix else ""), scheme, account)
 
     def join(self, *parts: str) -> str:
         sep = os.sep if self.scheme == "file" else "/"
@@ -251,8 +257,8 @@ def io_properties(dest: Destination, extra: Mapping[str, str] | None = None) -> 
         endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
         if endpoint:
             props["s3.endpoint"] = endpoint
-    if dest.scheme == "abfs" and os.environ.get("AZURE_STORAGE_ACCOUNT_NAME"):
-        props["adls.account-name"] = os.environ["AZURE_STORAGE_ACCOUNT_NAME"]
+    if dest.scheme == "abfs" and (dest.account or os.environ.get("AZURE_STORAGE_ACCOUNT_NAME")):
+        props["adls.account-name"] = dest.account or os.environ["AZURE_STORAGE_ACCOUNT_NAME"]
     props.update(extra or {})
     return props
 

@@ -146,3 +146,33 @@ def test_a_failing_publish_is_logged_and_never_fails_the_refresh(prefect_harness
     assert summary.exit_code == 0
     assert (tmp_path / "w.duckdb").is_file()
     assert not (out / "manifest.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("to", "root", "scheme", "account"),
+    [
+        ("s3://team-bucket/gpu-pricing/", "s3://team-bucket/gpu-pricing", "s3", None),
+        ("s3a://team-bucket", "s3://team-bucket", "s3", None),
+        ("gs://team-bucket/a/b", "gs://team-bucket/a/b", "gs", None),
+        ("az://prices/nightly", "abfs://prices/nightly", "abfs", None),
+        (
+            "abfss://prices@acct.dfs.core.windows.net/nightly",
+            "abfs://prices/nightly",
+            "abfs",
+            "acct",
+        ),
+    ],
+)
+def test_destinations_are_normalised_for_pyarrows_filesystems(to, root, scheme, account):
+    dest = pub.Destination.parse(to)
+    assert dest == pub.Destination(root, scheme, account)
+    if account:  # pyarrow's AzureFileSystem needs the account by name
+        assert pub.io_properties(dest)["adls.account-name"] == account
+
+
+def test_a_local_destination_is_absolute(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert pub.Destination.parse("out/prices") == pub.Destination(
+        str(tmp_path / "out/prices"), "file"
+    )
+    assert pub.Destination.parse(f"file://{tmp_path}/x").root == str(tmp_path / "x")
