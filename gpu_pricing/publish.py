@@ -341,8 +341,14 @@ def _partition_and_sort(txn, rel: Relation) -> None:
             order.asc(column, IdentityTransform(), NullOrder.NULLS_LAST)
 
 
-def _write_table(catalog, ident: tuple[str, str], location: str, rel: Relation,
-                 con: duckdb.DuckDBPyConnection, props: dict[str, str]) -> TableResult:  # fmt: skip
+def _write_table(
+    catalog,
+    ident: tuple[str, str],
+    location: str,
+    rel: Relation,
+    con: duckdb.DuckDBPyConnection,
+    props: dict[str, str],
+) -> TableResult:
     from pyiceberg.exceptions import NoSuchTableError
     from pyiceberg.io.pyarrow import _dataframe_to_data_files
 
@@ -377,8 +383,10 @@ def _write_table(catalog, ident: tuple[str, str], location: str, rel: Relation,
         txn.append(new, snapshot_properties=props)
         written = new.num_rows
     else:
-        # one OVERWRITE snapshot: every current data file out, the new files in (pyiceberg's
-        # Table.overwrite commits a DELETE and an APPEND snapshot instead)
+        # one OVERWRITE snapshot: every current data file out, the new files in. pyiceberg's
+        # Table.overwrite commits a DELETE and then an APPEND snapshot (two per night, the
+        # first one empty), so the snapshot is produced here with its file writer
+        # (_dataframe_to_data_files, the one Table.append uses; pyiceberg is pinned <0.13)
         rows = _select(con, rel)
         old_files = [task.file for task in published.scan().plan_files()] if published else []
         with txn.update_snapshot(snapshot_properties=props).overwrite() as overwrite:
