@@ -486,6 +486,11 @@ from flows.cli_ops import register as _register_ops  # noqa: E402
 
 _register_ops(app)
 
+# publish lives in flows/cli_publish.py
+from flows.cli_publish import register as _register_publish  # noqa: E402
+
+_register_publish(app)
+
 
 def main() -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")

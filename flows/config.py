@@ -58,6 +58,8 @@ RULE_LEVEL_KEYS = {
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _UNSET = object()
+_PUBLISH_SCHEMES = {"file", "s3", "s3a", "gs", "gcs", "az", "abfs", "abfss"}
+_SECRET_KEY = re.compile(r"secret|password|token|credential|access-key|account-key|sas", re.I)
 
 
 class ConfigError(InvalidInput):
@@ -126,6 +128,20 @@ class RateRule:
 
 
 @dataclass(frozen=True)
+class Publish:
+    """[publish]: where `gpu-pricing publish` (and, when `to` is set, the nightly flow's
+    last step) writes the Iceberg tables. `catalog` and `properties` are pyiceberg catalog
+    and FileIO properties; a key ending in `_env` names the environment variable that holds
+    its value (a Postgres URI with its password, a REST token), read at publish time."""
+
+    to: str | None = None
+    namespace: str = "gpu_pricing"
+    duckdb: bool = True
+    catalog: dict[str, str] = field(default_factory=dict)
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Config:
     source: Path | None = None  # None: built-in defaults
     warehouse: Path | None = None
@@ -138,6 +154,7 @@ class Config:
     notify: tuple[Target, ...] = ()
     budgets: tuple[Budget, ...] = ()
     rules: tuple[RateRule, ...] = ()
+    publish: Publish = Publish()
 
     def provider_names(self) -> list[str]:
         return list(self.providers) or list(registry.PROVIDERS)
@@ -301,7 +318,8 @@ class _Parser:
         top = self.table(
             "",
             doc,
-            {"warehouse", "providers", "schedule", "alerts", "notify", "budgets", "rules"},
+            {"warehouse", "providers", "schedule", "alerts", "notify", "budgets", "rules"}
+            | {"publish"},
         )
         warehouse = None
         if "warehouse" in top:
@@ -336,7 +354,56 @@ class _Parser:
             notify=notify,
             budgets=self.budgets(top),
             rules=self.rules(top),
+            publish=self.publish(top),
         )
+
+    def publish(self, top: dict) -> Publish:
+        keys = {"to", "namespace", "duckdb", "catalog", "properties"}
+        section = self.table("publish", top.get("publish", {}), keys)
+        to = None
+        if "to" in section:
+            to = self.string("publish.to", section["to"])
+            scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]+)://", to)
+            if scheme and scheme.group(1) not in _PUBLISH_SCHEMES:
+                raise self.fail(
+                    "publish.to", "must be a local path or an s3://, gs:// or az:// URL", to
+                )
+            if scheme is None and self.source is not None and not Path(to).is_absolute():
+                to = str(self.source.resolve().parent / to)
+        namespace = self.string("publish.namespace", section.get("namespace", "gpu_pricing"))
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", namespace):
+            raise self.fail("publish.namespace", "letters, digits and '_' only", namespace)
+        duck = section.get("duckdb", True)
+        if not isinstance(duck, bool):
+            raise self.fail("publish.duckdb", "must be true or false", duck)
+        return Publish(
+            to=to,
+            namespace=namespace,
+            duckdb=duck,
+            catalog=self.properties_table("publish.catalog", section.get("catalog", {})),
+            properties=self.properties_table("publish.properties", section.get("properties", {})),
+        )
+
+    def properties_table(self, key: str, value: Any) -> dict[str, str]:
+        """String properties; secrets only by reference (`<name>_env = "VAR"`), never inline
+        and never echoed."""
+        if not isinstance(value, dict):
+            raise self.fail(key, "must be a table of string properties", value)
+        out = {}
+        for name, item in value.items():
+            if not isinstance(item, str | int | float | bool) or isinstance(item, dict):
+                raise self.fail(f"{key}.{name}", "must be a string")
+            if name.endswith("_env"):
+                if not _ENV_NAME.match(str(item)):
+                    raise self.fail(f"{key}.{name}", "must be an environment variable name", item)
+            elif _SECRET_KEY.search(name) or re.search(r"://[^/@\s]*:[^/@\s]*@", str(item)):
+                raise self.fail(
+                    f"{key}.{name}",
+                    f"a secret does not belong in the file; put it in an environment variable "
+                    f"and name that with {name}_env",
+                )
+            out[name] = str(item).lower() if isinstance(item, bool) else str(item)
+        return out
 
     def providers(self, top: dict) -> dict[str, tuple[str, ...] | None]:
         section = top.get("providers", {})

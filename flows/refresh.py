@@ -13,7 +13,10 @@ retryable errors, with the same policy both ways; a provider whose fetch fails i
 in `_loads` and the others go on. A flow run leaves a table artifact and a markdown
 summary (with the cheapest offers and the alert outcome). After publishing, the budgets
 and rate rules of gpu-pricing.toml are checked (flows.alerts); an alert failure is logged
-and never fails the refresh.
+and never fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step
+publishes the warehouse there as Iceberg tables (gpu_pricing.publish); a publish failure is
+logged, shown in the summary and retried at the next run (publishing is idempotent), and
+never undoes the refresh.
 """
 
 from __future__ import annotations
@@ -145,6 +148,42 @@ def check_alerts(path: Path, cfg: Config) -> alerts.CheckResult:
     return alerts.check(path, cfg)
 
 
+def publish_step(path: Path, cfg: Config) -> dict:
+    from gpu_pricing import publish as pub
+
+    result = pub.publish(
+        path,
+        cfg.publish.to,
+        namespace=cfg.publish.namespace,
+        catalog=pub.resolve_properties(cfg.publish.catalog, "publish.catalog"),
+        properties=pub.resolve_properties(cfg.publish.properties, "publish.properties"),
+        include_duckdb=cfg.publish.duckdb,
+    )
+    return result.to_dict()
+
+
+def _publish_retryable(task, task_run, state) -> bool:
+    """A storage or catalog hiccup is retried; a configuration problem is not."""
+    try:
+        state.result()
+    except InvalidInput:
+        return False
+    except Exception:
+        return True
+    return False
+
+
+@task(
+    task_run_name="publish",
+    cache_policy=NO_CACHE,
+    retries=2,
+    retry_delay_seconds=exponential_backoff(backoff_factor=10),
+    retry_condition_fn=_publish_retryable,
+)
+def publish_warehouse(path: Path, cfg: Config) -> dict:
+    return publish_step(path, cfg)
+
+
 def _refresh(
     warehouse: str | None,
     snapshot: str | None,
@@ -203,6 +242,18 @@ def _refresh(
     except Exception as exc:
         log.error("alerts check failed (the refresh itself is published): %s", exc)
         checked = None
+    published = ""
+    if cfg.publish.to and summary.exit_code != 3:
+        try:
+            doc = publish_warehouse(path, cfg) if orchestrated else publish_step(path, cfg)
+            published = (
+                f"Published {doc['publish_id']} to `{doc['to']}` ({len(doc['tables'])} tables)."
+            )
+        except Exception as exc:
+            log.error(
+                "publish to %s failed (the refresh itself is published): %s", cfg.publish.to, exc
+            )
+            published = f"**Publish to `{cfg.publish.to}` failed**: {exc}"
     if orchestrated:  # artifacts live in Prefect's database: redacted like all outward text
         create_table_artifact(
             key="gpu-pricing-refresh",
@@ -222,7 +273,10 @@ def _refresh(
         create_markdown_artifact(
             key="gpu-pricing-refresh-summary",
             markdown=redact(
-                summary_markdown(summary) + "\n\n" + report.refresh_markdown(path, checked)
+                summary_markdown(summary)
+                + "\n\n"
+                + report.refresh_markdown(path, checked)
+                + (f"\n\n{published}" if published else "")
             ),
         )
     for p in summary.providers:
