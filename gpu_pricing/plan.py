@@ -611,11 +611,14 @@ def serve_candidates(
     def whole(gpus: pl.Expr) -> pl.Expr:  # round up to whole instances
         return (gpus / pl.col("gpu_count")).ceil() * pl.col("gpu_count")
 
+    single_machine = pl.col("provider").is_in(SINGLE_MACHINE_PROVIDERS)
     cheapest = (
         usable.with_columns(
             whole(pl.max_horizontal(peak_tps / per_gpu_tps, memory_gpus)).alias("peak_gpus"),
             whole(memory_gpus).alias("_replica_gpus"),
         )
+        # a marketplace machine serves only if it alone holds the peak
+        .filter(~single_machine | (pl.col("peak_gpus") <= pl.col("gpu_count")))
         .sort(
             "rate_usd_per_gpu_hour", "provider", "region", "zone", "instance_type", nulls_last=True
         )
