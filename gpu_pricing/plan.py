@@ -319,8 +319,9 @@ def train_candidates(
     `offers` needs the columns of mart_gpu_offers_current used here plus
     `preemption_rate_per_hour` (per instance-hour where published, else null); `specs` the
     dim_gpus columns. The work is `params` and `tokens` (6ND FLOPs), or `compute_flops`, or
-    `compute_usd` (converted to FLOPs at the cheapest candidate's cost per FLOP, reserved at
-    its amortised rate); the last two are split into parameters and tokens by `allocation`
+    `compute_usd` (converted to FLOPs at the cheapest cost per FLOP among the candidates
+    whose compute-optimal model for those FLOPs fits their memory, reserved at its amortised
+    rate); the last two are split into parameters and tokens by `allocation`
     (models.scaling.allocate).
     """
     from models import scaling
@@ -393,9 +394,15 @@ def train_candidates(
                 * pl.col("time_multiplier")
                 / (pl.col("mfu") * pl.col("peak_tflops") * TERA * SECONDS_PER_HOUR)
             )
-            cheapest = grid.select(usd_per_flop.min()).item()
+            # each candidate's own compute-optimal model must fit its memory
+            affordable = pl.lit(float(compute_usd)) / usd_per_flop
+            fits = (
+                pl.col("gpus") * pl.col("gpu_memory_gib") * GIB
+                >= scaling.allocated_params_expr(affordable, allocation) * bytes_per_param
+            )
+            most = grid.filter(fits).select(affordable.max()).item()
             # no candidate: any positive FLOPs gives the same empty frame
-            compute_flops = compute_usd / cheapest if cheapest else 1.0
+            compute_flops = most if most else 1.0
         allocated = scaling.allocate(compute_flops, allocation)
         flops, params, tokens = compute_flops, allocated["params"], allocated["tokens"]
 

@@ -44,6 +44,8 @@ import bisect
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
+import polars as pl
+
 from models import _checks
 from models.costs import SECONDS_PER_HOUR, compute_cost_usd
 from models.training import gpu_hours_for_flops
@@ -232,6 +234,15 @@ def allocate(compute_flops: float, method: str = DEFAULT_ALLOCATION) -> dict[str
         return allocation_for_tokens_per_param(compute_flops, 20.0)
     if method == "power-law-fit":
         return chinchilla_allocation(compute_flops)
+    raise ValueError(f"method must be one of {', '.join(ALLOCATIONS)}, got {method!r}")
+
+
+def allocated_params_expr(compute_flops: pl.Expr, method: str = DEFAULT_ALLOCATION) -> pl.Expr:
+    """The parameter count of ``allocate`` as a Polars expression over a FLOPs column."""
+    if method == "20-tokens-per-param":
+        return (compute_flops / (6 * 20.0)).sqrt()
+    if method == "power-law-fit":
+        return CHINCHILLA_N_COEFFICIENT * compute_flops.pow(CHINCHILLA_N_EXPONENT)
     raise ValueError(f"method must be one of {', '.join(ALLOCATIONS)}, got {method!r}")
 
 
