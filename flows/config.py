@@ -121,6 +121,22 @@ class RateRule:
 
 
 @dataclass(frozen=True)
+class PlanWorkload:
+    """The training run the report's plan section plans (`[plan]`): 6 x params x tokens
+    FLOPs, optional deadline and budget, and which offers to consider. The default is the
+    70B-on-2T-tokens run of the cost docs."""
+
+    params: float = 70e9
+    tokens: float = 2e12
+    deadline_hours: float | None = None
+    budget_usd: float | None = None
+    max_gpus: int = 16384
+    providers: tuple[str, ...] | None = None
+    pricing_models: tuple[str, ...] | None = None
+    gpus: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     source: Path | None = None  # None: built-in defaults
     warehouse: Path | None = None
@@ -132,6 +148,7 @@ class Config:
     notify: tuple[Target, ...] = ()
     budgets: tuple[Budget, ...] = ()
     rules: tuple[RateRule, ...] = ()
+    plan: PlanWorkload = PlanWorkload()
 
     def provider_names(self) -> list[str]:
         return list(self.providers) or list(registry.PROVIDERS)
@@ -293,7 +310,7 @@ class _Parser:
         top = self.table(
             "",
             doc,
-            {"warehouse", "providers", "schedule", "alerts", "notify", "budgets", "rules"},
+            {"warehouse", "providers", "schedule", "alerts", "notify", "budgets", "rules", "plan"},
         )
         warehouse = None
         if "warehouse" in top:
@@ -320,6 +337,7 @@ class _Parser:
             notify=notify,
             budgets=self.budgets(top),
             rules=self.rules(top),
+            plan=self.plan(top),
         )
 
     def providers(self, top: dict) -> dict[str, tuple[str, ...] | None]:
@@ -510,3 +528,37 @@ class _Parser:
                 )
             )
         return tuple(out)
+
+    def plan(self, top: dict) -> PlanWorkload:
+        keys = {"params", "tokens", "deadline_hours", "budget_usd", "max_gpus", "providers"}
+        entry = self.table("plan", top.get("plan", {}), keys | {"pricing_models", "gpus"})
+        default = PlanWorkload()
+        optional = {
+            k: self.number(f"plan.{k}", entry[k], strict=True)
+            for k in ("deadline_hours", "budget_usd")
+            if k in entry
+        }
+        max_gpus = self.number("plan.max_gpus", entry.get("max_gpus", default.max_gpus), minimum=1)
+        if not max_gpus.is_integer():
+            raise self.fail("plan.max_gpus", "must be a whole number", entry["max_gpus"])
+        pricing = None
+        if "pricing_models" in entry:
+            pricing = self.strings("plan.pricing_models", entry["pricing_models"])
+            for i, model in enumerate(pricing):
+                self.pricing_model(f"plan.pricing_models[{i}]", model)
+        gpus = None
+        if "gpus" in entry:
+            gpus = tuple(g.upper() for g in self.strings("plan.gpus", entry["gpus"]))
+            known = {g for g, _ in self.specs}
+            for i, gpu in enumerate(gpus):
+                if gpu not in known:
+                    raise self.fail(f"plan.gpus[{i}]", "unknown GPU (not in seed_gpu_specs)", gpu)
+        return PlanWorkload(
+            params=self.number("plan.params", entry.get("params", default.params), strict=True),
+            tokens=self.number("plan.tokens", entry.get("tokens", default.tokens), strict=True),
+            max_gpus=int(max_gpus),
+            providers=self.providers_filter("plan", entry),
+            pricing_models=pricing,
+            gpus=gpus,
+            **optional,
+        )

@@ -92,20 +92,30 @@ def connect(warehouse: str | Path | None = None) -> Iterator[duckdb.DuckDBPyConn
         con.close()
 
 
+def _run(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None) -> pl.DataFrame:
+    try:
+        return db.query(con, sql, params)
+    except duckdb.CatalogException as exc:
+        raise WarehouseError(
+            f"the warehouse lacks a relation ({str(exc).splitlines()[0]}): "
+            "run `gpu-pricing refresh` first"
+        ) from None
+
+
 def _query(warehouse: str | Path | None, sql: str, params: dict | None = None) -> pl.DataFrame:
     with connect(warehouse) as con:
-        try:
-            return db.query(con, sql, params)
-        except duckdb.CatalogException as exc:
-            raise WarehouseError(
-                f"warehouse {warehouse_path(warehouse)} lacks a relation "
-                f"({str(exc).splitlines()[0]}): run `gpu-pricing refresh` first"
-            ) from None
+        return _run(con, sql, params)
+
+
+def read_offers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every usable current offer: the one place the planners read offers from."""
+    return _run(con, OFFERS_SQL)
 
 
 def offers(warehouse: str | Path | None = None) -> pl.DataFrame:
-    """Every usable current offer (one home for how the planners read offers)."""
-    return _query(warehouse, OFFERS_SQL)
+    """Every usable current offer, with spot offers' published preemption rates."""
+    with connect(warehouse) as con:
+        return read_offers(con)
 
 
 def seed_gpu_specs() -> pl.DataFrame:
@@ -122,11 +132,20 @@ def seed_gpu_specs() -> pl.DataFrame:
     )
 
 
+SPECS_SQL = f"SELECT {', '.join(SPEC_SCHEMA)} FROM dim_gpus ORDER BY gpu_name, gpu_memory_gib"
+
+
+def read_gpu_specs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """dim_gpus."""
+    return _run(con, SPECS_SQL)
+
+
 def gpu_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
     """dim_gpus from the warehouse; the bundled seed when the warehouse does not exist."""
     if not warehouse_path(warehouse).exists():
         return seed_gpu_specs()
-    return _query(warehouse, f"SELECT {', '.join(SPEC_SCHEMA)} FROM dim_gpus ORDER BY ALL")
+    with connect(warehouse) as con:
+        return read_gpu_specs(con)
 
 
 def rates(
@@ -225,14 +244,13 @@ def filter_offers(
     return frame
 
 
-def default_preemption_rate(warehouse: str | Path | None = None) -> float:
+def read_default_preemption_rate(con: duckdb.DuckDBPyConnection) -> float:
     """The rate assumed for spot offers with no published interruption frequency: the
     worst published bucket's (AWS Spot Advisor '>20%', p = -ln(0.8) / 720 per hour)."""
     return float(
-        _query(
-            warehouse,
-            "SELECT max(preemption_rate_per_hour) AS p FROM dim_spot_interruption_buckets",
-        )["p"][0]
+        _run(con, "SELECT max(preemption_rate_per_hour) AS p FROM dim_spot_interruption_buckets")[
+            "p"
+        ][0]
     )
 
 
@@ -280,6 +298,7 @@ def plan_train(
     checkpoint_overhead: float = 0.05,
     restart_hours: float = 0.0,
     preemption_rate: float | None = None,
+    default_preemption_rate: float | None = None,
     reserved_billing: str = "term",
     bytes_per_param: float = planner.DEFAULT_BYTES_PER_PARAM,
     warehouse: str | Path | None = None,
@@ -289,7 +308,10 @@ def plan_train(
     """The cheapest way to train a model by a deadline and within a budget, across every
     current offer (gpu_pricing.plan explains the arithmetic). Raises
     `gpu_pricing.plan.NoFeasiblePlan` (a ValueError) with the closest miss when nothing
-    meets the constraints. `offers_frame` / `specs_frame` replace the warehouse reads."""
+    meets the constraints. Spot offers use their published preemption rate per
+    instance-hour, else `default_preemption_rate` (default: the worst published bucket's),
+    or `preemption_rate` for all. `offers_frame` / `specs_frame` replace the warehouse
+    reads."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
     for name, value in (("deadline_hours", deadline_hours), ("budget_usd", budget_usd)):
@@ -300,14 +322,17 @@ def plan_train(
         if isinstance(efficiency_curve, str | Path)
         else efficiency_curve
     )
-    frame = offers(warehouse) if offers_frame is None else offers_frame
-    frame = filter_offers(frame, providers=providers, regions=regions, pricing=pricing, gpus=gpus)
-    specs = gpu_specs(warehouse) if specs_frame is None else specs_frame
-    assumed = (
-        default_preemption_rate(warehouse)
-        if offers_frame is None and preemption_rate is None
-        else preemption_rate or 0.0
+    assumed = default_preemption_rate or 0.0
+    if offers_frame is None:
+        with connect(warehouse) as con:
+            offers_frame = read_offers(con)
+            specs_frame = read_gpu_specs(con) if specs_frame is None else specs_frame
+            if default_preemption_rate is None:
+                assumed = read_default_preemption_rate(con)
+    frame = filter_offers(
+        offers_frame, providers=providers, regions=regions, pricing=pricing, gpus=gpus
     )
+    specs = seed_gpu_specs() if specs_frame is None else specs_frame
     spot = planner.SpotAssumptions(
         checkpoint_overhead=checkpoint_overhead,
         checkpoint_interval_hours=checkpoint_interval_hours,
