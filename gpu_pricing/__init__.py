@@ -17,11 +17,13 @@ from gpu_pricing.api import (
     warehouse_path,
 )
 from gpu_pricing.plan import NoFeasiblePlan
+from warehouse.errors import WarehouseError
 
 __all__ = [
     "NoFeasiblePlan",
     "ServePlan",
     "TrainPlan",
+    "WarehouseError",
     "cheapest",
     "connect",
     "estimate_train",

@@ -162,8 +162,8 @@ def _frontier_table(frontier: pl.DataFrame) -> str:
             "pricing_model",
             pl.col("rate_usd_per_gpu_hour").round(4),
             pl.col("mfu").round(3),
-            pl.col("wall_clock_hours").round(1).map_elements(lambda v: f"{v:,.1f}", pl.String),
-            pl.col("cost_usd").map_elements(lambda v: f"{v:,.0f}", pl.String),
+            pl.col("wall_clock_hours").round(1),
+            pl.col("cost_usd").round(0),
         )
     )
 
