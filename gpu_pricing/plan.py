@@ -174,7 +174,7 @@ def read_curve(path: Path) -> pl.DataFrame:
         pl.col("gpus").str.strip_chars().cast(pl.Float64, strict=False).alias("gpus"),
         pl.col("mfu").str.strip_chars().cast(pl.Float64, strict=False).alias("mfu"),
     )
-    bad = curve.filter(
+    bad = curve.with_row_index().filter(
         pl.col("gpus").is_null()
         | pl.col("mfu").is_null()
         | (pl.col("gpus") < 1)
@@ -182,7 +182,7 @@ def read_curve(path: Path) -> pl.DataFrame:
         | ~pl.col("mfu").is_between(0, 1, closed="right")
     )
     if bad.height:
-        row = raw.row(curve.with_row_index().join(bad, on=curve.columns)["index"][0], named=True)
+        row = raw.row(bad["index"][0], named=True)
         raise ValueError(
             f"--efficiency-curve {path}: gpus must be whole numbers >= 1 and mfu in (0, 1], "
             f"got {row}"

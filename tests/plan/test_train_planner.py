@@ -265,3 +265,33 @@ def test_no_plan_on_the_frontier_is_dominated_by_any_candidate():
             (pl.col("cost_usd") <= c["cost_usd"])
             & (pl.col("wall_clock_hours") <= c["wall_clock_hours"])
         ).height
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("gpus,mfu\n8,0.5\n16,1.5\n", r"mfu in \(0, 1\], got \{'gpus': '16', 'mfu': '1.5'\}"),
+        ("gpus,mfu\n8,half\n", r"got \{'gpus': '8', 'mfu': 'half'\}"),
+        ("gpus,mfu\n8.5,0.5\n", "whole numbers"),
+        ("gpus,mfu\n8,0.5\n8,0.4\n", "gpus 8 appears twice"),
+        ("count,mfu\n8,0.5\n", "expected CSV columns gpus,mfu"),
+    ],
+)
+def test_a_bad_curve_file_is_one_error_naming_the_file_and_row(tmp_path, text, error):
+    path = tmp_path / "curve.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=error):
+        plan.read_curve(path)
+
+
+def test_a_curve_file_per_gpu_name_plans_only_the_gpus_it_names(tmp_path):
+    path = tmp_path / "curve.csv"
+    path.write_text("gpu_name,gpus,mfu\nh100,16,0.5\nh100,64,0.4\n")
+    curve = plan.read_curve(path)
+    cands = plan.train_candidates(
+        offers({}, {"instance_type": "b", "gpu_name": "B200", "gpu_memory_gib": 180.0}),
+        SPECS, **SEVENTY_B, curve=curve,
+    )
+    assert set(cands["gpu_name"]) == {"H100"}
+    # 32 GPUs: 0.5 + (32 - 16) / (64 - 16) * (0.4 - 0.5) = 0.4667
+    assert cands.sort("gpus")["mfu"].to_list() == pytest.approx([0.5, 0.5 - 0.1 / 3, 0.4])
