@@ -62,6 +62,7 @@ TERM_HOURS = {"reserved_1y": breakeven.HOURS_PER_YEAR, "reserved_3y": 3 * breake
 # can start many of (vast.ai bundles search: each result is a host with its GPUs).
 SINGLE_MACHINE_PROVIDERS = ("vastai",)
 DEFAULT_BYTES_PER_PARAM = 16.0
+ROUNDING_SLACK = 1e-9
 DEFAULT_MAX_GPUS = 16384
 
 # GPU family -> efficiency curve (gpus, MFU). Sources (see docs/costs.md):
@@ -418,7 +419,9 @@ def train_candidates(
     )
     base_wall = pl.col("gpu_hours") / pl.col("gpus")
     term = pl.col("pricing_model").replace_strict(TERM_HOURS, default=None, return_dtype=pl.Float64)
-    whole_terms = (pl.col("wall_clock_hours") / pl.col("min_term_hours")).ceil() * pl.col(
+    whole_terms = (
+        pl.col("wall_clock_hours") / pl.col("min_term_hours") - ROUNDING_SLACK
+    ).ceil() * pl.col(
         "min_term_hours"
     )
     grid = (
@@ -615,8 +618,9 @@ def serve_candidates(
         usable = usable.filter(pl.col("pricing_model") != "spot")
     memory_gpus = (params * bytes_per_param * memory_headroom) / (pl.col("gpu_memory_gib") * GIB)
 
-    def whole(gpus: pl.Expr) -> pl.Expr:  # round up to whole instances
-        return (gpus / pl.col("gpu_count")).ceil() * pl.col("gpu_count")
+    # whole instances; the slack keeps float noise (15.000000000000002) from adding one
+    def whole(gpus: pl.Expr) -> pl.Expr:
+        return (gpus / pl.col("gpu_count") - ROUNDING_SLACK).ceil() * pl.col("gpu_count")
 
     single_machine = pl.col("provider").is_in(SINGLE_MACHINE_PROVIDERS)
     cheapest = (
@@ -658,7 +662,7 @@ def serve_candidates(
     peak_load = peak_tps / per_gpu_tps  # in GPUs
     low_load = low_tps / per_gpu_tps
     base = (peak_load - u_star * (peak_load - low_load) / loaded_share).clip(lower_bound=0)
-    base = (base / pl.col("gpu_count")).floor() * pl.col("gpu_count")
+    base = (base / pl.col("gpu_count") + ROUNDING_SLACK).floor() * pl.col("gpu_count")
     mixes = (
         mixes.filter(u_star < 1)
         .with_columns(pl.min_horizontal(base, pl.col("peak_gpus")).alias("base_gpus"))
