@@ -420,8 +420,10 @@ def train_candidates(
     base_wall = pl.col("gpu_hours") / pl.col("gpus")
     term = pl.col("pricing_model").replace_strict(TERM_HOURS, default=None, return_dtype=pl.Float64)
     whole_terms = (
-        pl.col("wall_clock_hours") / pl.col("min_term_hours") - ROUNDING_SLACK
-    ).ceil() * pl.col(
+        (pl.col("wall_clock_hours") / pl.col("min_term_hours") - ROUNDING_SLACK)
+        .ceil()
+        .clip(lower_bound=1)
+    ) * pl.col(
         "min_term_hours"
     )
     grid = (
@@ -620,7 +622,8 @@ def serve_candidates(
 
     # whole instances; the slack keeps float noise (15.000000000000002) from adding one
     def whole(gpus: pl.Expr) -> pl.Expr:
-        return (gpus / pl.col("gpu_count") - ROUNDING_SLACK).ceil() * pl.col("gpu_count")
+        instances = (gpus / pl.col("gpu_count") - ROUNDING_SLACK).ceil().clip(lower_bound=1)
+        return instances * pl.col("gpu_count")
 
     single_machine = pl.col("provider").is_in(SINGLE_MACHINE_PROVIDERS)
     cheapest = (

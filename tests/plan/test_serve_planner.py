@@ -65,3 +65,8 @@ def test_the_fleet_holds_the_model_and_rounds_to_whole_instances():
     row = plan.serve_candidates(eight, SPECS, params=70e9, tokens_per_month=1e6).row(0, named=True)
     # 70e9 * 2 bytes * 1.2 = 168e9 bytes = 1.96 H100s of 80 GiB; one 8-GPU instance
     assert row["peak_gpus"] == 8
+
+
+def test_a_tiny_load_still_needs_one_instance():
+    row = serve(offers({"gpu_count": 8.0}), 1e-9, 1.0).row(0, named=True)
+    assert row["peak_gpus"] == 8 and row["monthly_cost_usd"] == pytest.approx(8 * 4 * 720)

@@ -295,3 +295,11 @@ def test_a_curve_file_per_gpu_name_plans_only_the_gpus_it_names(tmp_path):
     assert set(cands["gpu_name"]) == {"H100"}
     # 32 GPUs: 0.5 + (32 - 16) / (64 - 16) * (0.4 - 0.5) = 0.4667
     assert cands.sort("gpus")["mfu"].to_list() == pytest.approx([0.5, 0.5 - 0.1 / 3, 0.4])
+
+
+def test_even_a_tiny_run_on_a_reservation_pays_one_whole_term():
+    reserved = offers({"pricing_model": "reserved_3y", "price_usd_per_gpu_hour": 2.0})
+    row = plan.train_candidates(reserved, SPECS, params=1e6, tokens=1e6, curve=flat(0.45),
+                                min_gpus=8, max_gpus=8).row(0, named=True)
+    assert row["wall_clock_hours"] < 1e-6
+    assert row["cost_usd"] == pytest.approx(8 * 26280 * 2.0)
