@@ -29,7 +29,7 @@ import duckdb
 import polars as pl
 
 from gpu_pricing import plan as planner
-from models import training
+from models import breakeven, training
 from warehouse import db
 from warehouse.errors import WarehouseError
 
@@ -317,6 +317,10 @@ def plan_train(
     for name, value in (("deadline_hours", deadline_hours), ("budget_usd", budget_usd)):
         if value is not None and not value > 0:
             raise ValueError(f"{name} must be > 0, got {value!r}")
+    if not bytes_per_param > 0:
+        raise ValueError(f"bytes_per_param must be > 0, got {bytes_per_param!r}")
+    if preemption_rate is not None and preemption_rate < 0:
+        raise ValueError(f"preemption_rate_per_hour must be >= 0, got {preemption_rate!r}")
     curve = (
         planner.read_curve(Path(efficiency_curve))
         if isinstance(efficiency_curve, str | Path)
@@ -340,7 +344,10 @@ def plan_train(
         default_preemption_rate_per_hour=assumed,
         preemption_rate_per_hour=preemption_rate,
     )
-    _check_spot(spot)
+    # the scalar formula checks the checkpointing inputs and names them
+    breakeven.spot_time_multiplier(
+        checkpoint_overhead, checkpoint_interval_hours, 0.0, restart_hours=restart_hours
+    )
     budget = budget_usd if budget_usd is not None else compute_usd
     candidates = planner.train_candidates(
         frame,
@@ -394,20 +401,6 @@ def plan_train(
         frontier=choice.frontier,
         feasible=choice.feasible,
     )
-
-
-def _check_spot(spot: planner.SpotAssumptions) -> None:
-    from models import breakeven
-
-    # the scalar formula checks every input and names it
-    breakeven.spot_time_multiplier(
-        spot.checkpoint_overhead, spot.checkpoint_interval_hours, 0.0,
-        restart_hours=spot.restart_hours,
-    )
-    if spot.preemption_rate_per_hour is not None and spot.preemption_rate_per_hour < 0:
-        raise ValueError(
-            f"preemption_rate_per_hour must be >= 0, got {spot.preemption_rate_per_hour!r}"
-        )
 
 
 @dataclass

@@ -20,6 +20,7 @@ from connectors._page import utc_now
 from connectors.errors import InvalidInput
 from flows._output import emit_json, table
 from flows.cli import JsonOpt, WarehouseOpt, run
+from flows.cli_costs import checked
 from gpu_pricing import api
 from gpu_pricing import plan as planner
 from models import scaling
@@ -252,7 +253,8 @@ def plan_train(
             raise InvalidInput(
                 f"--allocation {allocation!r}: expected one of {', '.join(scaling.ALLOCATIONS)}"
             )
-        result = api.plan_train(
+        result = checked(
+            api.plan_train,
             params=parse_amount("--params", params),
             tokens=parse_amount("--tokens", tokens),
             compute_flops=parse_amount("--compute-flops", compute_flops),
@@ -339,7 +341,8 @@ def plan_serve(
     serve a monthly token volume, with the cost per 1M tokens."""
 
     def body() -> None:
-        result = api.plan_serve(
+        result = checked(
+            api.plan_serve,
             params=parse_amount("--params", params),
             tokens_per_month=parse_amount("--tokens-per-month", tokens_per_month),
             requests_per_month=parse_amount("--requests-per-month", requests_per_month),

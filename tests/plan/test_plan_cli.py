@@ -214,6 +214,14 @@ def test_a_compute_budget_is_split_by_chinchilla(demo_warehouse):
         (["--params", "70B", "--tokens", "2T", "--allocation", "kaplan"], "--allocation"),
         (["--params", "70B", "--tokens", "2T", "--efficiency-curve", "/nonexistent.csv"],
          "--efficiency-curve"),
+        (["--params", "70B", "--tokens", "2T", "--checkpoint-overhead", "-1"],
+         "--checkpoint-overhead"),
+        (["--params", "70B", "--tokens", "2T", "--preemption-rate", "-1"], "--preemption-rate"),
+        (["--params", "70B", "--tokens", "2T", "--min-gpus", "64", "--max-gpus", "8"],
+         "--min-gpus"),
+        (["--params", "70B", "--tokens", "2T", "--compute-flops", "1e24"], "exactly one of"),
+        (["--params", "70B", "--tokens", "2T", "--deadline-hours", "1",
+          "--deadline", "2030-01-01"], "not both"),
     ],
 )
 def test_bad_plan_input_is_one_line_and_exit_2(demo_warehouse, args, named):
