@@ -52,7 +52,7 @@ from typing import Any
 
 import polars as pl
 
-from models import breakeven, training
+from models import breakeven, scaling, training
 from models.costs import HOURS_PER_MONTH, SECONDS_PER_HOUR, TERA
 
 GIB = 2.0**30
@@ -117,6 +117,7 @@ PLAN_COLUMNS = [
     "billed_gpu_hours",
     "cost_usd",
     "min_term_hours",
+    "preemption_rate_per_instance_hour",
     "preemption_rate_per_hour",
     "preemption_rate_source",
     "time_multiplier",
@@ -325,8 +326,6 @@ def train_candidates(
     rate); the last two are split into parameters and tokens by `allocation`
     (models.scaling.allocate).
     """
-    from models import scaling
-
     if reserved_billing not in ("term", "used"):
         raise ValueError(f"--reserved-billing must be term or used, got {reserved_billing!r}")
     if not 1 <= min_gpus <= max_gpus:
@@ -365,6 +364,7 @@ def train_candidates(
     grid = (
         grid.with_columns(
             (pl.col("gpus") / pl.col("gpu_count")).alias("instances"),
+            pl.when(is_spot).then(instance_rate).alias("preemption_rate_per_instance_hour"),
             pl.when(is_spot)
             .then(pl.col("gpus") / pl.col("gpu_count") * instance_rate)
             .alias("job_preemption_rate_per_hour"),
@@ -419,13 +419,8 @@ def train_candidates(
     )
     base_wall = pl.col("gpu_hours") / pl.col("gpus")
     term = pl.col("pricing_model").replace_strict(TERM_HOURS, default=None, return_dtype=pl.Float64)
-    whole_terms = (
-        (pl.col("wall_clock_hours") / pl.col("min_term_hours") - ROUNDING_SLACK)
-        .ceil()
-        .clip(lower_bound=1)
-    ) * pl.col(
-        "min_term_hours"
-    )
+    terms = pl.col("wall_clock_hours") / pl.col("min_term_hours") - ROUNDING_SLACK
+    whole_terms = terms.ceil().clip(lower_bound=1) * pl.col("min_term_hours")
     grid = (
         grid.with_columns(
             (base_wall * pl.col("time_multiplier")).alias("wall_clock_hours"),

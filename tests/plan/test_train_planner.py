@@ -184,7 +184,8 @@ def test_a_job_on_k_spot_instances_is_preempted_k_times_as_often():
     )
     row = cands.row(0, named=True)
     # 64 GPUs / 8 per instance = 8 instances * 0.001 = 0.008 per hour for the job
-    assert row["instances"] == 8 and row["preemption_rate_per_hour"] == pytest.approx(0.008)
+    assert row["instances"] == 8 and row["preemption_rate_per_instance_hour"] == 0.001
+    assert row["preemption_rate_per_hour"] == pytest.approx(0.008)
     assert row["preemption_rate_source"] == "assumed (no published rate)"
     assert row["time_multiplier"] == pytest.approx(1.05 / (1 - 0.008 / 2))
 
