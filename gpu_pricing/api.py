@@ -9,6 +9,7 @@ are a thin layer over `plan_train` and `plan_serve`.
     p = gpu_pricing.plan_train(params=70e9, tokens=2e12, deadline_hours=24 * 30)
     p.chosen, p.frontier
     gpu_pricing.estimate_train(70e9, 2e12, "H100", mfu=0.45, gpus=1024)
+    gpu_pricing.estimate_infer(70e9, 2048, 1e6, "A100", rate=1.5)
 
 Every function takes `warehouse=` (a path; default: $GPU_PRICING_WAREHOUSE, else
 gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb under the working
@@ -29,7 +30,7 @@ import duckdb
 import polars as pl
 
 from gpu_pricing import plan as planner
-from models import breakeven, training
+from models import _checks, breakeven, inference, training
 from warehouse import db
 from warehouse.errors import WarehouseError
 
@@ -504,6 +505,44 @@ def plan_serve(
     return ServePlan(inputs=inputs, plans=plans, chosen=within.head(1))
 
 
+def _priced_specs(
+    gpu: str,
+    memory: float | None,
+    pricing: str,
+    precision: str,
+    rate: float | None,
+    warehouse: str | Path | None,
+) -> pl.DataFrame:
+    """The peak of `gpu` at `precision` with a rate: `rate` (one row, no warehouse needed),
+    or every matching current offer's."""
+    _check_pricing(pricing)
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    name = gpu.strip().upper()
+    specs = gpu_specs(warehouse).filter(pl.col("gpu_name") == name)
+    if memory is not None:
+        specs = specs.filter(pl.col("gpu_memory_gib") == memory)
+    specs = specs.select(
+        "gpu_name", "gpu_memory_gib", pl.col(f"{precision}_tflops").alias("peak_tflops")
+    ).filter(pl.col("peak_tflops").is_not_null())
+    if specs.is_empty():
+        raise ValueError(f"gpu {gpu!r}: no {precision} peak in dim_gpus for that GPU and memory")
+    if rate is not None:
+        if not rate >= 0:
+            raise ValueError(f"rate_usd_per_gpu_hour must be >= 0, got {rate!r}")
+        return specs.head(1).with_columns(
+            pl.lit(float(rate)).alias("rate_usd_per_gpu_hour"),
+            pl.lit(pricing).alias("pricing_model"),
+            pl.lit("--rate").alias("rate_source"),
+        )
+    return (
+        filter_offers(offers(warehouse), pricing=pricing, gpus=[name])
+        .join(specs, on=["gpu_name", "gpu_memory_gib"], how="inner")
+        .rename({"price_usd_per_gpu_hour": "rate_usd_per_gpu_hour"})
+        .with_columns(pl.lit("warehouse").alias("rate_source"))
+    )
+
+
 def estimate_train(
     params: float,
     tokens: float,
@@ -522,47 +561,74 @@ def estimate_train(
     from the bundled seed when it is missing)."""
     flops = training.training_flops(params, tokens)
     training.gpu_hours_for_flops(flops, 1.0, mfu)  # checks mfu
-    _check_pricing(pricing)
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
-    name = gpu.strip().upper()
-    specs = gpu_specs(warehouse).filter(pl.col("gpu_name") == name)
-    if memory is not None:
-        specs = specs.filter(pl.col("gpu_memory_gib") == memory)
-    specs = specs.select(
-        "gpu_name", "gpu_memory_gib", pl.col(f"{precision}_tflops").alias("peak_tflops")
-    ).filter(pl.col("peak_tflops").is_not_null())
-    if specs.is_empty():
-        raise ValueError(f"gpu {gpu!r}: no {precision} peak in dim_gpus for that GPU and memory")
-    if rate is not None:
-        priced = specs.head(1).with_columns(
-            pl.lit(float(rate)).alias("rate_usd_per_gpu_hour"),
-            pl.lit(pricing).alias("pricing_model"),
-            pl.lit("--rate").alias("rate_source"),
-        )
-    else:
-        priced = (
-            filter_offers(offers(warehouse), pricing=pricing, gpus=[name])
-            .join(specs, on=["gpu_name", "gpu_memory_gib"], how="inner")
-            .rename({"price_usd_per_gpu_hour": "rate_usd_per_gpu_hour"})
-            .with_columns(pl.lit("warehouse").alias("rate_source"))
-        )
+    gpus = _checks.count("gpus", gpus)
+    priced = _priced_specs(gpu, memory, pricing, precision, rate, warehouse)
     gpu_hours = training.gpu_hours_for_flops_expr(
         pl.lit(flops), pl.col("peak_tflops"), pl.lit(float(mfu))
     )
-    return priced.with_columns(
-        pl.lit(float(params)).alias("params"),
-        pl.lit(float(tokens)).alias("tokens"),
-        pl.lit(float(mfu)).alias("mfu"),
-        pl.lit(int(gpus)).alias("gpus"),
-        pl.lit(flops).alias("flops"),
-        gpu_hours.alias("gpu_hours"),
-    ).with_columns(
-        (pl.col("gpu_hours") / pl.col("gpus")).alias("wall_clock_hours"),
-        (pl.col("gpu_hours") * pl.col("rate_usd_per_gpu_hour")).alias("cost_usd"),
-    ).with_columns(
-        (pl.col("cost_usd") / tokens * 1e6).alias("cost_per_1m_tokens_usd"),
-    ).sort("cost_usd", maintain_order=True)
+    return (
+        priced.with_columns(
+            pl.lit(float(params)).alias("params"),
+            pl.lit(float(tokens)).alias("tokens"),
+            pl.lit(float(mfu)).alias("mfu"),
+            pl.lit(gpus).alias("gpus"),
+            pl.lit(flops).alias("flops"),
+            gpu_hours.alias("gpu_hours"),
+        )
+        .with_columns(
+            (pl.col("gpu_hours") / pl.col("gpus")).alias("wall_clock_hours"),
+            (pl.col("gpu_hours") * pl.col("rate_usd_per_gpu_hour")).alias("cost_usd"),
+        )
+        .with_columns((pl.col("cost_usd") / tokens * 1e6).alias("cost_per_1m_tokens_usd"))
+        .sort("cost_usd", maintain_order=True)
+    )
+
+
+def estimate_infer(
+    params: float,
+    tokens_per_request: float,
+    requests: float,
+    gpu: str,
+    *,
+    utilization: float = 0.3,
+    pricing: str = "on_demand",
+    memory: float | None = None,
+    rate: float | None = None,
+    precision: str = "bf16",
+    warehouse: str | Path | None = None,
+) -> pl.DataFrame:
+    """Inference cost (models.inference, 2N FLOPs per token at `utilization` of the peak) at
+    every matching current offer, cheapest first; with `rate`, one row at that rate."""
+    tokens = _checks.positive("tokens_per_request", tokens_per_request) * _checks.positive(
+        "requests", requests
+    )
+    flops = inference.inference_flops(params, tokens)
+    _checks.fraction("utilization", utilization)
+    priced = _priced_specs(gpu, memory, pricing, precision, rate, warehouse)
+    # GPU-hours to run `flops` at a fraction of the peak: the same arithmetic as training's
+    gpu_hours = training.gpu_hours_for_flops_expr(
+        pl.lit(flops), pl.col("peak_tflops"), pl.lit(float(utilization))
+    )
+    return (
+        priced.with_columns(
+            pl.lit(float(params)).alias("params"),
+            pl.lit(float(tokens_per_request)).alias("tokens_per_request"),
+            pl.lit(float(requests)).alias("requests"),
+            pl.lit(tokens).alias("tokens"),
+            pl.lit(float(utilization)).alias("utilization"),
+            pl.lit(flops).alias("flops"),
+            gpu_hours.alias("gpu_hours"),
+        )
+        .with_columns(
+            (pl.col("gpu_hours") * 3600).alias("gpu_seconds"),
+            (pl.col("gpu_hours") * pl.col("rate_usd_per_gpu_hour")).alias("cost_usd"),
+        )
+        .with_columns(
+            (pl.col("cost_usd") / requests).alias("cost_per_request_usd"),
+            (pl.col("cost_usd") / tokens * 1e6).alias("cost_per_1m_tokens_usd"),
+        )
+        .sort("cost_usd", maintain_order=True)
+    )
 
 
 __all__ = [
@@ -570,6 +636,7 @@ __all__ = [
     "TrainPlan",
     "cheapest",
     "connect",
+    "estimate_infer",
     "estimate_train",
     "gpu_specs",
     "history",

@@ -289,3 +289,18 @@ def test_the_python_api_returns_frames_from_a_read_only_warehouse(demo_warehouse
         con.execute("create table t (x int)")
     with pytest.raises(ValueError, match="pricing must be one of"):
         gpu_pricing.rates(pricing="cheap", warehouse=demo_warehouse)
+
+
+def test_api_estimates_with_a_rate_need_no_warehouse(tmp_path):
+    missing = tmp_path / "none.duckdb"
+    train = gpu_pricing.estimate_train(70e9, 2e12, "H100", rate=4.0, warehouse=missing)
+    # 8.4e23 / (0.45 * 989e12 * 3600) = 524,286 GPU-hours * 4 USD = 2,097,143 USD
+    assert train["cost_usd"].item() == pytest.approx(2_097_143, rel=1e-6)
+    infer = gpu_pricing.estimate_infer(175e9, 2048, 1e6, "A100", memory=40, rate=1.0,
+                                       warehouse=missing)
+    # 2 * 175e9 * 2.048e9 = 7.168e20 FLOPs / (0.3 * 312e12) = 7,658,120 GPU-seconds
+    assert infer["gpu_seconds"].item() == pytest.approx(7_658_120, rel=1e-6)
+    assert infer["cost_usd"].item() == pytest.approx(7_658_120 / 3600, rel=1e-6)
+    assert not missing.exists()
+    with pytest.raises(gpu_pricing.WarehouseError, match="gpu-pricing refresh"):
+        gpu_pricing.estimate_train(70e9, 2e12, "H100", warehouse=missing)
