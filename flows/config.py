@@ -133,7 +133,7 @@ class PlanWorkload:
     max_gpus: int = 16384
     providers: tuple[str, ...] | None = None
     pricing_models: tuple[str, ...] | None = None
-    gpus: tuple[str, ...] | None = None
+    gpu_names: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -531,7 +531,7 @@ class _Parser:
 
     def plan(self, top: dict) -> PlanWorkload:
         keys = {"params", "tokens", "deadline_hours", "budget_usd", "max_gpus", "providers"}
-        entry = self.table("plan", top.get("plan", {}), keys | {"pricing_models", "gpus"})
+        entry = self.table("plan", top.get("plan", {}), keys | {"pricing_models", "gpu_names"})
         default = PlanWorkload()
         optional = {
             k: self.number(f"plan.{k}", entry[k], strict=True)
@@ -546,19 +546,21 @@ class _Parser:
             pricing = self.strings("plan.pricing_models", entry["pricing_models"])
             for i, model in enumerate(pricing):
                 self.pricing_model(f"plan.pricing_models[{i}]", model)
-        gpus = None
-        if "gpus" in entry:
-            gpus = tuple(g.upper() for g in self.strings("plan.gpus", entry["gpus"]))
+        names = None
+        if "gpu_names" in entry:
+            names = tuple(g.upper() for g in self.strings("plan.gpu_names", entry["gpu_names"]))
             known = {g for g, _ in self.specs}
-            for i, gpu in enumerate(gpus):
+            for i, gpu in enumerate(names):
                 if gpu not in known:
-                    raise self.fail(f"plan.gpus[{i}]", "unknown GPU (not in seed_gpu_specs)", gpu)
+                    raise self.fail(
+                        f"plan.gpu_names[{i}]", "unknown GPU (not in seed_gpu_specs)", gpu
+                    )
         return PlanWorkload(
             params=self.number("plan.params", entry.get("params", default.params), strict=True),
             tokens=self.number("plan.tokens", entry.get("tokens", default.tokens), strict=True),
             max_gpus=int(max_gpus),
             providers=self.providers_filter("plan", entry),
             pricing_models=pricing,
-            gpus=gpus,
+            gpu_names=names,
             **optional,
         )

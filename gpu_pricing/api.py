@@ -172,8 +172,14 @@ def rates(
            ORDER BY price_usd_per_gpu_hour NULLS LAST, price_usd_per_hour, provider, region,
                     instance_type
            LIMIT coalesce($limit, 1e12::BIGINT)""",
-        {"gpu": gpu, "memory": memory, "pricing": pricing, "provider": provider,
-         "region": region, "limit": limit},
+        {
+            "gpu": gpu,
+            "memory": memory,
+            "pricing": pricing,
+            "provider": provider,
+            "region": region,
+            "limit": limit,
+        },
     )
 
 
@@ -227,18 +233,18 @@ def filter_offers(
     providers: str | Sequence[str] | None = None,
     regions: str | Sequence[str] | None = None,
     pricing: str | Sequence[str] | None = None,
-    gpus: str | Sequence[str] | None = None,
+    gpu_names: str | Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Offers of the given providers, regions, pricing models and GPU names (None: all)."""
     pricing_models = _names(pricing)
     for model in pricing_models or []:
         _check_pricing(model)
-    gpu_names = [g.upper() for g in _names(gpus) or []] or None
+    upper_names = [g.upper() for g in _names(gpu_names) or []] or None
     for column, allowed in (
         ("provider", _names(providers)),
         ("region", _names(regions)),
         ("pricing_model", pricing_models),
-        ("gpu_name", gpu_names),
+        ("gpu_name", upper_names),
     ):
         if allowed is not None:
             frame = frame.filter(pl.col(column).is_in(allowed))
@@ -292,7 +298,7 @@ def plan_train(
     providers: str | Sequence[str] | None = None,
     regions: str | Sequence[str] | None = None,
     pricing: str | Sequence[str] | None = None,
-    gpus: str | Sequence[str] | None = None,
+    gpu_names: str | Sequence[str] | None = None,
     efficiency_curve: str | Path | pl.DataFrame | None = None,
     precision: str = "bf16",
     checkpoint_interval_hours: float = 1.0,
@@ -335,7 +341,7 @@ def plan_train(
             if default_preemption_rate is None:
                 assumed = read_default_preemption_rate(con)
     frame = filter_offers(
-        offers_frame, providers=providers, regions=regions, pricing=pricing, gpus=gpus
+        offers_frame, providers=providers, regions=regions, pricing=pricing, gpu_names=gpu_names
     )
     specs = seed_gpu_specs() if specs_frame is None else specs_frame
     spot = planner.SpotAssumptions(
@@ -382,8 +388,9 @@ def plan_train(
         "providers": _names(providers),
         "regions": _names(regions),
         "pricing": _names(pricing),
-        "gpus": _names(gpus),
-        "efficiency_curve": str(efficiency_curve) if isinstance(efficiency_curve, str | Path)
+        "gpu_names": _names(gpu_names),
+        "efficiency_curve": str(efficiency_curve)
+        if isinstance(efficiency_curve, str | Path)
         else ("custom" if efficiency_curve is not None else "default"),
         "precision": precision,
         "checkpoint_interval_hours": checkpoint_interval_hours,
@@ -398,7 +405,9 @@ def plan_train(
         inputs=inputs,
         candidates=candidates,
         chosen=pl.DataFrame([choice.chosen], schema=candidates.schema),
-        fastest_within_budget=pl.DataFrame([choice.fastest_within_budget], schema=candidates.schema),
+        fastest_within_budget=pl.DataFrame(
+            [choice.fastest_within_budget], schema=candidates.schema
+        ),
         frontier=choice.frontier,
         feasible=choice.feasible,
     )
@@ -431,7 +440,7 @@ def plan_serve(
     providers: str | Sequence[str] | None = None,
     regions: str | Sequence[str] | None = None,
     pricing: str | Sequence[str] | None = None,
-    gpus: str | Sequence[str] | None = None,
+    gpu_names: str | Sequence[str] | None = None,
     precision: str = "bf16",
     bytes_per_param: float = 2.0,
     budget_usd: float | None = None,
@@ -459,7 +468,9 @@ def plan_serve(
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
     frame = offers(warehouse) if offers_frame is None else offers_frame
-    frame = filter_offers(frame, providers=providers, regions=regions, pricing=pricing, gpus=gpus)
+    frame = filter_offers(
+        frame, providers=providers, regions=regions, pricing=pricing, gpu_names=gpu_names
+    )
     specs = gpu_specs(warehouse) if specs_frame is None else specs_frame
     plans = planner.serve_candidates(
         frame,
@@ -483,7 +494,7 @@ def plan_serve(
         "providers": _names(providers),
         "regions": _names(regions),
         "pricing": _names(pricing),
-        "gpus": _names(gpus),
+        "gpu_names": _names(gpu_names),
         "precision": precision,
         "bytes_per_param": bytes_per_param,
         "budget_usd": budget_usd,
@@ -536,7 +547,7 @@ def _priced_specs(
             pl.lit("--rate").alias("rate_source"),
         )
     return (
-        filter_offers(offers(warehouse), pricing=pricing, gpus=[name])
+        filter_offers(offers(warehouse), pricing=pricing, gpu_names=[name])
         .join(specs, on=["gpu_name", "gpu_memory_gib"], how="inner")
         .rename({"price_usd_per_gpu_hour": "rate_usd_per_gpu_hour"})
         .with_columns(pl.lit("warehouse").alias("rate_source"))

@@ -60,7 +60,9 @@ def deadline_in_hours(hours: float | None, date_text: str | None) -> float | Non
     try:
         when = datetime.fromisoformat(date_text.strip())
     except ValueError:
-        raise InvalidInput(f"--deadline {date_text!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM") from None
+        raise InvalidInput(
+            f"--deadline {date_text!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM"
+        ) from None
     if when.tzinfo is not None:
         when = when.astimezone(UTC).replace(tzinfo=None)
     now = utc_now()
@@ -79,11 +81,13 @@ RegionsOpt = Annotated[
 PricingListOpt = Annotated[
     str | None,
     typer.Option(
-        "--pricing", help="comma-separated: on_demand, spot, reserved_1y, reserved_3y (default: all)"
+        "--pricing",
+        help="comma-separated: on_demand, spot, reserved_1y, reserved_3y (default: all)",
     ),
 ]
-GpusOpt = Annotated[
-    str | None, typer.Option("--gpus", help="comma-separated GPU names, e.g. H100,B200 (default: all)")
+GpuNamesOpt = Annotated[
+    str | None,
+    typer.Option("--gpu", help="comma-separated GPU names, e.g. H100,B200 (default: all)"),
 ]
 PrecisionOpt = Annotated[
     str, typer.Option("--precision", help="peak FLOPs column of dim_gpus: fp32|tf32|bf16|fp8")
@@ -140,9 +144,7 @@ def _plan_lines(plan: dict[str, Any]) -> list[tuple[str, str]]:
             )
         )
     if plan["min_term_hours"] is not None:
-        lines.append(
-            ("commitment", f"{plan['min_term_hours']:,.0f} h minimum term per GPU")
-        )
+        lines.append(("commitment", f"{plan['min_term_hours']:,.0f} h minimum term per GPU"))
     return lines
 
 
@@ -205,7 +207,7 @@ def plan_train(
     providers: ProvidersOpt = None,
     regions: RegionsOpt = None,
     pricing: PricingListOpt = None,
-    gpus: GpusOpt = None,
+    gpu: GpuNamesOpt = None,
     efficiency_curve: Annotated[
         Path | None,
         typer.Option(
@@ -267,7 +269,7 @@ def plan_train(
             providers=providers,
             regions=regions,
             pricing=pricing,
-            gpus=gpus,
+            gpu_names=gpu,
             efficiency_curve=efficiency_curve,
             precision=precision,
             checkpoint_interval_hours=checkpoint_interval_hours,
@@ -323,7 +325,8 @@ def plan_serve(
         float, typer.Option("--peak-to-average", help="peak load / average load, >= 1")
     ] = 2.0,
     allow_spot: Annotated[
-        bool, typer.Option("--allow-spot", help="consider spot capacity (preemptions drop requests)")
+        bool,
+        typer.Option("--allow-spot", help="consider spot capacity (preemptions drop requests)"),
     ] = False,
     budget_usd: Annotated[
         str | None, typer.Option("--budget-usd", help="at most this per month")
@@ -331,7 +334,7 @@ def plan_serve(
     providers: ProvidersOpt = None,
     regions: RegionsOpt = None,
     pricing: PricingListOpt = None,
-    gpus: GpusOpt = None,
+    gpu: GpuNamesOpt = None,
     precision: PrecisionOpt = "bf16",
     limit: Annotated[int, typer.Option("--limit", min=1, help="plans listed")] = 10,
     warehouse: WarehouseOpt = None,
@@ -354,7 +357,7 @@ def plan_serve(
             providers=providers,
             regions=regions,
             pricing=pricing,
-            gpus=gpus,
+            gpu_names=gpu,
             precision=precision,
             warehouse=warehouse,
         )

@@ -19,8 +19,16 @@ COLORS = {
     "reserved_3y": "#9467bd",
 }
 TABLE_COLUMNS = [
-    "provider", "region", "instance_type", "gpu_name", "gpus", "pricing_model",
-    "rate_usd_per_gpu_hour", "mfu", "wall_clock_hours", "cost_usd",
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_name",
+    "gpus",
+    "pricing_model",
+    "rate_usd_per_gpu_hour",
+    "mfu",
+    "wall_clock_hours",
+    "cost_usd",
 ]
 
 
@@ -59,7 +67,7 @@ def plan_section(con, gpu: str, workload: Any = None) -> Any:
             max_gpus=w.max_gpus,
             providers=w.providers,
             pricing=w.pricing_models,
-            gpus=w.gpus,
+            gpu_names=w.gpu_names,
             offers_frame=api.read_offers(con),
             specs_frame=api.read_gpu_specs(con),
             default_preemption_rate=api.read_default_preemption_rate(con),
@@ -85,7 +93,10 @@ def plan_section(con, gpu: str, workload: Any = None) -> Any:
                     mode="markers",
                     marker={"color": color, "size": 5, "opacity": 0.35},
                     text=(
-                        part["provider"] + " " + part["instance_type"] + " x"
+                        part["provider"]
+                        + " "
+                        + part["instance_type"]
+                        + " x"
                         + part["gpus"].cast(pl.Int64).cast(pl.String)
                     ).to_list(),
                 )
@@ -99,8 +110,13 @@ def plan_section(con, gpu: str, workload: Any = None) -> Any:
             mode="lines+markers",
             line={"color": "#d62728", "shape": "hv"},
             text=(
-                front["provider"] + " " + front["instance_type"] + " x"
-                + front["gpus"].cast(pl.Int64).cast(pl.String) + " " + front["pricing_model"]
+                front["provider"]
+                + " "
+                + front["instance_type"]
+                + " x"
+                + front["gpus"].cast(pl.Int64).cast(pl.String)
+                + " "
+                + front["pricing_model"]
             ).to_list(),
         )
     )

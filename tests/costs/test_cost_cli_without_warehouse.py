@@ -22,8 +22,20 @@ def cli(tmp_path, *args: str):
 
 
 def test_training_estimate_with_a_rate_needs_no_warehouse(tmp_path):
-    result = cli(tmp_path, "estimate", "train", "--params", "70e9", "--tokens", "2e12",
-                 "--gpu", "H100", "--rate", "2", "--json")
+    result = cli(
+        tmp_path,
+        "estimate",
+        "train",
+        "--params",
+        "70e9",
+        "--tokens",
+        "2e12",
+        "--gpu",
+        "H100",
+        "--rate",
+        "2",
+        "--json",
+    )
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
     # the seed's H100 80 GB: 989 BF16 TFLOPS; 8.4e23 / (0.45 * 989e12 * 3600) = 524,286
@@ -35,9 +47,24 @@ def test_training_estimate_with_a_rate_needs_no_warehouse(tmp_path):
 
 
 def test_inference_estimate_with_a_rate_needs_no_warehouse(tmp_path):
-    result = cli(tmp_path, "estimate", "infer", "--params", "7e9", "--tokens-per-request",
-                 "1000", "--requests", "1e6", "--gpu", "A100", "--memory", "40", "--rate", "1",
-                 "--json")
+    result = cli(
+        tmp_path,
+        "estimate",
+        "infer",
+        "--params",
+        "7e9",
+        "--tokens-per-request",
+        "1000",
+        "--requests",
+        "1e6",
+        "--gpu",
+        "A100",
+        "--memory",
+        "40",
+        "--rate",
+        "1",
+        "--json",
+    )
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
     # 2 * 7e9 * 1e9 tokens = 1.4e19 FLOPs / (0.3 * 312e12) = 149,573 GPU-s = 41.5 GPU-h
@@ -50,8 +77,18 @@ def test_breakeven_with_rates_needs_no_warehouse(tmp_path):
     assert onprem.exit_code == 0, onprem.stderr
     # the seed's reference capex: 30,000 USD / 4 USD = 7,500 GPU-hours
     assert json.loads(onprem.stdout)["break_even_gpu_hours"] == 7500
-    spot = cli(tmp_path, "breakeven", "spot", "--gpu", "H100", "--spot-rate", "1.5",
-               "--on-demand-rate", "4", "--json")
+    spot = cli(
+        tmp_path,
+        "breakeven",
+        "spot",
+        "--gpu",
+        "H100",
+        "--spot-rate",
+        "1.5",
+        "--on-demand-rate",
+        "4",
+        "--json",
+    )
     assert spot.exit_code == 0, spot.stderr
     doc = json.loads(spot.stdout)
     assert doc["break_even_preemption_rate_per_hour"] == pytest.approx(1.2125)
@@ -61,8 +98,10 @@ def test_breakeven_with_rates_needs_no_warehouse(tmp_path):
 @pytest.mark.parametrize(
     ("args", "hint"),
     [
-        (["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"],
-         "or pass --rate"),
+        (
+            ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"],
+            "or pass --rate",
+        ),
         (["breakeven", "onprem", "--gpu", "H100"], "or pass --rate"),
         (["breakeven", "spot", "--gpu", "H100"], "or pass --spot-rate and --on-demand-rate"),
     ],
@@ -78,6 +117,17 @@ def test_without_a_rate_or_a_warehouse_the_message_says_refresh_or_pass_the_rate
 
 
 def test_an_unknown_gpu_is_still_an_input_error_without_a_warehouse(tmp_path):
-    result = cli(tmp_path, "estimate", "train", "--params", "7e9", "--tokens", "1e9",
-                 "--gpu", "H900", "--rate", "2")
+    result = cli(
+        tmp_path,
+        "estimate",
+        "train",
+        "--params",
+        "7e9",
+        "--tokens",
+        "1e9",
+        "--gpu",
+        "H900",
+        "--rate",
+        "2",
+    )
     assert result.exit_code == 2 and "unknown GPU" in result.stderr

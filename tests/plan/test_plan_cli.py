@@ -15,8 +15,17 @@ from flows.cli import app
 
 runner = CliRunner()
 PLAN_KEYS = {
-    "provider", "region", "instance_type", "gpu_name", "gpu_memory_gib", "gpus",
-    "pricing_model", "rate_usd_per_gpu_hour", "mfu", "gpu_hours", "wall_clock_hours",
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_name",
+    "gpu_memory_gib",
+    "gpus",
+    "pricing_model",
+    "rate_usd_per_gpu_hour",
+    "mfu",
+    "gpu_hours",
+    "wall_clock_hours",
     "cost_usd",
 }
 H100_FLOPS = 6 * 70e9 * 2e12  # 8.4e23
@@ -45,8 +54,15 @@ def test_plan_train_json_has_every_input_and_the_three_answers(unconstrained):
     assert {"inputs", "chosen", "fastest_within_budget", "frontier"} <= doc.keys()
     assert doc["inputs"]["params"] == 70e9 and doc["inputs"]["tokens"] == 2e12
     assert doc["inputs"]["flops"] == pytest.approx(H100_FLOPS)
-    for key in ("deadline_hours", "budget_usd", "max_gpus", "checkpoint_overhead",
-                "checkpoint_interval_hours", "reserved_billing", "efficiency_curve"):
+    for key in (
+        "deadline_hours",
+        "budget_usd",
+        "max_gpus",
+        "checkpoint_overhead",
+        "checkpoint_interval_hours",
+        "reserved_billing",
+        "efficiency_curve",
+    ):
         assert key in doc["inputs"]
     for plan in [doc["chosen"], doc["fastest_within_budget"], *doc["frontier"]]:
         assert plan.keys() >= PLAN_KEYS
@@ -70,7 +86,8 @@ def test_the_chosen_plan_is_the_cheapest_candidate_and_the_frontier_undominated(
     )
     for f in unconstrained["frontier"]:
         better = cands.filter(
-            (pl.col("cost_usd") < f["cost_usd"]) & (pl.col("wall_clock_hours") < f["wall_clock_hours"])
+            (pl.col("cost_usd") < f["cost_usd"])
+            & (pl.col("wall_clock_hours") < f["wall_clock_hours"])
         )
         assert better.is_empty()
     costs = [f["cost_usd"] for f in unconstrained["frontier"]]
@@ -114,8 +131,9 @@ def test_a_budget_below_the_cheapest_plan_is_exit_2_naming_its_cost(demo_warehou
 def test_a_budget_and_deadline_pick_the_cheapest_plan_meeting_both(demo_warehouse, unconstrained):
     deadline = unconstrained["chosen"]["wall_clock_hours"] / 20
     budget = unconstrained["chosen"]["cost_usd"] * 3
-    doc = cli_json(demo_warehouse, *TRAIN, "--deadline-hours", str(deadline),
-                   "--budget-usd", str(budget))
+    doc = cli_json(
+        demo_warehouse, *TRAIN, "--deadline-hours", str(deadline), "--budget-usd", str(budget)
+    )
     every = gpu_pricing.plan_train(params=70e9, tokens=2e12, warehouse=demo_warehouse).candidates
     ok = every.filter((pl.col("wall_clock_hours") <= deadline) & (pl.col("cost_usd") <= budget))
     assert doc["chosen"]["cost_usd"] == pytest.approx(ok["cost_usd"].min())
@@ -128,8 +146,20 @@ def test_1024_gpus_at_mfu_035_vs_512_at_050_both_on_the_frontier(demo_warehouse,
     curve = tmp_path / "curve.csv"
     curve.write_text("gpus,mfu\n512,0.5\n1024,0.35\n")
     doc = cli_json(
-        demo_warehouse, *TRAIN, "--efficiency-curve", str(curve), "--min-gpus", "512",
-        "--max-gpus", "1024", "--providers", "aws", "--pricing", "on_demand", "--gpus", "H100",
+        demo_warehouse,
+        *TRAIN,
+        "--efficiency-curve",
+        str(curve),
+        "--min-gpus",
+        "512",
+        "--max-gpus",
+        "1024",
+        "--providers",
+        "aws",
+        "--pricing",
+        "on_demand",
+        "--gpu",
+        "H100",
     )
     by = {p["gpus"]: p for p in doc["frontier"]}
     assert sorted(by) == [512, 1024]
@@ -142,12 +172,40 @@ def test_1024_gpus_at_mfu_035_vs_512_at_050_both_on_the_frontier(demo_warehouse,
 
 
 def test_the_plan_switches_from_spot_to_on_demand_at_the_break_even_rate(demo_warehouse):
-    args = ["plan", "train", "--params", "7B", "--tokens", "100B", "--providers", "aws", "--regions", "us-east-1", "--gpus", "H100",
-            "--min-gpus", "8", "--max-gpus", "8", "--pricing", "spot,on_demand",
-            "--checkpoint-overhead", "0.05", "--checkpoint-interval-hours", "1"]
+    args = [
+        "plan",
+        "train",
+        "--params",
+        "7B",
+        "--tokens",
+        "100B",
+        "--providers",
+        "aws",
+        "--regions",
+        "us-east-1",
+        "--gpu",
+        "H100",
+        "--min-gpus",
+        "8",
+        "--max-gpus",
+        "8",
+        "--pricing",
+        "spot,on_demand",
+        "--checkpoint-overhead",
+        "0.05",
+        "--checkpoint-interval-hours",
+        "1",
+    ]
     cands = gpu_pricing.plan_train(
-        params=7e9, tokens=1e11, warehouse=demo_warehouse, providers="aws",
-        regions="us-east-1", gpus="H100", min_gpus=8, max_gpus=8, pricing="spot,on_demand",
+        params=7e9,
+        tokens=1e11,
+        warehouse=demo_warehouse,
+        providers="aws",
+        regions="us-east-1",
+        gpu_names="H100",
+        min_gpus=8,
+        max_gpus=8,
+        pricing="spot,on_demand",
     ).candidates
     spot = cands.filter(pl.col("pricing_model") == "spot")["rate_usd_per_gpu_hour"].min()
     on_demand = cands.filter(pl.col("pricing_model") == "on_demand")["rate_usd_per_gpu_hour"].min()
@@ -167,8 +225,20 @@ def test_published_interruption_buckets_set_the_spot_preemption_rate(demo_wareho
            limit 1"""
     ).fetchone()[0]
     assert p5 == pytest.approx(-__import__("math").log(0.8) / 720)  # '>20%' bucket
-    doc = cli_json(demo_warehouse, *TRAIN, "--providers", "aws", "--pricing", "spot",
-                   "--gpus", "H100", "--min-gpus", "64", "--max-gpus", "64")
+    doc = cli_json(
+        demo_warehouse,
+        *TRAIN,
+        "--providers",
+        "aws",
+        "--pricing",
+        "spot",
+        "--gpu",
+        "H100",
+        "--min-gpus",
+        "64",
+        "--max-gpus",
+        "64",
+    )
     chosen = doc["chosen"]
     # 64 GPUs = 8 instances, each reclaimed at p: the job at 8p
     assert chosen["preemption_rate_per_hour"] == pytest.approx(8 * p5)
@@ -176,13 +246,35 @@ def test_published_interruption_buckets_set_the_spot_preemption_rate(demo_wareho
 
 
 def test_a_one_year_reservation_bills_its_term(demo_warehouse):
-    doc = cli_json(demo_warehouse, *TRAIN, "--pricing", "reserved_1y", "--min-gpus", "1024",
-                   "--max-gpus", "1024", "--gpus", "H100")
+    doc = cli_json(
+        demo_warehouse,
+        *TRAIN,
+        "--pricing",
+        "reserved_1y",
+        "--min-gpus",
+        "1024",
+        "--max-gpus",
+        "1024",
+        "--gpu",
+        "H100",
+    )
     chosen = doc["chosen"]
     assert chosen["wall_clock_hours"] < 8760 and chosen["min_term_hours"] == 8760
     assert chosen["cost_usd"] == pytest.approx(1024 * 8760 * chosen["rate_usd_per_gpu_hour"])
-    used = cli_json(demo_warehouse, *TRAIN, "--pricing", "reserved_1y", "--min-gpus", "1024",
-                    "--max-gpus", "1024", "--gpus", "H100", "--reserved-billing", "used")
+    used = cli_json(
+        demo_warehouse,
+        *TRAIN,
+        "--pricing",
+        "reserved_1y",
+        "--min-gpus",
+        "1024",
+        "--max-gpus",
+        "1024",
+        "--gpu",
+        "H100",
+        "--reserved-billing",
+        "used",
+    )
     assert used["chosen"]["cost_usd"] == pytest.approx(
         used["chosen"]["gpu_hours"] * used["chosen"]["rate_usd_per_gpu_hour"]
     )
@@ -193,8 +285,15 @@ def test_a_compute_budget_is_split_by_chinchilla(demo_warehouse):
     # C = 6ND, D = 20N: N = sqrt(5.76e23 / 120) = 6.928e10
     assert doc["inputs"]["params"] == pytest.approx(6.928e10, rel=1e-4)
     assert doc["inputs"]["allocation"] == "20-tokens-per-param"
-    fit = cli_json(demo_warehouse, "plan", "train", "--compute-flops", "5.76e23",
-                   "--allocation", "power-law-fit")
+    fit = cli_json(
+        demo_warehouse,
+        "plan",
+        "train",
+        "--compute-flops",
+        "5.76e23",
+        "--allocation",
+        "power-law-fit",
+    )
     assert 6 * fit["inputs"]["params"] * fit["inputs"]["tokens"] / 5.76e23 == pytest.approx(
         2.6513, rel=1e-4
     )
@@ -212,16 +311,33 @@ def test_a_compute_budget_is_split_by_chinchilla(demo_warehouse):
         (["--params", "70B", "--tokens", "2T", "--deadline", "2001-01-01"], "past"),
         (["--params", "70B", "--tokens", "2T", "--pricing", "cheap"], "pricing"),
         (["--params", "70B", "--tokens", "2T", "--allocation", "kaplan"], "--allocation"),
-        (["--params", "70B", "--tokens", "2T", "--efficiency-curve", "/nonexistent.csv"],
-         "--efficiency-curve"),
-        (["--params", "70B", "--tokens", "2T", "--checkpoint-overhead", "-1"],
-         "--checkpoint-overhead"),
+        (
+            ["--params", "70B", "--tokens", "2T", "--efficiency-curve", "/nonexistent.csv"],
+            "--efficiency-curve",
+        ),
+        (
+            ["--params", "70B", "--tokens", "2T", "--checkpoint-overhead", "-1"],
+            "--checkpoint-overhead",
+        ),
         (["--params", "70B", "--tokens", "2T", "--preemption-rate", "-1"], "--preemption-rate"),
-        (["--params", "70B", "--tokens", "2T", "--min-gpus", "64", "--max-gpus", "8"],
-         "--min-gpus"),
+        (
+            ["--params", "70B", "--tokens", "2T", "--min-gpus", "64", "--max-gpus", "8"],
+            "--min-gpus",
+        ),
         (["--params", "70B", "--tokens", "2T", "--compute-flops", "1e24"], "exactly one of"),
-        (["--params", "70B", "--tokens", "2T", "--deadline-hours", "1",
-          "--deadline", "2030-01-01"], "not both"),
+        (
+            [
+                "--params",
+                "70B",
+                "--tokens",
+                "2T",
+                "--deadline-hours",
+                "1",
+                "--deadline",
+                "2030-01-01",
+            ],
+            "not both",
+        ),
     ],
 )
 def test_bad_plan_input_is_one_line_and_exit_2(demo_warehouse, args, named):
@@ -245,8 +361,17 @@ def test_plan_train_text_output_names_the_plans(demo_warehouse, unconstrained):
 
 
 def test_plan_serve_picks_the_cheapest_mix_and_prices_1m_tokens(demo_warehouse):
-    doc = cli_json(demo_warehouse, "plan", "serve", "--params", "70B",
-                   "--tokens-per-month", "10B", "--peak-to-average", "2")
+    doc = cli_json(
+        demo_warehouse,
+        "plan",
+        "serve",
+        "--params",
+        "70B",
+        "--tokens-per-month",
+        "10B",
+        "--peak-to-average",
+        "2",
+    )
     chosen, plans = doc["chosen"], doc["plans"]
     assert chosen == plans[0]
     assert [p["monthly_cost_usd"] for p in plans] == sorted(p["monthly_cost_usd"] for p in plans)
@@ -254,18 +379,40 @@ def test_plan_serve_picks_the_cheapest_mix_and_prices_1m_tokens(demo_warehouse):
     # a GPU serves 0.3 * peak * 1e12 / (2 * 70e9) tokens/s; the fleet covers the peak:
     # 10e9 / (720 * 3600) * 2 = 7,716 tokens/s
     assert chosen["peak_gpus"] * chosen["tokens_per_second_per_gpu"] >= 1e10 / (720 * 3600) * 2
-    same = cli_json(demo_warehouse, "plan", "serve", "--params", "70B",
-                    "--requests-per-month", "10M", "--tokens-per-request", "1000")
+    same = cli_json(
+        demo_warehouse,
+        "plan",
+        "serve",
+        "--params",
+        "70B",
+        "--requests-per-month",
+        "10M",
+        "--tokens-per-request",
+        "1000",
+    )
     assert same["chosen"] == chosen
-    strategies = {p["strategy"] for p in gpu_pricing.plan_serve(
-        params=70e9, tokens_per_month=1e10, warehouse=demo_warehouse).plans.to_dicts()}
+    strategies = {
+        p["strategy"]
+        for p in gpu_pricing.plan_serve(
+            params=70e9, tokens_per_month=1e10, warehouse=demo_warehouse
+        ).plans.to_dicts()
+    }
     assert {"on_demand", "reserved_1y", "reserved_1y + on_demand"} <= strategies
     assert not any("spot" in s for s in strategies)  # only with --allow-spot
 
 
 def test_plan_serve_over_budget_is_exit_2(demo_warehouse):
-    result = cli(demo_warehouse, "plan", "serve", "--params", "70B", "--tokens-per-month",
-                 "10B", "--budget-usd", "10")
+    result = cli(
+        demo_warehouse,
+        "plan",
+        "serve",
+        "--params",
+        "70B",
+        "--tokens-per-month",
+        "10B",
+        "--budget-usd",
+        "10",
+    )
     assert result.exit_code == 2 and "cheapest plan costs" in result.stderr
 
 
@@ -278,8 +425,9 @@ def test_the_python_api_returns_frames_from_a_read_only_warehouse(demo_warehouse
     assert {"gpu_name", "pricing_model", "price_usd_per_gpu_hour"} <= set(cheapest.columns)
     history = gpu_pricing.history("A100", warehouse=demo_warehouse)
     assert history.height and {"valid_from", "valid_to"} <= set(history.columns)
-    estimate = gpu_pricing.estimate_train(70e9, 2e12, "H100", mfu=0.45, gpus=1024,
-                                          warehouse=demo_warehouse)
+    estimate = gpu_pricing.estimate_train(
+        70e9, 2e12, "H100", mfu=0.45, gpus=1024, warehouse=demo_warehouse
+    )
     assert estimate["cost_usd"].is_sorted()
     first = estimate.row(0, named=True)
     assert first["cost_usd"] == pytest.approx(
@@ -296,8 +444,9 @@ def test_api_estimates_with_a_rate_need_no_warehouse(tmp_path):
     train = gpu_pricing.estimate_train(70e9, 2e12, "H100", rate=4.0, warehouse=missing)
     # 8.4e23 / (0.45 * 989e12 * 3600) = 524,286 GPU-hours * 4 USD = 2,097,143 USD
     assert train["cost_usd"].item() == pytest.approx(2_097_143, rel=1e-6)
-    infer = gpu_pricing.estimate_infer(175e9, 2048, 1e6, "A100", memory=40, rate=1.0,
-                                       warehouse=missing)
+    infer = gpu_pricing.estimate_infer(
+        175e9, 2048, 1e6, "A100", memory=40, rate=1.0, warehouse=missing
+    )
     # 2 * 175e9 * 2.048e9 = 7.168e20 FLOPs / (0.3 * 312e12) = 7,658,120 GPU-seconds
     assert infer["gpu_seconds"].item() == pytest.approx(7_658_120, rel=1e-6)
     assert infer["cost_usd"].item() == pytest.approx(7_658_120 / 3600, rel=1e-6)

@@ -44,8 +44,16 @@ def test_the_report_command_plans_the_plan_table_of_the_config(tmp_path, demo_wa
     out = tmp_path / "r.html"
     result = CliRunner().invoke(
         app,
-        ["report", "--out", str(out), "--config", str(toml), "--warehouse", str(demo_warehouse),
-         "--json"],
+        [
+            "report",
+            "--out",
+            str(out),
+            "--config",
+            str(toml),
+            "--warehouse",
+            str(demo_warehouse),
+            "--json",
+        ],
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.stderr
@@ -59,7 +67,7 @@ def test_the_report_command_plans_the_plan_table_of_the_config(tmp_path, demo_wa
         ("[plan]\nparams = -1\n", "plan.params"),
         ("[plan]\nmax_gpus = 8.5\n", "plan.max_gpus"),
         ("[plan]\npricing_models = ['cheap']\n", "plan.pricing_models[0]"),
-        ("[plan]\ngpus = ['H900']\n", "plan.gpus[0]"),
+        ("[plan]\ngpu_names = ['H900']\n", "plan.gpu_names[0]"),
         ("[plan]\nprovider = ['aws']\n", "plan.provider"),
     ],
 )
@@ -74,11 +82,14 @@ def test_the_plan_table_parses(tmp_path):
     path = tmp_path / "gpu-pricing.toml"
     path.write_text(
         "[plan]\nparams = 7e9\ntokens = 1.4e11\ndeadline_hours = 72\nproviders = ['aws']\n"
-        "pricing_models = ['spot', 'on_demand']\ngpus = ['h100']\n"
+        "pricing_models = ['spot', 'on_demand']\ngpu_names = ['h100']\n"
     )
     plan = config.load(path).plan
     assert (plan.params, plan.tokens, plan.deadline_hours, plan.budget_usd) == (
-        7e9, 1.4e11, 72.0, None
+        7e9,
+        1.4e11,
+        72.0,
+        None,
     )
-    assert plan.providers == ("aws",) and plan.gpus == ("H100",)
+    assert plan.providers == ("aws",) and plan.gpu_names == ("H100",)
     assert plan.pricing_models == ("spot", "on_demand")

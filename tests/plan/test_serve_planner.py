@@ -14,17 +14,29 @@ MONTH = 720 * 3600
 
 def serve(frame: pl.DataFrame, average_gpus: float, peak_to_average: float, **kw) -> pl.DataFrame:
     return plan.serve_candidates(
-        frame, SPECS, params=7e9, tokens_per_month=average_gpus * PER_GPU * MONTH,
-        peak_to_average=peak_to_average, **kw,
+        frame,
+        SPECS,
+        params=7e9,
+        tokens_per_month=average_gpus * PER_GPU * MONTH,
+        peak_to_average=peak_to_average,
+        **kw,
     )
 
 
 ONE_GPU = offers(
     {"gpu_count": 1.0, "instance_type": "one"},
-    {"gpu_count": 1.0, "instance_type": "one", "pricing_model": "reserved_1y",
-     "price_usd_per_gpu_hour": 2.0},
-    {"gpu_count": 1.0, "instance_type": "one", "pricing_model": "spot",
-     "price_usd_per_gpu_hour": 1.0},
+    {
+        "gpu_count": 1.0,
+        "instance_type": "one",
+        "pricing_model": "reserved_1y",
+        "price_usd_per_gpu_hour": 2.0,
+    },
+    {
+        "gpu_count": 1.0,
+        "instance_type": "one",
+        "pricing_model": "spot",
+        "price_usd_per_gpu_hour": 1.0,
+    },
 )
 
 

@@ -39,11 +39,19 @@ def offers(*rows: dict) -> pl.DataFrame:
         "load_id": "load-1",
     }
     schema = {
-        "provider": pl.String, "region": pl.String, "zone": pl.String,
-        "instance_type": pl.String, "gpu_name": pl.String, "gpu_memory_gib": pl.Float64,
-        "gpu_count": pl.Float64, "pricing_model": pl.String, "pricing_detail": pl.String,
-        "price_usd_per_gpu_hour": pl.Float64, "preemption_rate_per_hour": pl.Float64,
-        "fetched_at": pl.Datetime, "load_id": pl.String,
+        "provider": pl.String,
+        "region": pl.String,
+        "zone": pl.String,
+        "instance_type": pl.String,
+        "gpu_name": pl.String,
+        "gpu_memory_gib": pl.Float64,
+        "gpu_count": pl.Float64,
+        "pricing_model": pl.String,
+        "pricing_detail": pl.String,
+        "price_usd_per_gpu_hour": pl.Float64,
+        "preemption_rate_per_hour": pl.Float64,
+        "fetched_at": pl.Datetime,
+        "load_id": pl.String,
     }
     return pl.DataFrame([{**base, **r} for r in rows], schema=schema)
 
@@ -66,7 +74,11 @@ def test_70b_on_2t_tokens_on_h100_at_mfu_045_is_524k_gpu_hours():
 def test_gpu_counts_are_whole_instances_powers_of_two_within_the_limits():
     cands = plan.train_candidates(
         offers({"gpu_count": 8.0}, {"instance_type": "x3", "gpu_count": 3.0}),
-        SPECS, **SEVENTY_B, curve=flat(0.45), min_gpus=16, max_gpus=256,
+        SPECS,
+        **SEVENTY_B,
+        curve=flat(0.45),
+        min_gpus=16,
+        max_gpus=256,
     )
     eights = cands.filter(pl.col("instance_type") == "p5.48xlarge")["gpus"].sort().to_list()
     threes = cands.filter(pl.col("instance_type") == "x3")["gpus"].sort().to_list()
@@ -92,9 +104,7 @@ def test_1024_gpus_at_mfu_035_cost_1_43x_and_take_0_71x_the_time_of_512_at_050()
     # same FLOPs, peak and rate: cost ~ 1/MFU, so 0.5 / 0.35 = 1.4286;
     # time ~ 1 / (gpus * MFU): (512 * 0.5) / (1024 * 0.35) = 256 / 358.4 = 0.714
     assert by[1024]["cost_usd"] / by[512]["cost_usd"] == pytest.approx(0.5 / 0.35)
-    assert by[1024]["wall_clock_hours"] / by[512]["wall_clock_hours"] == pytest.approx(
-        256 / 358.4
-    )
+    assert by[1024]["wall_clock_hours"] / by[512]["wall_clock_hours"] == pytest.approx(256 / 358.4)
     assert scaling.relative_cost(0.35, 0.5) == pytest.approx(1.4286, rel=1e-4)
     front = plan.frontier(cands)
     assert sorted(front["gpus"].to_list()) == [512, 1024]
@@ -103,7 +113,11 @@ def test_1024_gpus_at_mfu_035_cost_1_43x_and_take_0_71x_the_time_of_512_at_050()
 def test_the_mfu_between_curve_points_agrees_with_models_scaling():
     points = [(8, 0.5), (512, 0.45), (4096, 0.38)]
     curve = pl.DataFrame(
-        {"curve_key": ["*"] * 3, "gpus": [float(g) for g, _ in points], "mfu": [m for _, m in points]}
+        {
+            "curve_key": ["*"] * 3,
+            "gpus": [float(g) for g, _ in points],
+            "mfu": [m for _, m in points],
+        }
     )
     cands = plan.train_candidates(offers({}), SPECS, **SEVENTY_B, curve=curve, max_gpus=8192)
     assert sorted(cands["gpus"].unique().to_list()) == [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
@@ -114,7 +128,8 @@ def test_the_mfu_between_curve_points_agrees_with_models_scaling():
 def test_default_curves_follow_the_gpu_family():
     cands = plan.train_candidates(
         offers({}, {"instance_type": "p4de", "gpu_name": "A100", "price_usd_per_gpu_hour": 3.0}),
-        SPECS, **SEVENTY_B,
+        SPECS,
+        **SEVENTY_B,
     )
     h100 = cands.filter(pl.col("gpu_name") == "H100")
     a100 = cands.filter(pl.col("gpu_name") == "A100")
@@ -126,9 +141,18 @@ def test_default_curves_follow_the_gpu_family():
 
 def test_a_deadline_512_gpus_cannot_meet_selects_more_or_faster_gpus():
     cands = plan.train_candidates(
-        offers({}, {"instance_type": "b200x8", "gpu_name": "B200", "gpu_memory_gib": 180.0,
-                    "price_usd_per_gpu_hour": 9.5}),
-        SPECS, **SEVENTY_B, curve=flat(0.45),
+        offers(
+            {},
+            {
+                "instance_type": "b200x8",
+                "gpu_name": "B200",
+                "gpu_memory_gib": 180.0,
+                "price_usd_per_gpu_hour": 9.5,
+            },
+        ),
+        SPECS,
+        **SEVENTY_B,
+        curve=flat(0.45),
     )
     h512 = cands.filter((pl.col("gpu_name") == "H100") & (pl.col("gpus") == 512)).row(0, named=True)
     # 524,286 GPU-hours / 512 = 1,024 h on H100; ask for 700 h
@@ -155,15 +179,20 @@ def test_spot_wins_below_1_21_preemptions_per_hour_and_loses_above():
     assert p_star == pytest.approx(1.2125)
     two = offers(
         {"gpu_count": 1.0, "instance_type": "one"},
-        {"gpu_count": 1.0, "instance_type": "one", "pricing_model": "spot",
-         "price_usd_per_gpu_hour": 1.5},
+        {
+            "gpu_count": 1.0,
+            "instance_type": "one",
+            "pricing_model": "spot",
+            "price_usd_per_gpu_hour": 1.5,
+        },
     )
     small = {"params": 1e9, "tokens": 1e9}
     chosen = {}
     for p in (1.20, 1.23):
         spot = plan.SpotAssumptions(0.05, 1.0, preemption_rate_per_hour=p)
-        cands = plan.train_candidates(two, SPECS, **small, curve=flat(0.45), spot=spot,
-                                      min_gpus=1, max_gpus=1)
+        cands = plan.train_candidates(
+            two, SPECS, **small, curve=flat(0.45), spot=spot, min_gpus=1, max_gpus=1
+        )
         chosen[p] = plan.choose(cands).chosen
     assert chosen[1.20]["pricing_model"] == "spot"
     assert chosen[1.23]["pricing_model"] == "on_demand"
@@ -180,7 +209,12 @@ def test_a_job_on_k_spot_instances_is_preempted_k_times_as_often():
     spot = plan.SpotAssumptions(0.05, 1.0, default_preemption_rate_per_hour=0.001)
     cands = plan.train_candidates(
         offers({"pricing_model": "spot", "price_usd_per_gpu_hour": 1.5}),
-        SPECS, **SEVENTY_B, curve=flat(0.45), spot=spot, min_gpus=64, max_gpus=64,
+        SPECS,
+        **SEVENTY_B,
+        curve=flat(0.45),
+        spot=spot,
+        min_gpus=64,
+        max_gpus=64,
     )
     row = cands.row(0, named=True)
     # 64 GPUs / 8 per instance = 8 instances * 0.001 = 0.008 per hour for the job
@@ -192,22 +226,33 @@ def test_a_job_on_k_spot_instances_is_preempted_k_times_as_often():
 
 def test_a_1y_reservation_for_a_short_run_bills_the_whole_year_unless_told_otherwise():
     reserved = offers({"pricing_model": "reserved_1y", "price_usd_per_gpu_hour": 2.0})
-    by_term = plan.train_candidates(reserved, SPECS, **SEVENTY_B, curve=flat(0.45),
-                                    min_gpus=1024, max_gpus=1024).row(0, named=True)
+    by_term = plan.train_candidates(
+        reserved, SPECS, **SEVENTY_B, curve=flat(0.45), min_gpus=1024, max_gpus=1024
+    ).row(0, named=True)
     # 524,286 GPU-hours / 1024 = 512 h of wall clock, but the commitment is 8,760 h per GPU:
     # 1024 * 8760 * 2 = 17,940,480 USD
     assert by_term["wall_clock_hours"] == pytest.approx(512.0, rel=1e-5)
     assert by_term["min_term_hours"] == 8760
     assert by_term["cost_usd"] == pytest.approx(1024 * 8760 * 2.0)
-    by_use = plan.train_candidates(reserved, SPECS, **SEVENTY_B, curve=flat(0.45),
-                                   min_gpus=1024, max_gpus=1024, reserved_billing="used")
+    by_use = plan.train_candidates(
+        reserved,
+        SPECS,
+        **SEVENTY_B,
+        curve=flat(0.45),
+        min_gpus=1024,
+        max_gpus=1024,
+        reserved_billing="used",
+    )
     assert by_use["cost_usd"].item() == pytest.approx(524_286 * 2.0, rel=1e-5)
 
 
 def test_a_marketplace_machine_is_rented_only_as_itself():
     cands = plan.train_candidates(
         offers({"provider": "vastai", "instance_type": "offer-1", "gpu_count": 8.0}),
-        SPECS, params=7e9, tokens=1e11, curve=flat(0.45),
+        SPECS,
+        params=7e9,
+        tokens=1e11,
+        curve=flat(0.45),
     )
     assert cands["gpus"].to_list() == [8]
 
@@ -218,8 +263,9 @@ def test_compute_budget_in_flops_is_split_20_tokens_per_param():
     # N = sqrt(5.76e23 / 120) = 6.928e10, D = 1.3856e12
     assert row["params"] == pytest.approx(6.928e10, rel=1e-4)
     assert row["tokens"] == pytest.approx(1.3856e12, rel=1e-4)
-    fit = plan.train_candidates(offers({}), SPECS, compute_flops=5.76e23, curve=flat(0.45),
-                                allocation="power-law-fit").row(0, named=True)
+    fit = plan.train_candidates(
+        offers({}), SPECS, compute_flops=5.76e23, curve=flat(0.45), allocation="power-law-fit"
+    ).row(0, named=True)
     assert 6 * fit["params"] * fit["tokens"] / 5.76e23 == pytest.approx(2.6513, rel=1e-4)
 
 
@@ -256,8 +302,10 @@ def test_no_plan_on_the_frontier_is_dominated_by_any_candidate():
         dominated = cands.filter(
             (pl.col("cost_usd") <= f["cost_usd"])
             & (pl.col("wall_clock_hours") <= f["wall_clock_hours"])
-            & ((pl.col("cost_usd") < f["cost_usd"])
-               | (pl.col("wall_clock_hours") < f["wall_clock_hours"]))
+            & (
+                (pl.col("cost_usd") < f["cost_usd"])
+                | (pl.col("wall_clock_hours") < f["wall_clock_hours"])
+            )
         )
         assert dominated.is_empty(), (f, dominated.head(1).to_dicts())
     # and every candidate off the frontier is matched or beaten by a frontier plan
@@ -291,7 +339,9 @@ def test_a_curve_file_per_gpu_name_plans_only_the_gpus_it_names(tmp_path):
     curve = plan.read_curve(path)
     cands = plan.train_candidates(
         offers({}, {"instance_type": "b", "gpu_name": "B200", "gpu_memory_gib": 180.0}),
-        SPECS, **SEVENTY_B, curve=curve,
+        SPECS,
+        **SEVENTY_B,
+        curve=curve,
     )
     assert set(cands["gpu_name"]) == {"H100"}
     # 32 GPUs: 0.5 + (32 - 16) / (64 - 16) * (0.4 - 0.5) = 0.4667
@@ -300,7 +350,8 @@ def test_a_curve_file_per_gpu_name_plans_only_the_gpus_it_names(tmp_path):
 
 def test_even_a_tiny_run_on_a_reservation_pays_one_whole_term():
     reserved = offers({"pricing_model": "reserved_3y", "price_usd_per_gpu_hour": 2.0})
-    row = plan.train_candidates(reserved, SPECS, params=1e6, tokens=1e6, curve=flat(0.45),
-                                min_gpus=8, max_gpus=8).row(0, named=True)
+    row = plan.train_candidates(
+        reserved, SPECS, params=1e6, tokens=1e6, curve=flat(0.45), min_gpus=8, max_gpus=8
+    ).row(0, named=True)
     assert row["wall_clock_hours"] < 1e-6
     assert row["cost_usd"] == pytest.approx(8 * 26280 * 2.0)
