@@ -164,9 +164,9 @@ def _frontier_table(frontier: pl.DataFrame) -> str:
             pl.col("gpus").cast(pl.Int64),
             "pricing_model",
             pl.col("rate_usd_per_gpu_hour").round(4),
-            pl.col("mfu").round(3),
-            pl.col("wall_clock_hours").round(1),
-            pl.col("cost_usd").round(0),
+            pl.col("mfu").round(3).cast(pl.String),
+            pl.col("wall_clock_hours").round(1).cast(pl.String),
+            pl.col("cost_usd").round(0).cast(pl.Int64),
         )
     )
 
@@ -409,9 +409,9 @@ def plan_serve(
                     "provider",
                     pl.col("peak_gpus").cast(pl.Int64),
                     pl.col("base_gpus").cast(pl.Int64),
-                    pl.col("burst_gpu_hours_per_month").round(0),
-                    pl.col("monthly_cost_usd").round(2),
-                    pl.col("cost_per_1m_tokens_usd").round(4),
+                    pl.col("burst_gpu_hours_per_month").round(0).cast(pl.Int64),
+                    pl.col("monthly_cost_usd").round(2).cast(pl.String),
+                    pl.col("cost_per_1m_tokens_usd").round(4).cast(pl.String),
                 )
             )
         )
