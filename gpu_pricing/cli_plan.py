@@ -23,6 +23,7 @@ from flows.cli import JsonOpt, WarehouseOpt, run
 from flows.cli_costs import checked
 from gpu_pricing import api
 from gpu_pricing import plan as planner
+from gpu_pricing.plan import amount_label
 from models import scaling
 
 plan_app = typer.Typer(
@@ -105,14 +106,6 @@ FRONTIER_COLUMNS = [
     "wall_clock_hours",
     "cost_usd",
 ]
-
-
-def _count(value: float) -> str:
-    """70e9 -> '70B', 2e12 -> '2T', 8.4e23 -> '8.4e+23'."""
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
-        if scale <= abs(value) < 1e3 * scale or (suffix == "T" and abs(value) >= scale):
-            return f"{value / scale:.4g}{suffix}"
-    return f"{value:.4g}"
 
 
 def _plan_lines(plan: dict[str, Any]) -> list[tuple[str, str]]:
@@ -291,7 +284,7 @@ def plan_train(
             f"budget {inputs['budget_usd']:,.0f} USD" if inputs["budget_usd"] else "",
         ]
         print(
-            f"Training {_count(inputs['params'])} parameters on {_count(inputs['tokens'])} tokens "
+            f"Training {amount_label(inputs['params'])} parameters on {amount_label(inputs['tokens'])} tokens "
             f"({inputs['flops']:.4g} FLOPs); {doc['feasible']:,} of {doc['candidates']:,} "
             f"candidate plans meet the constraints{': ' if any(limits) else ''}"
             f"{', '.join(x for x in limits if x)}"
@@ -367,8 +360,8 @@ def plan_serve(
             return
         inputs, best = doc["inputs"], doc["chosen"]
         print(
-            f"Serving {_count(inputs['tokens_per_month'])} tokens per month with "
-            f"{_count(inputs['params'])} parameters: utilisation {inputs['utilization']:g}, "
+            f"Serving {amount_label(inputs['tokens_per_month'])} tokens per month with "
+            f"{amount_label(inputs['params'])} parameters: utilisation {inputs['utilization']:g}, "
             f"peak/average {inputs['peak_to_average']:g}"
         )
         burst = (

@@ -133,6 +133,16 @@ class NoFeasiblePlan(ValueError):
     cheapest plan's cost."""
 
 
+def amount_label(value: float) -> str:
+    """70e9 -> '70B', 2e12 -> '2T', 3e11 -> '300B'; 1e15 and above in e-notation."""
+    if abs(value) >= 1e15:
+        return f"{value:.4g}"
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(value) >= scale:
+            return f"{value / scale:.4g}{suffix}"
+    return f"{value:.4g}"
+
+
 # -- efficiency curves ---------------------------------------------------------------------
 
 

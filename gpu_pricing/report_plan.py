@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import polars as pl
 
 from gpu_pricing import api
-from gpu_pricing.plan import NoFeasiblePlan
+from gpu_pricing.plan import NoFeasiblePlan, amount_label
 
 COLORS = {
     "on_demand": "#1f77b4",
@@ -32,13 +32,6 @@ TABLE_COLUMNS = [
 ]
 
 
-def _count(value: float) -> str:
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
-        if abs(value) >= scale:
-            return f"{value / scale:g}{suffix}"
-    return f"{value:g}"
-
-
 def plan_section(con, gpu: str, workload: Any = None) -> Any:
     from flows.config import PlanWorkload
     from flows.report import Section, _chart
@@ -51,7 +44,7 @@ def plan_section(con, gpu: str, workload: Any = None) -> Any:
     limits_text = ", ".join(x for x in limits if x) or "no deadline or budget"
     s = Section(
         "plan",
-        f"Training plan: {_count(w.params)} parameters on {_count(w.tokens)} tokens",
+        f"Training plan: {amount_label(w.params)} parameters on {amount_label(w.tokens)} tokens",
         "Every current offer and GPU count for this run ([plan] in gpu-pricing.toml; "
         f"{limits_text}): each dot a plan, the line the cost vs wall-clock frontier (no plan "
         "is both cheaper and faster than one on it). MFU from the default efficiency curves, "
