@@ -31,6 +31,7 @@ import polars as pl
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from connectors._page import utc_now
+from gpu_pricing.report_plan import plan_section
 from models import breakeven, training
 from warehouse import db
 from warehouse.errors import WarehouseError
@@ -408,8 +409,6 @@ def alerts_section(con, gpu: str) -> Section:
     s.columns, s.rows = df.columns, df.to_dicts()
     return s
 
-
-from gpu_pricing.report_plan import plan_section  # noqa: E402  (it imports Section)
 
 SECTIONS: list[Callable[..., Section]] = [
     cheapest_section,
