@@ -453,3 +453,12 @@ def test_api_estimates_with_a_rate_need_no_warehouse(tmp_path):
     assert not missing.exists()
     with pytest.raises(gpu_pricing.WarehouseError, match="gpu-pricing refresh"):
         gpu_pricing.estimate_train(70e9, 2e12, "H100", warehouse=missing)
+
+
+def test_a_deadline_nothing_can_meet_is_exit_2_naming_the_fastest_plan(demo_warehouse):
+    every = gpu_pricing.plan_train(params=70e9, tokens=2e12, warehouse=demo_warehouse).candidates
+    fastest = every["wall_clock_hours"].min()
+    result = cli(demo_warehouse, *TRAIN, "--deadline-hours", str(fastest / 2))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"fastest takes {fastest:,.1f} h" in result.stderr
+    assert "no plan meets the deadline" in result.stderr
