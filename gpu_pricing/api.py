@@ -227,6 +227,25 @@ def _names(value: str | Sequence[str] | None) -> list[str] | None:
     return names or None
 
 
+def _no_offer_matches(frame: pl.DataFrame, filters: dict[str, Any]) -> None:
+    """Raise naming the filters and what the offers hold, when no offer passes them."""
+    given = {k: v for k, v in filters.items() if _names(v)}
+    if not given:
+        return
+    column = {
+        "providers": "provider",
+        "regions": "region",
+        "pricing": "pricing_model",
+        "gpu_names": "gpu_name",
+    }
+    known = "; ".join(
+        f"{name} with offers: {', '.join(sorted(set(frame[column[name]].drop_nulls())))}"
+        for name in given
+    )
+    shown = ", ".join(f"{k}={','.join(_names(v) or [])}" for k, v in given.items())
+    raise planner.NoFeasiblePlan(f"no current offer matches {shown} ({known})")
+
+
 def filter_offers(
     frame: pl.DataFrame,
     *,
@@ -343,6 +362,16 @@ def plan_train(
     frame = filter_offers(
         offers_frame, providers=providers, regions=regions, pricing=pricing, gpu_names=gpu_names
     )
+    if frame.is_empty():
+        _no_offer_matches(
+            offers_frame,
+            {
+                "providers": providers,
+                "regions": regions,
+                "pricing": pricing,
+                "gpu_names": gpu_names,
+            },
+        )
     specs = seed_gpu_specs() if specs_frame is None else specs_frame
     spot = planner.SpotAssumptions(
         checkpoint_overhead=checkpoint_overhead,
@@ -467,10 +496,20 @@ def plan_serve(
         raise ValueError(f"peak_to_average must be >= 1, got {peak_to_average!r}")
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
-    frame = offers(warehouse) if offers_frame is None else offers_frame
+    every = offers(warehouse) if offers_frame is None else offers_frame
     frame = filter_offers(
-        frame, providers=providers, regions=regions, pricing=pricing, gpu_names=gpu_names
+        every, providers=providers, regions=regions, pricing=pricing, gpu_names=gpu_names
     )
+    if frame.is_empty():
+        _no_offer_matches(
+            every,
+            {
+                "providers": providers,
+                "regions": regions,
+                "pricing": pricing,
+                "gpu_names": gpu_names,
+            },
+        )
     specs = gpu_specs(warehouse) if specs_frame is None else specs_frame
     plans = planner.serve_candidates(
         frame,

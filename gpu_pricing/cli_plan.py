@@ -8,6 +8,7 @@ Registered on `flows.cli.app`; import `flows.cli`, not this module, first.
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,9 +44,12 @@ def parse_amount(flag: str, text: str | None) -> float | None:
     if not match:
         raise InvalidInput(f"{flag} {text!r}: expected a number such as 70e9, 70B, 2T or 1.5M")
     mantissa, exponent, suffix = match.groups()
-    value = float(mantissa) * 10 ** int(exponent or 0) * _SUFFIX.get((suffix or "").lower(), 1)
-    if not value > 0:
-        raise InvalidInput(f"{flag} {text!r}: must be > 0")
+    try:
+        value = float(f"{mantissa}e{exponent or 0}") * _SUFFIX.get((suffix or "").lower(), 1)
+    except OverflowError:
+        value = math.inf
+    if not (value > 0 and math.isfinite(value)):
+        raise InvalidInput(f"{flag} {text!r}: must be a finite number > 0")
     return value
 
 
@@ -92,19 +96,6 @@ GpuNamesOpt = Annotated[
 ]
 PrecisionOpt = Annotated[
     str, typer.Option("--precision", help="peak FLOPs column of dim_gpus: fp32|tf32|bf16|fp8")
-]
-
-FRONTIER_COLUMNS = [
-    "provider",
-    "region",
-    "instance_type",
-    "gpu_name",
-    "gpus",
-    "pricing_model",
-    "rate_usd_per_gpu_hour",
-    "mfu",
-    "wall_clock_hours",
-    "cost_usd",
 ]
 
 

@@ -462,3 +462,13 @@ def test_a_deadline_nothing_can_meet_is_exit_2_naming_the_fastest_plan(demo_ware
     assert result.exit_code == 2 and result.stdout == ""
     assert f"fastest takes {fastest:,.1f} h" in result.stderr
     assert "no plan meets the deadline" in result.stderr
+
+
+def test_filters_nothing_matches_name_what_the_offers_hold(demo_warehouse):
+    result = cli(demo_warehouse, *TRAIN, "--providers", "nosuchcloud")
+    assert result.exit_code == 2
+    assert "no current offer matches providers=nosuchcloud" in result.stderr
+    assert "providers with offers: " in result.stderr and "aws" in result.stderr
+    serve = cli(demo_warehouse, "plan", "serve", "--params", "7B", "--tokens-per-month", "1T",
+                "--gpu", "H900")
+    assert serve.exit_code == 2 and "gpu_names with offers: " in serve.stderr
