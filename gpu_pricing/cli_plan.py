@@ -186,8 +186,12 @@ def plan_train(
     budget_usd: Annotated[
         str | None, typer.Option("--budget-usd", help="spend at most this, e.g. 1.5M")
     ] = None,
-    min_gpus: Annotated[int, typer.Option("--min-gpus", min=1)] = 1,
-    max_gpus: Annotated[int, typer.Option("--max-gpus", min=1)] = planner.DEFAULT_MAX_GPUS,
+    min_gpus: Annotated[
+        int, typer.Option("--min-gpus", min=1, help="fewest GPUs a plan may use")
+    ] = 1,
+    max_gpus: Annotated[
+        int, typer.Option("--max-gpus", min=1, help="most GPUs a plan may use")
+    ] = planner.DEFAULT_MAX_GPUS,
     providers: ProvidersOpt = None,
     regions: RegionsOpt = None,
     pricing: PricingListOpt = None,

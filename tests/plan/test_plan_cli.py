@@ -472,3 +472,16 @@ def test_filters_nothing_matches_name_what_the_offers_hold(demo_warehouse):
     serve = cli(demo_warehouse, "plan", "serve", "--params", "7B", "--tokens-per-month", "1T",
                 "--gpu", "H900")
     assert serve.exit_code == 2 and "gpu_names with offers: " in serve.stderr
+
+
+def test_every_plan_option_has_help():
+    import typer.main
+
+    group = typer.main.get_command(app).commands["plan"]
+    missing = [
+        f"plan {name} {'/'.join(p.opts)}"
+        for name, command in group.commands.items()
+        for p in command.params
+        if getattr(p, "param_type_name", "") == "option" and not getattr(p, "help", None)
+    ]
+    assert missing == []
