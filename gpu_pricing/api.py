@@ -338,6 +338,16 @@ def plan_train(
     instance-hour, else `default_preemption_rate` (default: the worst published bucket's),
     or `preemption_rate` for all. `offers_frame` / `specs_frame` replace the warehouse
     reads."""
+    planner.check_train_inputs(
+        params=params,
+        tokens=tokens,
+        compute_flops=compute_flops,
+        compute_usd=compute_usd,
+        allocation=allocation,
+        min_gpus=min_gpus,
+        max_gpus=max_gpus,
+        reserved_billing=reserved_billing,
+    )
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
     for name, value in (("deadline_hours", deadline_hours), ("budget_usd", budget_usd)):
@@ -351,6 +361,10 @@ def plan_train(
         planner.read_curve(Path(efficiency_curve))
         if isinstance(efficiency_curve, str | Path)
         else efficiency_curve
+    )
+    # the scalar formula checks the checkpointing inputs and names them
+    breakeven.spot_time_multiplier(
+        checkpoint_overhead, checkpoint_interval_hours, 0.0, restart_hours=restart_hours
     )
     assumed = default_preemption_rate or 0.0
     if offers_frame is None:
@@ -379,10 +393,6 @@ def plan_train(
         restart_hours=restart_hours,
         default_preemption_rate_per_hour=assumed,
         preemption_rate_per_hour=preemption_rate,
-    )
-    # the scalar formula checks the checkpointing inputs and names them
-    breakeven.spot_time_multiplier(
-        checkpoint_overhead, checkpoint_interval_hours, 0.0, restart_hours=restart_hours
     )
     budget = budget_usd if budget_usd is not None else compute_usd
     candidates = planner.train_candidates(

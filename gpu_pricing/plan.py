@@ -309,6 +309,44 @@ def _curve_key(curve: pl.DataFrame) -> pl.Expr:
     return pl.col("gpu_name")
 
 
+def check_train_inputs(
+    *,
+    params: float | None,
+    tokens: float | None,
+    compute_flops: float | None,
+    compute_usd: float | None,
+    allocation: str,
+    min_gpus: int,
+    max_gpus: int,
+    reserved_billing: str,
+) -> None:
+    """Every input of a training plan that needs no offer, checked before any lookup."""
+    if reserved_billing not in ("term", "used"):
+        raise ValueError(f"--reserved-billing must be term or used, got {reserved_billing!r}")
+    if not 1 <= min_gpus <= max_gpus:
+        raise ValueError(
+            f"--min-gpus must be between 1 and --max-gpus ({max_gpus}), got {min_gpus}"
+        )
+    given = [
+        params is not None and tokens is not None,
+        compute_flops is not None,
+        compute_usd is not None,
+    ]
+    if sum(given) != 1 or (not given[0] and (params is not None or tokens is not None)):
+        raise ValueError(
+            "give exactly one of --params with --tokens, --compute-flops or --compute-usd"
+        )
+    if given[0]:
+        training.training_flops(params, tokens)  # positive, finite
+    elif given[1]:
+        scaling.allocate(compute_flops, allocation)
+    else:
+        from models import _checks
+
+        _checks.positive("compute_usd", compute_usd)
+        scaling.allocate(1.0, allocation)  # a known allocation
+
+
 def train_candidates(
     offers: pl.DataFrame,
     specs: pl.DataFrame,
@@ -336,21 +374,16 @@ def train_candidates(
     rate); the last two are split into parameters and tokens by `allocation`
     (models.scaling.allocate).
     """
-    if reserved_billing not in ("term", "used"):
-        raise ValueError(f"--reserved-billing must be term or used, got {reserved_billing!r}")
-    if not 1 <= min_gpus <= max_gpus:
-        raise ValueError(
-            f"--min-gpus must be between 1 and --max-gpus ({max_gpus}), got {min_gpus}"
-        )
-    given = [
-        params is not None and tokens is not None,
-        compute_flops is not None,
-        compute_usd is not None,
-    ]
-    if sum(given) != 1 or (not given[0] and (params is not None or tokens is not None)):
-        raise ValueError(
-            "give exactly one of --params with --tokens, --compute-flops or --compute-usd"
-        )
+    check_train_inputs(
+        params=params,
+        tokens=tokens,
+        compute_flops=compute_flops,
+        compute_usd=compute_usd,
+        allocation=allocation,
+        min_gpus=min_gpus,
+        max_gpus=max_gpus,
+        reserved_billing=reserved_billing,
+    )
     curve = default_curve() if curve is None else curve
     usable = usable_offers(offers, specs, precision)
     grid = _gpu_counts(usable, min_gpus, max_gpus).with_columns(
@@ -396,7 +429,7 @@ def train_candidates(
         .filter(pl.col("time_multiplier").is_not_null())
     )
 
-    if given[0]:
+    if params is not None:
         flops = training.training_flops(params, tokens)
     else:
         if compute_usd is not None:

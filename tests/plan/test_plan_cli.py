@@ -485,3 +485,14 @@ def test_every_plan_option_has_help():
         if getattr(p, "param_type_name", "") == "option" and not getattr(p, "help", None)
     ]
     assert missing == []
+
+
+def test_bad_plan_input_is_reported_before_the_warehouse_is_read(tmp_path):
+    result = cli(tmp_path / "missing.duckdb", "plan", "train", "--params", "70B",
+                 "--checkpoint-overhead", "-1")
+    assert result.exit_code == 2 and "--tokens" in result.stderr
+    result = cli(tmp_path / "missing.duckdb", *TRAIN, "--checkpoint-overhead", "-1")
+    assert result.exit_code == 2 and "--checkpoint-overhead" in result.stderr
+    result = cli(tmp_path / "missing.duckdb", "plan", "train", "--compute-flops", "1e24",
+                 "--allocation", "kaplan")
+    assert result.exit_code == 2 and "--allocation" in result.stderr
