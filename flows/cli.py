@@ -480,6 +480,11 @@ from flows.cli_costs import breakeven_app, estimate_app  # noqa: E402
 app.add_typer(estimate_app, name="estimate")
 app.add_typer(breakeven_app, name="breakeven")
 
+# plan train|serve live in gpu_pricing/cli_plan.py (a thin layer over gpu_pricing.api)
+from gpu_pricing.cli_plan import plan_app  # noqa: E402
+
+app.add_typer(plan_app, name="plan")
+
 
 # alerts check, report and serve live in flows/cli_ops.py
 from flows.cli_ops import register as _register_ops  # noqa: E402

@@ -25,6 +25,7 @@ from connectors.errors import InvalidInput
 from flows._output import emit_json, table
 from flows.cli import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
 from flows.config import gpu_specs
+from gpu_pricing.api import seed_gpu_specs
 from models import breakeven, inference, memory_fit, training
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
@@ -124,9 +125,20 @@ OFFER_COLUMNS = [
     "load_id",
 ]
 
-SPECS_SQL = """
-    SELECT gpu_name, gpu_memory_gib, fp32_tflops, tf32_tflops, bf16_tflops, fp8_tflops,
-           tdp_watts, capex_usd, capex_as_of, capex_source
+SPEC_COLUMNS = [
+    "gpu_name",
+    "gpu_memory_gib",
+    "fp32_tflops",
+    "tf32_tflops",
+    "bf16_tflops",
+    "fp8_tflops",
+    "tdp_watts",
+    "capex_usd",
+    "capex_as_of",
+    "capex_source",
+]
+SPECS_SQL = f"""
+    SELECT {", ".join(SPEC_COLUMNS)}
     FROM dim_gpus
     WHERE gpu_name = $gpu
     ORDER BY gpu_memory_gib
@@ -202,12 +214,22 @@ def _choice(flag: str, value: str, allowed: tuple[str, ...]) -> str:
 class Warehouse:
     """The read-only warehouse connection of one command, opened on first use."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, rate_flags: str = "--rate") -> None:
         self.path = warehouse_path(path)
+        self.rate_flags = rate_flags  # what to pass instead of looking rates up
         self._con: duckdb.DuckDBPyConnection | None = None
+
+    @property
+    def exists(self) -> bool:
+        return self.path.exists()
 
     def query(self, sql: str, params: dict[str, Any]) -> pl.DataFrame:
         if self._con is None:
+            if not self.exists:
+                raise InvalidInput(
+                    f"warehouse {self.path} does not exist: run `gpu-pricing refresh` first, "
+                    f"or pass {self.rate_flags}"
+                )
             self._con = open_readonly(self.path)
         try:
             return db.query(self._con, sql, params)
@@ -222,8 +244,13 @@ class Warehouse:
             self._con.close()
 
     def specs(self, gpu: str, memory: float | None) -> pl.DataFrame:
-        """dim_gpus rows for --gpu (and --memory); unknown names are an input error."""
-        rows = self.query(SPECS_SQL, {"gpu": gpu})
+        """dim_gpus rows for --gpu (and --memory), from the bundled seed dim_gpus is built
+        from when there is no warehouse; unknown names are an input error."""
+        if self.exists:
+            rows = self.query(SPECS_SQL, {"gpu": gpu})
+        else:
+            seed = seed_gpu_specs().filter(pl.col("gpu_name") == gpu)
+            rows = seed.select(SPEC_COLUMNS).sort("gpu_memory_gib")
         if rows.is_empty():
             raise InvalidInput(f"--gpu {gpu!r}: unknown GPU, not in dim_gpus")
         if memory is not None:
@@ -841,10 +868,11 @@ def breakeven_spot(
         pairs: list[dict[str, Any]] = []
         rates = {"spot": spot_rate, "on_demand": on_demand_rate}
         if name is not None:
-            wh = Warehouse(warehouse)
+            wh = Warehouse(warehouse, "--spot-rate and --on-demand-rate")
             try:
                 wh.specs(name, memory)
-                pairs = wh.query(
+                # same-instance pairs only where there is a warehouse to list them from
+                pairs = [] if not wh.exists else wh.query(
                     SPOT_PAIRS_SQL,
                     {
                         "overhead": checkpoint_overhead,

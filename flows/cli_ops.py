@@ -110,7 +110,7 @@ def register(app: typer.Typer) -> None:
             cfg = load(config)
             con = open_readonly(cfg.warehouse_path(warehouse))
             try:
-                html, sections = report_mod.render(con, gpu=gpu.upper())
+                html, sections = report_mod.render(con, gpu=gpu.upper(), workload=cfg.plan)
             finally:
                 con.close()
             out.parent.mkdir(parents=True, exist_ok=True)

@@ -142,6 +142,22 @@ class Publish:
 
 
 @dataclass(frozen=True)
+class PlanWorkload:
+    """The training run the report's plan section plans (`[plan]`): 6 x params x tokens
+    FLOPs, optional deadline and budget, and which offers to consider. The default is the
+    70B-on-2T-tokens run of the cost docs."""
+
+    params: float = 70e9
+    tokens: float = 2e12
+    deadline_hours: float | None = None
+    budget_usd: float | None = None
+    max_gpus: int = 16384
+    providers: tuple[str, ...] | None = None
+    pricing_models: tuple[str, ...] | None = None
+    gpu_names: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     source: Path | None = None  # None: built-in defaults
     warehouse: Path | None = None
@@ -155,6 +171,7 @@ class Config:
     budgets: tuple[Budget, ...] = ()
     rules: tuple[RateRule, ...] = ()
     publish: Publish = Publish()
+    plan: PlanWorkload = PlanWorkload()
 
     def provider_names(self) -> list[str]:
         return list(self.providers) or list(registry.PROVIDERS)
@@ -319,7 +336,7 @@ class _Parser:
             "",
             doc,
             {"warehouse", "providers", "schedule", "alerts", "notify", "budgets", "rules"}
-            | {"publish"},
+            | {"publish", "plan"},
         )
         warehouse = None
         if "warehouse" in top:
@@ -355,6 +372,7 @@ class _Parser:
             budgets=self.budgets(top),
             rules=self.rules(top),
             publish=self.publish(top),
+            plan=self.plan(top),
         )
 
     def publish(self, top: dict) -> Publish:
@@ -595,3 +613,39 @@ class _Parser:
                 )
             )
         return tuple(out)
+
+    def plan(self, top: dict) -> PlanWorkload:
+        keys = {"params", "tokens", "deadline_hours", "budget_usd", "max_gpus", "providers"}
+        entry = self.table("plan", top.get("plan", {}), keys | {"pricing_models", "gpu_names"})
+        default = PlanWorkload()
+        optional = {
+            k: self.number(f"plan.{k}", entry[k], strict=True)
+            for k in ("deadline_hours", "budget_usd")
+            if k in entry
+        }
+        max_gpus = self.number("plan.max_gpus", entry.get("max_gpus", default.max_gpus), minimum=1)
+        if not max_gpus.is_integer():
+            raise self.fail("plan.max_gpus", "must be a whole number", entry["max_gpus"])
+        pricing = None
+        if "pricing_models" in entry:
+            pricing = self.strings("plan.pricing_models", entry["pricing_models"])
+            for i, model in enumerate(pricing):
+                self.pricing_model(f"plan.pricing_models[{i}]", model)
+        names = None
+        if "gpu_names" in entry:
+            names = tuple(g.upper() for g in self.strings("plan.gpu_names", entry["gpu_names"]))
+            known = {g for g, _ in self.specs}
+            for i, gpu in enumerate(names):
+                if gpu not in known:
+                    raise self.fail(
+                        f"plan.gpu_names[{i}]", "unknown GPU (not in seed_gpu_specs)", gpu
+                    )
+        return PlanWorkload(
+            params=self.number("plan.params", entry.get("params", default.params), strict=True),
+            tokens=self.number("plan.tokens", entry.get("tokens", default.tokens), strict=True),
+            max_gpus=int(max_gpus),
+            providers=self.providers_filter("plan", entry),
+            pricing_models=pricing,
+            gpu_names=names,
+            **optional,
+        )

@@ -3,8 +3,10 @@ needed to open it) built from the marts, plus the markdown summary each refresh 
 a Prefect artifact.
 
 Sections: cheapest per-GPU-hour by GPU and pricing model; price history of one GPU
-(every verified price period, historical sheet rows included); spot price bands (p5-p95) per region
-of that GPU; cost per 1M training tokens per GPU; buy-vs-rent break-even; active alerts.
+(every verified price period, historical sheet rows included); spot price bands (p5-p95) per
+region of that GPU; cost per 1M training tokens per GPU; buy-vs-rent break-even; the
+training plan frontier of the workload in gpu-pricing.toml's `[plan]`
+(gpu_pricing.report_plan); active alerts.
 Each section reads its relation on its own: a mart that is missing or empty makes that
 section say "no data" and the others go on.
 
@@ -29,8 +31,10 @@ import polars as pl
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from connectors._page import utc_now
+from gpu_pricing.report_plan import plan_section
 from models import breakeven, training
 from warehouse import db
+from warehouse.errors import WarehouseError
 from warehouse.schemas import PRICING_MODELS
 
 log = logging.getLogger(__name__)
@@ -435,22 +439,24 @@ def alerts_section(con, gpu: str) -> Section:
     return s
 
 
-SECTIONS: list[Callable[[Any, str], Section]] = [
+SECTIONS: list[Callable[..., Section]] = [
     cheapest_section,
     history_section,
     spot_section,
     cost_per_token_section,
     breakeven_section,
+    plan_section,
     alerts_section,
 ]
 
 
-def build_sections(con, gpu: str) -> list[Section]:
+def build_sections(con, gpu: str, workload: Any = None) -> list[Section]:
     out = []
     for build in SECTIONS:
         try:
-            out.append(build(con, gpu))
-        except duckdb.Error as exc:
+            # the plan section plans the configured workload ([plan] in gpu-pricing.toml)
+            out.append(build(con, gpu, workload) if build is plan_section else build(con, gpu))
+        except (duckdb.Error, WarehouseError) as exc:
             key = build.__name__.removesuffix("_section")
             log.warning("report section %s: %s", key, exc)
             first_line = str(exc).splitlines()[0]
@@ -476,11 +482,13 @@ def _fmt(value: Any, column: str | None = None) -> str:
     return str(value)
 
 
-def render(con, gpu: str = "H100", now: datetime | None = None) -> tuple[str, dict[str, bool]]:
+def render(
+    con, gpu: str = "H100", now: datetime | None = None, workload: Any = None
+) -> tuple[str, dict[str, bool]]:
     """The report as one HTML string, and which sections had data."""
     import plotly.offline
 
-    sections = build_sections(con, gpu)
+    sections = build_sections(con, gpu, workload)
     try:
         meta = _q(
             con,

@@ -38,6 +38,8 @@ per committed hour is ``u * on_demand``, so the commitment pays above
 
 from __future__ import annotations
 
+import polars as pl
+
 from models import _checks
 from models.costs import HOURS_PER_MONTH
 
@@ -141,6 +143,21 @@ def spot_time_multiplier(
             f"got {preemption_rate_per_hour!r}"
         )
     return (1 + overhead) / useful_fraction
+
+
+def spot_time_multiplier_expr(
+    checkpoint_overhead: float,
+    checkpoint_interval_hours: float,
+    preemption_rate_per_hour: pl.Expr,
+    *,
+    restart_hours: float = 0.0,
+) -> pl.Expr:
+    """``spot_time_multiplier`` as a Polars expression over a column of preemption rates:
+    null where preemptions eat all the time (the run never finishes)."""
+    overhead = _checks.non_negative("checkpoint_overhead", checkpoint_overhead)
+    lost = _lost_hours_per_preemption(checkpoint_interval_hours, restart_hours)
+    useful_fraction = 1 - preemption_rate_per_hour * lost
+    return pl.when(useful_fraction > 0).then((1 + overhead) / useful_fraction)
 
 
 def spot_breakeven_preemption_rate(

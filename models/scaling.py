@@ -16,14 +16,16 @@ finishes soonest without exceeding a budget; ``cheapest_within_deadline`` the on
 costs least while finishing by a deadline. Candidates default to the curve's own GPU
 counts (the cluster sizes someone actually measured).
 
-Compute-optimal allocation (Hoffmann et al. 2022, "Chinchilla"). For a compute budget
-``C`` FLOPs, the issue gives ``N_opt = 0.2536 * C**0.4995`` parameters and
-``D_opt = 1.7424 * C**0.5005`` tokens. These coefficients are kept as given but are
-*not* self-consistent: ``6 * N_opt * D_opt`` comes to about 2.65 C and ``D/N`` to about
-7 tokens per parameter, where Chinchilla's own result (70B params, 1.4T tokens at
-5.76e23 FLOPs) is about 20. ``chinchilla_allocation`` reports both ratios so the gap is
-visible; ``allocation_for_tokens_per_param`` is the consistent alternative
-(``N = sqrt(C / (6 r))``, ``D = r N``, so ``6 N D = C`` exactly).
+Compute-optimal allocation (Hoffmann et al. 2022, "Training Compute-Optimal Large
+Language Models", "Chinchilla"). The default, ``allocate(C)`` with ``method =
+"20-tokens-per-param"``, follows the paper's rule of thumb: ``C = 6 N D`` with ``D = 20 N``,
+so ``N = sqrt(C / 120)`` and ``D = 20 N`` (Chinchilla itself: 70B params on 1.4T tokens,
+5.76e23 FLOPs). The power-law fit ``N_opt = 0.2536 * C**0.4995`` parameters and
+``D_opt = 1.7424 * C**0.5005`` tokens stays available as ``method = "power-law-fit"``, but
+its coefficients are *not* self-consistent: ``6 * N_opt * D_opt`` comes to about 2.65 C
+(the exponents sum to 1, so the ratio is ``6 * 0.2536 * 1.7424`` at every C) and ``D/N``
+to about 7 tokens per parameter. Both report ``tokens_per_param`` and
+``implied_flops_ratio = 6 N D / C`` so the gap is visible.
 
 Data-parallel communication. A ring all-reduce of ``B`` gradient bytes over ``n`` GPUs
 moves ``2 (n - 1) / n * B`` bytes through each GPU's link::
@@ -41,6 +43,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
+
+import polars as pl
 
 from models import _checks
 from models.costs import SECONDS_PER_HOUR, compute_cost_usd
@@ -219,11 +223,38 @@ def allocation_for_tokens_per_param(
     }
 
 
+ALLOCATIONS = ("20-tokens-per-param", "power-law-fit")
+DEFAULT_ALLOCATION = ALLOCATIONS[0]
+
+
+def allocate(compute_flops: float, method: str = DEFAULT_ALLOCATION) -> dict[str, float]:
+    """Parameters and tokens for ``C`` FLOPs by the named allocation (see the module
+    docstring): ``20-tokens-per-param`` (the default, ``6 N D = C``) or ``power-law-fit``."""
+    if method == "20-tokens-per-param":
+        return allocation_for_tokens_per_param(compute_flops, 20.0)
+    if method == "power-law-fit":
+        return chinchilla_allocation(compute_flops)
+    raise ValueError(f"method must be one of {', '.join(ALLOCATIONS)}, got {method!r}")
+
+
+def allocated_params_expr(compute_flops: pl.Expr, method: str = DEFAULT_ALLOCATION) -> pl.Expr:
+    """The parameter count of ``allocate`` as a Polars expression over a FLOPs column."""
+    if method == "20-tokens-per-param":
+        return (compute_flops / (6 * 20.0)).sqrt()
+    if method == "power-law-fit":
+        return CHINCHILLA_N_COEFFICIENT * compute_flops.pow(CHINCHILLA_N_EXPONENT)
+    raise ValueError(f"method must be one of {', '.join(ALLOCATIONS)}, got {method!r}")
+
+
 def chinchilla_cost(
-    compute_flops: float, peak_tflops: float, mfu: float, rate_usd_per_gpu_hour: float
+    compute_flops: float,
+    peak_tflops: float,
+    mfu: float,
+    rate_usd_per_gpu_hour: float,
+    method: str = DEFAULT_ALLOCATION,
 ) -> dict[str, float]:
-    """The Chinchilla allocation for ``C`` FLOPs and what spending ``C`` costs."""
-    allocation = chinchilla_allocation(compute_flops)
+    """The compute-optimal allocation for ``C`` FLOPs and what spending ``C`` costs."""
+    allocation = allocate(compute_flops, method)
     gpu_hours = gpu_hours_for_flops(compute_flops, peak_tflops, mfu)
     return {
         **allocation,

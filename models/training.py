@@ -26,6 +26,8 @@ out, as in the 6ND rule: it is a few percent for the sequence lengths this is us
 
 from __future__ import annotations
 
+import polars as pl
+
 from models import _checks
 from models.costs import SECONDS_PER_HOUR, TERA, compute_cost_usd
 
@@ -79,6 +81,11 @@ def gpu_hours_for_flops(flops: float, peak_tflops: float, mfu: float) -> float:
     peak_flops_per_second = _checks.positive("peak_tflops", peak_tflops) * TERA
     mfu = _checks.fraction("mfu", mfu)
     return flops / (mfu * peak_flops_per_second * SECONDS_PER_HOUR)
+
+
+def gpu_hours_for_flops_expr(flops: pl.Expr, peak_tflops: pl.Expr, mfu: pl.Expr) -> pl.Expr:
+    """``gpu_hours_for_flops`` as a Polars expression (columns of FLOPs, peaks and MFUs)."""
+    return flops / (mfu * peak_tflops * TERA * SECONDS_PER_HOUR)
 
 
 def wall_clock_hours(gpu_hours: float, gpus: float) -> float:

@@ -111,6 +111,33 @@ def test_twenty_tokens_per_param_reproduces_chinchilla_70b_on_1_4t():
     assert 6 * result["params"] * result["tokens"] == pytest.approx(5.76e23)
 
 
+def test_default_allocation_is_20_tokens_per_param_and_spends_exactly_c():
+    result = scaling.allocate(5.76e23)
+    # C = 6 N D with D = 20 N: N = sqrt(5.76e23 / 120) = 6.928e10, D = 1.3856e12
+    assert result["params"] == pytest.approx(6.928e10, rel=1e-4)
+    assert result["tokens"] == pytest.approx(20 * result["params"])
+    assert 6 * result["params"] * result["tokens"] == pytest.approx(5.76e23)
+    assert result["implied_flops_ratio"] == 1.0
+
+
+def test_power_law_fit_stays_available_by_name_and_overspends_2_65x():
+    result = scaling.allocate(1e24, "power-law-fit")
+    assert result["params"] == pytest.approx(0.2536 * 1e24**0.4995)
+    assert result["tokens"] == pytest.approx(1.7424 * 1e24**0.5005)
+    # 6 * 0.2536 * 1.7424 = 2.6513: the fit's N and D need 2.65x the FLOPs they were given
+    assert 6 * result["params"] * result["tokens"] / 1e24 == pytest.approx(2.6513, rel=1e-4)
+
+
+def test_an_unknown_allocation_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match=r"^method must be one of .*got 'kaplan'"):
+        scaling.allocate(1e24, "kaplan")
+
+
+def test_chinchilla_cost_uses_the_default_allocation():
+    result = scaling.chinchilla_cost(5.76e23, peak_tflops=989, mfu=0.45, rate_usd_per_gpu_hour=4.0)
+    assert 6 * result["params"] * result["tokens"] == pytest.approx(5.76e23)
+
+
 def test_chinchilla_cost_prices_the_compute():
     result = scaling.chinchilla_cost(1e24, peak_tflops=989, mfu=0.45, rate_usd_per_gpu_hour=4.0)
     # 1e24 / (0.45 * 989e12 * 3600) = 1e24 / 1.60218e18 = 624,149.3 GPU-hours; * 4 = 2,496,597

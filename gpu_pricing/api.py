@@ -1,0 +1,708 @@
+"""The Python API: read the warehouse (read-only, so it works while a refresh runs) and get
+Polars DataFrames back, for notebooks and other services. The `gpu-pricing plan` commands
+are a thin layer over `plan_train` and `plan_serve`.
+
+    import gpu_pricing
+    gpu_pricing.rates(gpu="H100", pricing="spot", limit=5)
+    gpu_pricing.cheapest()
+    gpu_pricing.history("A100", memory=80)
+    p = gpu_pricing.plan_train(params=70e9, tokens=2e12, deadline_hours=24 * 30)
+    p.chosen, p.frontier
+    gpu_pricing.estimate_train(70e9, 2e12, "H100", mfu=0.45, gpus=1024)
+    gpu_pricing.estimate_infer(70e9, 2048, 1e6, "A100", rate=1.5)
+
+Every function takes `warehouse=` (a path; default: $GPU_PRICING_WAREHOUSE, else
+gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb under the working
+directory). A missing warehouse raises `WarehouseError` saying to run `gpu-pricing refresh`;
+bad input raises `ValueError` naming it.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from gpu_pricing import plan as planner
+from models import _checks, breakeven, inference, training
+from warehouse import db
+from warehouse.errors import WarehouseError
+
+SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"
+SPEC_SCHEMA = {
+    "gpu_name": pl.String,
+    "gpu_memory_gib": pl.Float64,
+    "vendor": pl.String,
+    "fp32_tflops": pl.Float64,
+    "tf32_tflops": pl.Float64,
+    "bf16_tflops": pl.Float64,
+    "fp8_tflops": pl.Float64,
+    "memory_bandwidth_gbps": pl.Float64,
+    "tdp_watts": pl.Float64,
+    "capex_usd": pl.Float64,
+    "capex_as_of": pl.Date,
+    "capex_source": pl.String,
+    "spec_source": pl.String,
+}
+PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
+
+# The offers every planner reads: mart_gpu_offers_current, usable machines only (an
+# accelerator-only price such as a GCP per-GPU SKU is not a machine), with the published
+# interruption frequency of spot offers as a preemption rate per instance-hour
+# (mart_spot_on_demand_pairs, from dim_spot_interruption_buckets).
+OFFERS_SQL = """
+    SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib,
+           o.gpu_count, o.vcpus, o.memory_gib, o.pricing_model, o.pricing_detail,
+           o.price_usd_per_hour, o.price_usd_per_gpu_hour, o.price_flag, o.effective_at,
+           o.fetched_at, o.load_id,
+           CASE WHEN o.pricing_model = 'spot' THEN s.preemption_rate_per_hour END
+               AS preemption_rate_per_hour,
+           CASE WHEN o.pricing_model = 'spot' THEN s.interruption_bucket END
+               AS interruption_bucket
+    FROM int_offers_usable o  -- the one usable-offer rule: verified, priced, whole machines
+    LEFT JOIN mart_spot_on_demand_pairs s
+      ON s.provider = o.provider AND s.region = o.region AND s.instance_type = o.instance_type
+     AND s.zone IS NOT DISTINCT FROM o.zone
+    ORDER BY o.price_usd_per_gpu_hour, o.provider, o.region, o.zone NULLS FIRST, o.instance_type,
+             o.pricing_model
+"""
+
+
+def warehouse_path(warehouse: str | Path | None = None) -> Path:
+    """The warehouse file: the argument, else $GPU_PRICING_WAREHOUSE, else
+    gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb."""
+    from flows.config import load
+
+    return load().warehouse_path(warehouse)
+
+
+@contextmanager
+def connect(warehouse: str | Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to the warehouse, closed on exit."""
+    con = db.connect_readonly(warehouse_path(warehouse))
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _run(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None) -> pl.DataFrame:
+    try:
+        return db.query(con, sql, params)
+    except duckdb.CatalogException as exc:
+        raise WarehouseError(
+            f"the warehouse lacks a relation ({str(exc).splitlines()[0]}): "
+            "run `gpu-pricing refresh` first"
+        ) from None
+
+
+def _query(warehouse: str | Path | None, sql: str, params: dict | None = None) -> pl.DataFrame:
+    with connect(warehouse) as con:
+        return _run(con, sql, params)
+
+
+def read_offers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every usable current offer: the one place the planners read offers from."""
+    return _run(con, OFFERS_SQL)
+
+
+def offers(warehouse: str | Path | None = None) -> pl.DataFrame:
+    """Every usable current offer, with spot offers' published preemption rates."""
+    with connect(warehouse) as con:
+        return read_offers(con)
+
+
+def seed_gpu_specs() -> pl.DataFrame:
+    """dim_gpus as bundled (sql/seeds/seed_gpu_specs.csv): GPU specs with no warehouse."""
+    with SEED_GPU_SPECS.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    raw = pl.DataFrame(rows, schema=dict.fromkeys(SPEC_SCHEMA, pl.String))
+    blank_as_null = {name: pl.col(name).replace("", None) for name in SPEC_SCHEMA}
+    return raw.select(
+        blank_as_null[name].str.to_date("%Y-%m-%d").alias(name)
+        if dtype == pl.Date
+        else blank_as_null[name].cast(dtype, strict=True)
+        for name, dtype in SPEC_SCHEMA.items()
+    )
+
+
+SPECS_SQL = f"SELECT {', '.join(SPEC_SCHEMA)} FROM dim_gpus ORDER BY gpu_name, gpu_memory_gib"
+
+
+def read_gpu_specs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """dim_gpus."""
+    return _run(con, SPECS_SQL)
+
+
+def gpu_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
+    """dim_gpus from the warehouse; the bundled seed when the warehouse does not exist."""
+    if not warehouse_path(warehouse).exists():
+        return seed_gpu_specs()
+    with connect(warehouse) as con:
+        return read_gpu_specs(con)
+
+
+def rates(
+    gpu: str | None = None,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    region: str | None = None,
+    limit: int | None = None,
+    warehouse: str | Path | None = None,
+) -> pl.DataFrame:
+    """Current per-GPU-hour rates (mart_gpu_offers_current), cheapest first."""
+    _check_pricing(pricing)
+    return _query(
+        warehouse,
+        """SELECT * FROM mart_gpu_offers_current
+           WHERE ($gpu IS NULL OR gpu_name = upper($gpu))
+             AND ($memory IS NULL OR gpu_memory_gib = $memory)
+             AND ($pricing IS NULL OR pricing_model = $pricing)
+             AND ($provider IS NULL OR provider = $provider)
+             AND ($region IS NULL OR region = $region)
+           ORDER BY price_usd_per_gpu_hour NULLS LAST, price_usd_per_hour, provider, region,
+                    instance_type
+           LIMIT coalesce($limit, 1e12::BIGINT)""",
+        {
+            "gpu": gpu,
+            "memory": memory,
+            "pricing": pricing,
+            "provider": provider,
+            "region": region,
+            "limit": limit,
+        },
+    )
+
+
+def cheapest(warehouse: str | Path | None = None) -> pl.DataFrame:
+    """mart_cheapest_gpu_hour: per GPU and pricing model, the cheapest offer now."""
+    return _query(
+        warehouse,
+        "SELECT * FROM mart_cheapest_gpu_hour ORDER BY gpu_name, gpu_memory_gib, pricing_model",
+    )
+
+
+def history(
+    gpu: str,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    warehouse: str | Path | None = None,
+) -> pl.DataFrame:
+    """Effective-dated price history of a GPU (fct_gpu_prices: valid_from, valid_to)."""
+    _check_pricing(pricing)
+    return _query(
+        warehouse,
+        """SELECT * FROM fct_gpu_prices
+           WHERE gpu_name = upper($gpu) AND ($memory IS NULL OR gpu_memory_gib = $memory)
+             AND ($pricing IS NULL OR pricing_model = $pricing)
+             AND ($provider IS NULL OR provider = $provider)
+           ORDER BY valid_from, provider, region, instance_type, pricing_model""",
+        {"gpu": gpu, "memory": memory, "pricing": pricing, "provider": provider},
+    )
+
+
+def _check_pricing(pricing: str | None) -> None:
+    if pricing is not None and pricing not in planner.PRICING_MODELS:
+        raise ValueError(
+            f"pricing must be one of {', '.join(planner.PRICING_MODELS)}, got {pricing!r}"
+        )
+
+
+def _names(value: str | Sequence[str] | None) -> list[str] | None:
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else list(value)
+    names = [v.strip() for v in items if v.strip()]
+    return names or None
+
+
+def _no_offer_matches(frame: pl.DataFrame, filters: dict[str, Any]) -> None:
+    """Raise naming the filters and what the offers hold, when no offer passes them."""
+    given = {k: v for k, v in filters.items() if _names(v)}
+    if not given:
+        return
+    column = {
+        "providers": "provider",
+        "regions": "region",
+        "pricing": "pricing_model",
+        "gpu_names": "gpu_name",
+    }
+    known = "; ".join(
+        f"{name} with offers: {', '.join(sorted(set(frame[column[name]].drop_nulls())))}"
+        for name in given
+    )
+    shown = ", ".join(f"{k}={','.join(_names(v) or [])}" for k, v in given.items())
+    raise planner.NoFeasiblePlan(f"no current offer matches {shown} ({known})")
+
+
+def filter_offers(
+    frame: pl.DataFrame,
+    *,
+    providers: str | Sequence[str] | None = None,
+    regions: str | Sequence[str] | None = None,
+    pricing: str | Sequence[str] | None = None,
+    gpu_names: str | Sequence[str] | None = None,
+) -> pl.DataFrame:
+    """Offers of the given providers, regions, pricing models and GPU names (None: all)."""
+    pricing_models = _names(pricing)
+    for model in pricing_models or []:
+        _check_pricing(model)
+    upper_names = [g.upper() for g in _names(gpu_names) or []] or None
+    for column, allowed in (
+        ("provider", _names(providers)),
+        ("region", _names(regions)),
+        ("pricing_model", pricing_models),
+        ("gpu_name", upper_names),
+    ):
+        if allowed is not None:
+            frame = frame.filter(pl.col(column).is_in(allowed))
+    return frame
+
+
+def read_default_preemption_rate(con: duckdb.DuckDBPyConnection) -> float:
+    """The rate assumed for spot offers with no published interruption frequency: the
+    worst published bucket's (AWS Spot Advisor '>20%', p = -ln(0.8) / 720 per hour)."""
+    return float(
+        _run(con, "SELECT max(preemption_rate_per_hour) AS p FROM dim_spot_interruption_buckets")[
+            "p"
+        ][0]
+    )
+
+
+@dataclass
+class TrainPlan:
+    """The outcome of `plan_train`: the inputs, every candidate, the chosen plan (the
+    cheapest meeting the constraints), the fastest within budget, and the frontier."""
+
+    inputs: dict[str, Any]
+    candidates: pl.DataFrame
+    chosen: pl.DataFrame
+    fastest_within_budget: pl.DataFrame
+    frontier: pl.DataFrame
+    feasible: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "inputs": self.inputs,
+            "candidates": self.candidates.height,
+            "feasible": self.feasible,
+            "chosen": self.chosen.to_dicts()[0],
+            "fastest_within_budget": self.fastest_within_budget.to_dicts()[0],
+            "frontier": self.frontier.to_dicts(),
+        }
+
+
+def plan_train(
+    *,
+    params: float | None = None,
+    tokens: float | None = None,
+    compute_flops: float | None = None,
+    compute_usd: float | None = None,
+    allocation: str = "20-tokens-per-param",
+    deadline_hours: float | None = None,
+    budget_usd: float | None = None,
+    min_gpus: int = 1,
+    max_gpus: int = planner.DEFAULT_MAX_GPUS,
+    providers: str | Sequence[str] | None = None,
+    regions: str | Sequence[str] | None = None,
+    pricing: str | Sequence[str] | None = None,
+    gpu_names: str | Sequence[str] | None = None,
+    efficiency_curve: str | Path | pl.DataFrame | None = None,
+    precision: str = "bf16",
+    checkpoint_interval_hours: float = 1.0,
+    checkpoint_overhead: float = 0.05,
+    restart_hours: float = 0.0,
+    preemption_rate: float | None = None,
+    default_preemption_rate: float | None = None,
+    reserved_billing: str = "term",
+    bytes_per_param: float = planner.DEFAULT_BYTES_PER_PARAM,
+    warehouse: str | Path | None = None,
+    offers_frame: pl.DataFrame | None = None,
+    specs_frame: pl.DataFrame | None = None,
+) -> TrainPlan:
+    """The cheapest way to train a model by a deadline and within a budget, across every
+    current offer (gpu_pricing.plan explains the arithmetic). Raises
+    `gpu_pricing.plan.NoFeasiblePlan` (a ValueError) with the closest miss when nothing
+    meets the constraints. Spot offers use their published preemption rate per
+    instance-hour, else `default_preemption_rate` (default: the worst published bucket's),
+    or `preemption_rate` for all. `offers_frame` / `specs_frame` replace the warehouse
+    reads."""
+    planner.check_train_inputs(
+        params=params,
+        tokens=tokens,
+        compute_flops=compute_flops,
+        compute_usd=compute_usd,
+        allocation=allocation,
+        min_gpus=min_gpus,
+        max_gpus=max_gpus,
+        reserved_billing=reserved_billing,
+    )
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    for name, value in (("deadline_hours", deadline_hours), ("budget_usd", budget_usd)):
+        if value is not None and not value > 0:
+            raise ValueError(f"{name} must be > 0, got {value!r}")
+    if not bytes_per_param > 0:
+        raise ValueError(f"bytes_per_param must be > 0, got {bytes_per_param!r}")
+    if preemption_rate is not None and preemption_rate < 0:
+        raise ValueError(f"preemption_rate_per_hour must be >= 0, got {preemption_rate!r}")
+    curve = (
+        planner.read_curve(Path(efficiency_curve))
+        if isinstance(efficiency_curve, str | Path)
+        else efficiency_curve
+    )
+    # the scalar formula checks the checkpointing inputs and names them
+    breakeven.spot_time_multiplier(
+        checkpoint_overhead, checkpoint_interval_hours, 0.0, restart_hours=restart_hours
+    )
+    assumed = default_preemption_rate or 0.0
+    if offers_frame is None:
+        with connect(warehouse) as con:
+            offers_frame = read_offers(con)
+            specs_frame = read_gpu_specs(con) if specs_frame is None else specs_frame
+            if default_preemption_rate is None:
+                assumed = read_default_preemption_rate(con)
+    frame = filter_offers(
+        offers_frame, providers=providers, regions=regions, pricing=pricing, gpu_names=gpu_names
+    )
+    if frame.is_empty():
+        _no_offer_matches(
+            offers_frame,
+            {
+                "providers": providers,
+                "regions": regions,
+                "pricing": pricing,
+                "gpu_names": gpu_names,
+            },
+        )
+    specs = seed_gpu_specs() if specs_frame is None else specs_frame
+    spot = planner.SpotAssumptions(
+        checkpoint_overhead=checkpoint_overhead,
+        checkpoint_interval_hours=checkpoint_interval_hours,
+        restart_hours=restart_hours,
+        default_preemption_rate_per_hour=assumed,
+        preemption_rate_per_hour=preemption_rate,
+    )
+    budget = budget_usd if budget_usd is not None else compute_usd
+    candidates = planner.train_candidates(
+        frame,
+        specs,
+        params=params,
+        tokens=tokens,
+        compute_flops=compute_flops,
+        compute_usd=compute_usd,
+        allocation=allocation,
+        curve=curve,
+        min_gpus=min_gpus,
+        max_gpus=max_gpus,
+        precision=precision,
+        spot=spot,
+        reserved_billing=reserved_billing,
+        bytes_per_param=bytes_per_param,
+    )
+    choice = planner.choose(candidates, deadline_hours=deadline_hours, budget_usd=budget)
+    first = candidates.row(0, named=True)
+    inputs = {
+        "params": first["params"],
+        "tokens": first["tokens"],
+        "flops": first["flops"],
+        "compute_flops": compute_flops,
+        "compute_usd": compute_usd,
+        "allocation": allocation if params is None else None,
+        "deadline_hours": deadline_hours,
+        "budget_usd": budget,
+        "min_gpus": min_gpus,
+        "max_gpus": max_gpus,
+        "providers": _names(providers),
+        "regions": _names(regions),
+        "pricing": _names(pricing),
+        "gpu_names": _names(gpu_names),
+        "efficiency_curve": str(efficiency_curve)
+        if isinstance(efficiency_curve, str | Path)
+        else ("custom" if efficiency_curve is not None else "default"),
+        "precision": precision,
+        "checkpoint_interval_hours": checkpoint_interval_hours,
+        "checkpoint_overhead": checkpoint_overhead,
+        "restart_hours": restart_hours,
+        "preemption_rate_per_instance_hour": preemption_rate,
+        "assumed_preemption_rate_per_instance_hour": assumed,
+        "reserved_billing": reserved_billing,
+        "bytes_per_param": bytes_per_param,
+    }
+    return TrainPlan(
+        inputs=inputs,
+        candidates=candidates,
+        chosen=pl.DataFrame([choice.chosen], schema=candidates.schema),
+        fastest_within_budget=pl.DataFrame(
+            [choice.fastest_within_budget], schema=candidates.schema
+        ),
+        frontier=choice.frontier,
+        feasible=choice.feasible,
+    )
+
+
+@dataclass
+class ServePlan:
+    inputs: dict[str, Any]
+    plans: pl.DataFrame
+    chosen: pl.DataFrame = field(default_factory=pl.DataFrame)
+
+    def to_dict(self, limit: int = 10) -> dict[str, Any]:
+        return {
+            "inputs": self.inputs,
+            "chosen": self.chosen.to_dicts()[0],
+            "plans": self.plans.head(limit).to_dicts(),
+            "candidates": self.plans.height,
+        }
+
+
+def plan_serve(
+    *,
+    params: float,
+    tokens_per_month: float | None = None,
+    requests_per_month: float | None = None,
+    tokens_per_request: float | None = None,
+    utilization: float = 0.3,
+    peak_to_average: float = 2.0,
+    allow_spot: bool = False,
+    providers: str | Sequence[str] | None = None,
+    regions: str | Sequence[str] | None = None,
+    pricing: str | Sequence[str] | None = None,
+    gpu_names: str | Sequence[str] | None = None,
+    precision: str = "bf16",
+    bytes_per_param: float = 2.0,
+    budget_usd: float | None = None,
+    warehouse: str | Path | None = None,
+    offers_frame: pl.DataFrame | None = None,
+    specs_frame: pl.DataFrame | None = None,
+) -> ServePlan:
+    """The cheapest monthly way to serve `tokens_per_month` (or requests x tokens per
+    request) with a model of `params` parameters (gpu_pricing.plan.serve_candidates)."""
+    from models import _checks
+
+    if (tokens_per_month is None) == (requests_per_month is None or tokens_per_request is None):
+        raise ValueError(
+            "give --tokens-per-month, or --requests-per-month with --tokens-per-request"
+        )
+    if tokens_per_month is None:
+        tokens_per_month = _checks.positive(
+            "requests_per_month", requests_per_month
+        ) * _checks.positive("tokens_per_request", tokens_per_request)
+    _checks.positive("params", params)
+    _checks.positive("tokens_per_month", tokens_per_month)
+    _checks.fraction("utilization", utilization)
+    if not peak_to_average >= 1:
+        raise ValueError(f"peak_to_average must be >= 1, got {peak_to_average!r}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    every = offers(warehouse) if offers_frame is None else offers_frame
+    frame = filter_offers(
+        every, providers=providers, regions=regions, pricing=pricing, gpu_names=gpu_names
+    )
+    if frame.is_empty():
+        _no_offer_matches(
+            every,
+            {
+                "providers": providers,
+                "regions": regions,
+                "pricing": pricing,
+                "gpu_names": gpu_names,
+            },
+        )
+    specs = gpu_specs(warehouse) if specs_frame is None else specs_frame
+    plans = planner.serve_candidates(
+        frame,
+        specs,
+        params=params,
+        tokens_per_month=tokens_per_month,
+        utilization=utilization,
+        peak_to_average=peak_to_average,
+        precision=precision,
+        bytes_per_param=bytes_per_param,
+        allow_spot=allow_spot,
+    )
+    inputs = {
+        "params": params,
+        "tokens_per_month": tokens_per_month,
+        "requests_per_month": requests_per_month,
+        "tokens_per_request": tokens_per_request,
+        "utilization": utilization,
+        "peak_to_average": peak_to_average,
+        "allow_spot": allow_spot,
+        "providers": _names(providers),
+        "regions": _names(regions),
+        "pricing": _names(pricing),
+        "gpu_names": _names(gpu_names),
+        "precision": precision,
+        "bytes_per_param": bytes_per_param,
+        "budget_usd": budget_usd,
+        "hours_per_month": 720.0,
+    }
+    if plans.is_empty():
+        raise planner.NoFeasiblePlan(
+            "no serving plan: no usable current offer matches the filters (GPU with a known "
+            "peak, whole GPUs)"
+        )
+    within = plans if budget_usd is None else plans.filter(pl.col("monthly_cost_usd") <= budget_usd)
+    if within.is_empty():
+        best = plans.row(0, named=True)
+        raise planner.NoFeasiblePlan(
+            f"no serving plan within the budget of {budget_usd:,.0f} USD per month; cheapest "
+            f"plan costs {best['monthly_cost_usd']:,.0f} USD ({best['strategy']}, "
+            f"{best['peak_gpus']:g} x {best['gpu_name']} on {best['provider']})"
+        )
+    return ServePlan(inputs=inputs, plans=plans, chosen=within.head(1))
+
+
+def _priced_specs(
+    gpu: str,
+    memory: float | None,
+    pricing: str,
+    precision: str,
+    rate: float | None,
+    warehouse: str | Path | None,
+) -> pl.DataFrame:
+    """The peak of `gpu` at `precision` with a rate: `rate` (one row, no warehouse needed),
+    or every matching current offer's."""
+    _check_pricing(pricing)
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    name = gpu.strip().upper()
+    specs = gpu_specs(warehouse).filter(pl.col("gpu_name") == name)
+    if memory is not None:
+        specs = specs.filter(pl.col("gpu_memory_gib") == memory)
+    specs = specs.select(
+        "gpu_name", "gpu_memory_gib", pl.col(f"{precision}_tflops").alias("peak_tflops")
+    ).filter(pl.col("peak_tflops").is_not_null())
+    if specs.is_empty():
+        raise ValueError(f"gpu {gpu!r}: no {precision} peak in dim_gpus for that GPU and memory")
+    if rate is not None:
+        if not rate >= 0:
+            raise ValueError(f"rate_usd_per_gpu_hour must be >= 0, got {rate!r}")
+        return specs.head(1).with_columns(
+            pl.lit(float(rate)).alias("rate_usd_per_gpu_hour"),
+            pl.lit(pricing).alias("pricing_model"),
+            pl.lit("--rate").alias("rate_source"),
+        )
+    return (
+        filter_offers(offers(warehouse), pricing=pricing, gpu_names=[name])
+        .join(specs, on=["gpu_name", "gpu_memory_gib"], how="inner")
+        .rename({"price_usd_per_gpu_hour": "rate_usd_per_gpu_hour"})
+        .with_columns(pl.lit("warehouse").alias("rate_source"))
+    )
+
+
+def estimate_train(
+    params: float,
+    tokens: float,
+    gpu: str,
+    *,
+    mfu: float = 0.45,
+    gpus: int = 1,
+    pricing: str = "on_demand",
+    memory: float | None = None,
+    rate: float | None = None,
+    precision: str = "bf16",
+    warehouse: str | Path | None = None,
+) -> pl.DataFrame:
+    """Training cost (models.training, 6ND at `mfu`) at every matching current offer,
+    cheapest first; with `rate`, one row at that rate (no warehouse needed: GPU specs come
+    from the bundled seed when it is missing)."""
+    flops = training.training_flops(params, tokens)
+    training.gpu_hours_for_flops(flops, 1.0, mfu)  # checks mfu
+    gpus = _checks.count("gpus", gpus)
+    priced = _priced_specs(gpu, memory, pricing, precision, rate, warehouse)
+    gpu_hours = training.gpu_hours_for_flops_expr(
+        pl.lit(flops), pl.col("peak_tflops"), pl.lit(float(mfu))
+    )
+    return (
+        priced.with_columns(
+            pl.lit(float(params)).alias("params"),
+            pl.lit(float(tokens)).alias("tokens"),
+            pl.lit(float(mfu)).alias("mfu"),
+            pl.lit(gpus).alias("gpus"),
+            pl.lit(flops).alias("flops"),
+            gpu_hours.alias("gpu_hours"),
+        )
+        .with_columns(
+            (pl.col("gpu_hours") / pl.col("gpus")).alias("wall_clock_hours"),
+            (pl.col("gpu_hours") * pl.col("rate_usd_per_gpu_hour")).alias("cost_usd"),
+        )
+        .with_columns((pl.col("cost_usd") / tokens * 1e6).alias("cost_per_1m_tokens_usd"))
+        .sort("cost_usd", maintain_order=True)
+    )
+
+
+def estimate_infer(
+    params: float,
+    tokens_per_request: float,
+    requests: float,
+    gpu: str,
+    *,
+    utilization: float = 0.3,
+    pricing: str = "on_demand",
+    memory: float | None = None,
+    rate: float | None = None,
+    precision: str = "bf16",
+    warehouse: str | Path | None = None,
+) -> pl.DataFrame:
+    """Inference cost (models.inference, 2N FLOPs per token at `utilization` of the peak) at
+    every matching current offer, cheapest first; with `rate`, one row at that rate."""
+    tokens = _checks.positive("tokens_per_request", tokens_per_request) * _checks.positive(
+        "requests", requests
+    )
+    flops = inference.inference_flops(params, tokens)
+    _checks.fraction("utilization", utilization)
+    priced = _priced_specs(gpu, memory, pricing, precision, rate, warehouse)
+    # GPU-hours to run `flops` at a fraction of the peak: the same arithmetic as training's
+    gpu_hours = training.gpu_hours_for_flops_expr(
+        pl.lit(flops), pl.col("peak_tflops"), pl.lit(float(utilization))
+    )
+    return (
+        priced.with_columns(
+            pl.lit(float(params)).alias("params"),
+            pl.lit(float(tokens_per_request)).alias("tokens_per_request"),
+            pl.lit(float(requests)).alias("requests"),
+            pl.lit(tokens).alias("tokens"),
+            pl.lit(float(utilization)).alias("utilization"),
+            pl.lit(flops).alias("flops"),
+            gpu_hours.alias("gpu_hours"),
+        )
+        .with_columns(
+            (pl.col("gpu_hours") * 3600).alias("gpu_seconds"),
+            (pl.col("gpu_hours") * pl.col("rate_usd_per_gpu_hour")).alias("cost_usd"),
+        )
+        .with_columns(
+            (pl.col("cost_usd") / requests).alias("cost_per_request_usd"),
+            (pl.col("cost_usd") / tokens * 1e6).alias("cost_per_1m_tokens_usd"),
+        )
+        .sort("cost_usd", maintain_order=True)
+    )
+
+
+__all__ = [
+    "ServePlan",
+    "TrainPlan",
+    "cheapest",
+    "connect",
+    "estimate_infer",
+    "estimate_train",
+    "gpu_specs",
+    "history",
+    "offers",
+    "plan_serve",
+    "plan_train",
+    "rates",
+    "seed_gpu_specs",
+    "warehouse_path",
+]

@@ -1,0 +1,123 @@
+"""The report's plan section: the cost vs wall-clock frontier of the training run in
+gpu-pricing.toml's `[plan]` table (default 70B parameters on 2T tokens), planned from the
+current offers exactly as `gpu-pricing plan train` plans it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import polars as pl
+
+from gpu_pricing import api
+from gpu_pricing.plan import NoFeasiblePlan, amount_label
+
+COLORS = {
+    "on_demand": "#1f77b4",
+    "spot": "#ff7f0e",
+    "reserved_1y": "#2ca02c",
+    "reserved_3y": "#9467bd",
+}
+TABLE_COLUMNS = [
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_name",
+    "gpus",
+    "pricing_model",
+    "rate_usd_per_gpu_hour",
+    "mfu",
+    "wall_clock_hours",
+    "cost_usd",
+]
+
+
+def plan_section(con, gpu: str, workload: Any = None) -> Any:
+    from flows.config import PlanWorkload
+    from flows.report import Section, _chart
+
+    w = workload or PlanWorkload()
+    limits = [
+        f"deadline {w.deadline_hours:,.0f} h" if w.deadline_hours else "",
+        f"budget {w.budget_usd:,.0f} USD" if w.budget_usd else "",
+    ]
+    limits_text = ", ".join(x for x in limits if x) or "no deadline or budget"
+    s = Section(
+        "plan",
+        f"Training plan: {amount_label(w.params)} parameters on {amount_label(w.tokens)} tokens",
+        "Every current offer and GPU count for this run ([plan] in gpu-pricing.toml; "
+        f"{limits_text}): each dot a plan, the line the cost vs wall-clock frontier (no plan "
+        "is both cheaper and faster than one on it). MFU from the default efficiency curves, "
+        "spot slowed by checkpoints and expected preemptions, reservations billed their "
+        "whole term (`gpu-pricing plan train` explains each plan).",
+    )
+    try:
+        result = api.plan_train(
+            params=w.params,
+            tokens=w.tokens,
+            deadline_hours=w.deadline_hours,
+            budget_usd=w.budget_usd,
+            max_gpus=w.max_gpus,
+            providers=w.providers,
+            pricing=w.pricing_models,
+            gpu_names=w.gpu_names,
+            offers_frame=api.read_offers(con),
+            specs_frame=api.read_gpu_specs(con),
+            default_preemption_rate=api.read_default_preemption_rate(con),
+        )
+    except NoFeasiblePlan as exc:
+        s.note = f"no plan: {exc}"
+        return s
+    ok = pl.lit(True)
+    if w.deadline_hours:
+        ok = ok & (pl.col("wall_clock_hours") <= w.deadline_hours)
+    if w.budget_usd:
+        ok = ok & (pl.col("cost_usd") <= w.budget_usd)
+    feasible = result.candidates.filter(ok)
+    fig = go.Figure()
+    for model, color in COLORS.items():
+        part = feasible.filter(pl.col("pricing_model") == model)
+        if part.height:
+            fig.add_trace(
+                go.Scatter(
+                    name=model,
+                    x=part["wall_clock_hours"].to_list(),
+                    y=part["cost_usd"].to_list(),
+                    mode="markers",
+                    marker={"color": color, "size": 5, "opacity": 0.35},
+                    text=(
+                        part["provider"]
+                        + " "
+                        + part["instance_type"]
+                        + " x"
+                        + part["gpus"].cast(pl.Int64).cast(pl.String)
+                    ).to_list(),
+                )
+            )
+    front = result.frontier
+    fig.add_trace(
+        go.Scatter(
+            name="frontier",
+            x=front["wall_clock_hours"].to_list(),
+            y=front["cost_usd"].to_list(),
+            mode="lines+markers",
+            line={"color": "#d62728", "shape": "hv"},
+            text=(
+                front["provider"]
+                + " "
+                + front["instance_type"]
+                + " x"
+                + front["gpus"].cast(pl.Int64).cast(pl.String)
+                + " "
+                + front["pricing_model"]
+            ).to_list(),
+        )
+    )
+    fig.update_layout(
+        xaxis={"title": "wall-clock hours", "type": "log"},
+        yaxis={"title": "total cost (USD)", "type": "log"},
+    )
+    s.chart = _chart(fig, s.key, height=460)
+    table = front.select(TABLE_COLUMNS)
+    s.columns, s.rows = table.columns, table.to_dicts()
+    return s

@@ -1,0 +1,133 @@
+"""`estimate` and `breakeven` with explicit rates on a fresh machine: no warehouse, GPU
+specs from the bundled seed (sql/seeds/seed_gpu_specs.csv); without a rate, one line
+saying to refresh or pass the rate."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+runner = CliRunner()
+
+
+def cli(tmp_path, *args: str):
+    missing = tmp_path / "fresh" / "gpu_pricing.duckdb"
+    result = runner.invoke(app, [*args, "--warehouse", str(missing)], catch_exceptions=False)
+    assert not missing.exists()  # nothing was created
+    return result
+
+
+def test_training_estimate_with_a_rate_needs_no_warehouse(tmp_path):
+    result = cli(
+        tmp_path,
+        "estimate",
+        "train",
+        "--params",
+        "70e9",
+        "--tokens",
+        "2e12",
+        "--gpu",
+        "H100",
+        "--rate",
+        "2",
+        "--json",
+    )
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    # the seed's H100 80 GB: 989 BF16 TFLOPS; 8.4e23 / (0.45 * 989e12 * 3600) = 524,286
+    # GPU-hours * 2 USD = 1,048,571 USD
+    assert doc["peak_tflops"] == 989
+    assert doc["gpu_hours"] == pytest.approx(524_286, rel=1e-5)
+    assert doc["cost_usd"] == pytest.approx(1_048_571, rel=1e-5)
+    assert doc["rate_source"] == "--rate"
+
+
+def test_inference_estimate_with_a_rate_needs_no_warehouse(tmp_path):
+    result = cli(
+        tmp_path,
+        "estimate",
+        "infer",
+        "--params",
+        "7e9",
+        "--tokens-per-request",
+        "1000",
+        "--requests",
+        "1e6",
+        "--gpu",
+        "A100",
+        "--memory",
+        "40",
+        "--rate",
+        "1",
+        "--json",
+    )
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    # 2 * 7e9 * 1e9 tokens = 1.4e19 FLOPs / (0.3 * 312e12) = 149,573 GPU-s = 41.5 GPU-h
+    assert doc["gpu_seconds"] == pytest.approx(1.4e19 / (0.3 * 312e12))
+    assert doc["cost_usd"] == pytest.approx(1.4e19 / (0.3 * 312e12) / 3600)
+
+
+def test_breakeven_with_rates_needs_no_warehouse(tmp_path):
+    onprem = cli(tmp_path, "breakeven", "onprem", "--gpu", "H100", "--rate", "4", "--json")
+    assert onprem.exit_code == 0, onprem.stderr
+    # the seed's reference capex: 30,000 USD / 4 USD = 7,500 GPU-hours
+    assert json.loads(onprem.stdout)["break_even_gpu_hours"] == 7500
+    spot = cli(
+        tmp_path,
+        "breakeven",
+        "spot",
+        "--gpu",
+        "H100",
+        "--spot-rate",
+        "1.5",
+        "--on-demand-rate",
+        "4",
+        "--json",
+    )
+    assert spot.exit_code == 0, spot.stderr
+    doc = json.loads(spot.stdout)
+    assert doc["break_even_preemption_rate_per_hour"] == pytest.approx(1.2125)
+    assert doc["same_instance_pairs"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        (
+            ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"],
+            "or pass --rate",
+        ),
+        (["breakeven", "onprem", "--gpu", "H100"], "or pass --rate"),
+        (["breakeven", "spot", "--gpu", "H100"], "or pass --spot-rate and --on-demand-rate"),
+    ],
+)
+def test_without_a_rate_or_a_warehouse_the_message_says_refresh_or_pass_the_rate(
+    tmp_path, args, hint
+):
+    result = cli(tmp_path, *args, "--json")
+    assert result.exit_code == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "does not exist" in lines[0] and "gpu-pricing refresh" in lines[0] and hint in lines[0]
+
+
+def test_an_unknown_gpu_is_still_an_input_error_without_a_warehouse(tmp_path):
+    result = cli(
+        tmp_path,
+        "estimate",
+        "train",
+        "--params",
+        "7e9",
+        "--tokens",
+        "1e9",
+        "--gpu",
+        "H900",
+        "--rate",
+        "2",
+    )
+    assert result.exit_code == 2 and "unknown GPU" in result.stderr
