@@ -56,7 +56,7 @@ def explain(path: Path, exc: duckdb.Error) -> WarehouseError:
             "it was left as it is: restore it from a backup, or move it aside and refresh "
             "to start a new one"
         )
-    return WarehouseError(f"warehouse {path} cannot be opened: {text}")
+    return WarehouseError(f"warehouse {path}: {text}")
 
 
 def connect_readonly(path: Path) -> duckdb.DuckDBPyConnection:
@@ -173,9 +173,11 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             yield con
             run(con, "CHECKPOINT")
             con.close()
-        except BaseException:
+        except BaseException as exc:
             con.close()
             _remove(nxt, nxt_wal)
+            if isinstance(exc, duckdb.IOException):  # e.g. a block past a truncated end
+                raise explain(path, exc) from exc
             raise
         with nxt.open("rb") as fh:
             os.fsync(fh.fileno())
