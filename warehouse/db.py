@@ -60,7 +60,7 @@ def explain(path: Path, exc: duckdb.Error) -> WarehouseError:
             "it was left as it is: restore it from a backup, or move it aside and refresh "
             "to start a new one"
         )
-    return WarehouseError(f"warehouse {path} cannot be opened: {text}")
+    return WarehouseError(f"warehouse {path}: {text}")
 
 
 def connect_readonly(path: Path) -> duckdb.DuckDBPyConnection:
@@ -201,9 +201,11 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             con.close()
             if compacted:
                 os.replace(compact, nxt)
-        except BaseException:
+        except BaseException as exc:
             con.close()
             _remove(nxt, nxt_wal, compact, compact.with_name(compact.name + ".wal"))
+            if isinstance(exc, duckdb.IOException):  # e.g. a block past a truncated end
+                raise explain(path, exc) from exc
             raise
         with nxt.open("rb") as fh:
             os.fsync(fh.fileno())

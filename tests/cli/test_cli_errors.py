@@ -83,10 +83,17 @@ def test_a_read_write_connection_elsewhere_is_one_line_and_exit_2(env, warehouse
         holder.wait()
 
 
-def test_a_truncated_warehouse_is_one_line_and_exit_2_and_left_as_it_is(env, warehouse):
-    size = warehouse.stat().st_size
+@pytest.mark.parametrize(
+    "keep",
+    [
+        lambda size: size // 2,  # fails to open
+        lambda size: size - 4096,  # opens; a data block past the end fails mid-refresh
+    ],
+    ids=["half", "last-block"],
+)
+def test_a_truncated_warehouse_is_one_line_and_exit_2_and_left_as_it_is(env, warehouse, keep):
     with warehouse.open("r+b") as fh:
-        fh.truncate(size // 2)
+        fh.truncate(keep(warehouse.stat().st_size))
     before = digest(warehouse)
     done = gpu_pricing(env, "refresh", "--snapshot", "demo", "--warehouse", str(warehouse))
     line = one_line(done.stderr)
@@ -96,7 +103,9 @@ def test_a_truncated_warehouse_is_one_line_and_exit_2_and_left_as_it_is(env, war
     assert not warehouse.with_name(warehouse.name + ".next").exists()
 
     # --debug: the same line, with the traceback before it
-    debug = gpu_pricing(env, "--debug", "rates", "--warehouse", str(warehouse))
+    debug = gpu_pricing(
+        env, "--debug", "refresh", "--snapshot", "demo", "--warehouse", str(warehouse)
+    )
     assert debug.returncode == 2
     assert "Traceback" in debug.stderr
     assert debug.stderr.strip().splitlines()[-1].startswith(

@@ -259,6 +259,7 @@ timezone = "UTC"
 FINAL = ("COMPLETED", "FAILED", "CRASHED", "CANCELLED")
 
 
+@pytest.mark.timeout(480)  # registration (<= 90 s) + the bounded wait for the run (180 s)
 def test_the_scheduler_creates_a_run_by_itself_and_it_completes(server, tmp_path):
     """No run is triggered here: the server's scheduler must create one from the cron
     (it did not with SQLAlchemy 2.1, so nothing ever ran at night)."""
@@ -324,4 +325,5 @@ def test_the_server_scheduler_logs_no_errors(server):
     time.sleep(max(0.0, server.started + 65 - time.monotonic()))
     text = server.log.read_text()
     assert "InvalidRequestError" not in text, text[-3000:]
-    assert "Traceback" not in text, text[-3000:]
+    # a failing scheduler loop logs its traceback through services/scheduler.py
+    assert not re.search(r"services/scheduler\.py|schedule_deployments", text), text[-3000:]
