@@ -86,11 +86,7 @@ MemoryOpt = Annotated[
     float | None, typer.Option("--memory", help="GPU memory in GiB, e.g. 80 (default: any)")
 ]
 PricingOpt = Annotated[
-    str,
-    typer.Option(
-        "--pricing",
-        help="on_demand | spot | reserved_1y | reserved_3y (also on-demand, preemptible, 1y)",
-    ),
+    str, typer.Option("--pricing", help="on_demand | spot | reserved_1y | reserved_3y")
 ]
 RateOpt = Annotated[
     float | None,
