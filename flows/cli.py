@@ -132,6 +132,14 @@ def run(fn, *args, **kwargs):
         ) from None
 
 
+def _providers_in(con) -> list[str]:
+    """The providers a warehouse holds prices for (a sheet may add one)."""
+    try:
+        return [r[0] for r in db.run(con, "SELECT DISTINCT provider FROM fct_gpu_prices")]
+    except duckdb.Error:
+        return []
+
+
 def open_readonly(path: Path):
     try:
         return db.connect_readonly(path)
@@ -252,14 +260,13 @@ def rates(
     whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
-        from warehouse.schemas import PRICING_MODELS
+        from gpu_pricing import names
 
-        if pricing and pricing not in PRICING_MODELS:
-            raise InvalidInput(
-                f"--pricing {pricing!r}: expected one of {', '.join(PRICING_MODELS)}"
-            )
+        choice = names.gpu_and_memory(gpu, memory) if gpu else None
+        model = names.pricing_model(pricing) if pricing else None
         con = open_readonly(warehouse_path(warehouse))
         try:
+            name = names.provider(provider, extra=_providers_in(con)) if provider else None
             df = db.query(
                 con,
                 """
@@ -274,19 +281,21 @@ def rates(
                 FROM mart_gpu_offers_current
                 WHERE (is_verified OR $include_illustrative)
                   AND (host_included OR $include_gpu_only)
-                  AND ($gpu IS NULL OR gpu_name = upper($gpu))
+                  AND ($gpu IS NULL OR gpu_name = $gpu)
+                  AND ($variant IS NULL OR gpu_variant = $variant)
                   AND ($memory IS NULL OR gpu_memory_gib = $memory)
                   AND ($pricing IS NULL OR pricing_model = $pricing)
                   AND ($provider IS NULL OR provider = $provider)
-                  AND ($region IS NULL OR region = $region)
+                  AND ($region IS NULL OR lower(region) = lower($region))
                 ORDER BY price_usd_per_gpu_hour NULLS LAST, price_usd_per_hour, provider, region, instance_type
                 LIMIT $limit
                 """,
                 {
-                    "gpu": gpu,
-                    "memory": memory,
-                    "pricing": pricing,
-                    "provider": provider,
+                    "gpu": choice.name if choice else None,
+                    "variant": choice.variant if choice else None,
+                    "memory": choice.memory_gib if choice else None,
+                    "pricing": model,
+                    "provider": name,
                     "region": region,
                     "limit": limit,
                     "include_illustrative": include_illustrative,
@@ -339,27 +348,33 @@ def history(
     def body() -> None:
         from datetime import date
 
+        from gpu_pricing import names
+
         try:
             since_d = date.fromisoformat(since) if since else None
         except ValueError:
             raise InvalidInput(f"--since {since!r}: expected YYYY-MM-DD") from None
+        choice = names.gpu_and_memory(gpu, memory)
+        model = names.pricing_model(pricing) if pricing else None
         con = open_readonly(warehouse_path(warehouse))
-        params = {
-            "gpu": gpu,
-            "memory": memory,
-            "pricing": pricing,
-            "provider": provider,
-            "since": since_d,
-        }
         try:
-            if pricing == "spot":
+            params = {
+                "gpu": choice.name,
+                "memory": choice.memory_gib,
+                "pricing": model,
+                "provider": names.provider(provider, extra=_providers_in(con))
+                if provider
+                else None,
+                "since": since_d,
+            }
+            if model == "spot":
                 df = db.query(
                     con,
                     """
                     SELECT provider, region, zone, instance_type, gpu_name, gpu_memory_gib,
                            price_usd_per_hour, price_usd_per_gpu_hour, observed_at
                     FROM fct_spot_prices
-                    WHERE gpu_name = upper($gpu) AND ($memory IS NULL OR gpu_memory_gib = $memory)
+                    WHERE gpu_name = $gpu AND ($memory IS NULL OR gpu_memory_gib = $memory)
                       AND ($provider IS NULL OR provider = $provider)
                       AND ($since IS NULL OR observed_at >= $since) AND $pricing = 'spot'
                     ORDER BY provider, region, zone, instance_type, observed_at""",
@@ -373,7 +388,7 @@ def history(
                            gpu_name, gpu_memory_gib, price_usd_per_hour, price_usd_per_gpu_hour,
                            valid_from, valid_to
                     FROM fct_gpu_prices
-                    WHERE gpu_name = upper($gpu) AND ($memory IS NULL OR gpu_memory_gib = $memory)
+                    WHERE gpu_name = $gpu AND ($memory IS NULL OR gpu_memory_gib = $memory)
                       AND ($pricing IS NULL OR pricing_model = $pricing)
                       AND ($provider IS NULL OR provider = $provider)
                       AND ($since IS NULL OR coalesce(valid_to, TIMESTAMP '9999-12-31') >= $since)

@@ -25,10 +25,10 @@ from connectors.errors import InvalidInput
 from flows._output import emit_json, table
 from flows.cli import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
 from flows.config import gpu_specs
+from gpu_pricing import names
 from gpu_pricing.api import seed_gpu_specs
 from models import breakeven, inference, memory_fit, training
 from warehouse import db
-from warehouse.schemas import PRICING_MODELS
 
 estimate_app = typer.Typer(
     no_args_is_help=True, help="Training and inference cost from current rates or --rate."
@@ -37,7 +37,6 @@ breakeven_app = typer.Typer(
     no_args_is_help=True, help="Buy vs rent, and spot vs on-demand with checkpointing."
 )
 
-PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
 # the provenances that count by default (sql/intermediate/int_provenances.sql is the rule;
 # this is only for wording)
 VERIFIED_PROVENANCES = ("api", "published_sheet")
@@ -76,7 +75,14 @@ FLAG_FOR_INPUT = {
     "restart_hours": "--restart-hours",
 }
 
-GpuOpt = Annotated[str, typer.Option("--gpu", help="GPU name as in dim_gpus, e.g. H100")]
+GpuOpt = Annotated[
+    str,
+    typer.Option(
+        "--gpu",
+        help="GPU as in dim_gpus, any case; memory and form factor may ride along: "
+        "H100, 'H100 SXM', 'h100 pcie', A100-80GB",
+    ),
+]
 MemoryOpt = Annotated[
     float | None, typer.Option("--memory", help="GPU memory in GiB, e.g. 80 (default: any)")
 ]
@@ -100,7 +106,11 @@ IncludeIllustrativeOpt = Annotated[
     ),
 ]
 PrecisionOpt = Annotated[
-    str, typer.Option("--precision", help="peak FLOPs column of dim_gpus: fp32|tf32|bf16|fp8")
+    str,
+    typer.Option(
+        "--precision",
+        help="peak FLOPs column of dim_gpus: fp32|tf32|bf16|fp8; fp16 = the bf16 peak",
+    ),
 ]
 
 OFFER_COLUMNS = [
@@ -137,11 +147,22 @@ SPEC_COLUMNS = [
     "capex_as_of",
     "capex_source",
 ]
-SPECS_SQL = f"""
-    SELECT {", ".join(SPEC_COLUMNS)}
-    FROM dim_gpus
-    WHERE gpu_name = $gpu
-    ORDER BY gpu_memory_gib
+# dim_gpus rows of --gpu, with the peaks of the form factor it named (H100 PCIe) where
+# dim_gpu_variants lists it, else the default variant's
+SPECS_SQL = """
+    SELECT d.gpu_name, d.gpu_memory_gib,
+           coalesce(v.fp32_tflops, d.fp32_tflops) AS fp32_tflops,
+           coalesce(v.tf32_tflops, d.tf32_tflops) AS tf32_tflops,
+           coalesce(v.bf16_tflops, d.bf16_tflops) AS bf16_tflops,
+           coalesce(v.fp8_tflops, d.fp8_tflops) AS fp8_tflops,
+           coalesce(v.tdp_watts, d.tdp_watts) AS tdp_watts,
+           d.capex_usd, d.capex_as_of, d.capex_source
+    FROM dim_gpus d
+    LEFT JOIN dim_gpu_variants v
+      ON v.gpu_name = d.gpu_name AND v.gpu_memory_gib = d.gpu_memory_gib
+     AND v.gpu_variant = $variant
+    WHERE d.gpu_name = $gpu
+    ORDER BY d.gpu_memory_gib
 """
 
 # The cheapest current offers for a GPU and pricing model, each with the peak of its own
@@ -157,6 +178,7 @@ OFFERS_SQL = f"""
     -- each offer at its own form factor's peak (H100 PCIe 756 BF16 TFLOPS, SXM 989)
     LEFT JOIN dim_gpu_variants g USING (gpu_name, gpu_memory_gib, gpu_variant)
     WHERE o.gpu_name = $gpu
+      AND ($variant IS NULL OR o.gpu_variant = $variant)
       AND ($memory IS NULL OR o.gpu_memory_gib = $memory)
       AND o.pricing_model = $pricing
       -- rankable (a whole machine with a per-GPU rate) and verified unless asked:
@@ -205,12 +227,6 @@ def checked(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         raise InvalidInput(f"{flag}: {message}" if flag else message) from None
 
 
-def _choice(flag: str, value: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise InvalidInput(f"{flag} {value!r}: expected one of {', '.join(allowed)}")
-    return value
-
-
 class Warehouse:
     """The read-only warehouse connection of one command, opened on first use."""
 
@@ -243,11 +259,12 @@ class Warehouse:
         if self._con is not None:
             self._con.close()
 
-    def specs(self, gpu: str, memory: float | None) -> pl.DataFrame:
-        """dim_gpus rows for --gpu (and --memory), from the bundled seed dim_gpus is built
-        from when there is no warehouse; unknown names are an input error."""
+    def specs(self, gpu: str, memory: float | None, variant: str | None = None) -> pl.DataFrame:
+        """dim_gpus rows for --gpu (and --memory), with the peaks of the named form factor;
+        from the bundled seed dim_gpus is built from when there is no warehouse (default
+        variants only); unknown names are an input error."""
         if self.exists:
-            rows = self.query(SPECS_SQL, {"gpu": gpu})
+            rows = self.query(SPECS_SQL, {"gpu": gpu, "variant": variant})
         else:
             seed = seed_gpu_specs().filter(pl.col("gpu_name") == gpu)
             rows = seed.select(SPEC_COLUMNS).sort("gpu_memory_gib")
@@ -273,10 +290,12 @@ class Warehouse:
         need_peak: bool = False,
         limit: int = 1 + ALTERNATIVES,
         include_illustrative: bool = False,
+        variant: str | None = None,
     ) -> pl.DataFrame:
         return self.query(
             OFFERS_SQL,
             {
+                "variant": variant,
                 "include_illustrative": include_illustrative,
                 "gpu": gpu,
                 "memory": memory,
@@ -390,6 +409,9 @@ def estimate_document(
     compute: Callable[[float, float], dict[str, Any]],
     include_illustrative: bool = False,
     fit: Callable[[float, float | None], dict[str, Any]] | None = None,
+    *,
+    variant: str | None = None,
+    typed_precision: str | None = None,
 ) -> dict[str, Any]:
     """The --json document of an estimate: every input checked first (a dry `compute`),
     then priced from --rate or the warehouse's cheapest offers."""
@@ -397,15 +419,17 @@ def estimate_document(
     wh = Warehouse(warehouse)
     try:
         result = estimate_with_offers(
-            wh, gpu, memory, pricing, precision, rate, compute, include_illustrative, fit
+            wh, gpu, memory, pricing, precision, rate, compute, include_illustrative, fit, variant
         )
     finally:
         wh.close()
     return {
         "gpu": gpu,
         "gpu_memory_gib": memory,
+        "gpu_variant": variant,
         "pricing_model": pricing,
         "precision": precision,
+        "precision_note": names.PRECISION_NOTE if typed_precision else None,
         **result,
     }
 
@@ -420,12 +444,13 @@ def estimate_with_offers(
     compute: Callable[[float, float], dict[str, Any]],
     include_illustrative: bool = False,
     fit: Callable[[float, float | None], dict[str, Any]] | None = None,
+    variant: str | None = None,
 ) -> dict[str, Any]:
     """Run `compute(peak_tflops, rate)` on --rate, or on the cheapest matching offer and
     the next alternatives; returns the estimate with the offer and alternatives.
     `fit(gpu_memory_gib, instance_gpus)` is the memory check (models/memory_fit): offers
     whose GPUs hold the model rank first, each offer says whether it does."""
-    specs = wh.specs(gpu, memory)
+    specs = wh.specs(gpu, memory, variant)
     if rate is not None:
         result = compute(peak_for(specs, gpu, precision), rate)
         sizes = specs["gpu_memory_gib"].to_list()
@@ -450,6 +475,7 @@ def estimate_with_offers(
         need_peak=True,
         include_illustrative=include_illustrative,
         limit=FIT_CANDIDATES,
+        variant=variant,
     )
     if offers.is_empty():
         raise wh.no_offer(gpu, memory, pricing)
@@ -480,8 +506,8 @@ def estimate_with_offers(
 
 @estimate_app.command("train")
 def estimate_train(
-    params: Annotated[float, typer.Option("--params", help="model parameters, e.g. 70e9")],
-    tokens: Annotated[float, typer.Option("--tokens", help="training tokens, e.g. 2e12")],
+    params: Annotated[str, typer.Option("--params", help="model parameters: 70e9 or 70B")],
+    tokens: Annotated[str, typer.Option("--tokens", help="training tokens: 2e12 or 2T")],
     gpu: GpuOpt,
     warehouse: WarehouseOpt = None,
     memory: MemoryOpt = None,
@@ -500,9 +526,12 @@ def estimate_train(
     cheapest current offer (plus the next alternatives) or at --rate."""
 
     def body() -> None:
-        _choice("--pricing", pricing, PRICING_MODELS)
-        _choice("--precision", precision, PRECISIONS)
-        name = gpu.strip().upper()
+        nonlocal pricing, precision, memory, params, tokens
+        params, tokens = names.count(params, "--params"), names.count(tokens, "--tokens")
+        pricing = names.pricing_model(pricing)
+        precision, typed_precision = names.precision(precision)
+        choice = names.gpu_and_memory(gpu, memory)
+        name, memory = choice.name, choice.memory_gib
 
         def compute(peak_tflops: float, rate_usd: float) -> dict[str, Any]:
             return checked(
@@ -527,14 +556,19 @@ def estimate_train(
             include_illustrative,
             # the job's GPUs share the training state (ZeRO-3 / FSDP sharding)
             lambda gib, _instance_gpus: memory_fit.check("training", params, gib, gpus),
+            variant=choice.variant,
+            typed_precision=typed_precision,
         )
         if json_out:
             emit_json(doc)
             return
         print(
             f"Training {_count(doc['params'])} parameters on {_count(doc['tokens'])} tokens: "
-            f"{name} {precision}, MFU {doc['mfu']:g}, {doc['gpus']} GPU(s)"
+            f"{name}{' ' + choice.variant if choice.variant else ''} {precision}, "
+            f"MFU {doc['mfu']:g}, {doc['gpus']} GPU(s)"
         )
+        if doc["precision_note"]:
+            print(f"  ({doc['precision_note']})")
         print_lines(
             [
                 ("FLOPs (6ND)", f"{doc['flops']:.4g}"),
@@ -557,11 +591,11 @@ def estimate_train(
 
 @estimate_app.command("infer")
 def estimate_infer(
-    params: Annotated[float, typer.Option("--params", help="model parameters, e.g. 175e9")],
+    params: Annotated[str, typer.Option("--params", help="model parameters: 175e9 or 175B")],
     tokens_per_request: Annotated[
-        float, typer.Option("--tokens-per-request", help="prompt + generated tokens")
+        str, typer.Option("--tokens-per-request", help="prompt + generated tokens: 2048 or 2K")
     ],
-    requests: Annotated[float, typer.Option("--requests", help="requests served, e.g. 1e6")],
+    requests: Annotated[str, typer.Option("--requests", help="requests served: 1e6 or 1M")],
     gpu: GpuOpt,
     warehouse: WarehouseOpt = None,
     memory: MemoryOpt = None,
@@ -577,9 +611,14 @@ def estimate_infer(
     """Inference cost: 2 * params FLOPs per token at --utilization of the GPU's peak."""
 
     def body() -> None:
-        _choice("--pricing", pricing, PRICING_MODELS)
-        _choice("--precision", precision, PRECISIONS)
-        name = gpu.strip().upper()
+        nonlocal pricing, precision, memory, params, tokens_per_request, requests
+        params = names.count(params, "--params")
+        tokens_per_request = names.count(tokens_per_request, "--tokens-per-request")
+        requests = names.count(requests, "--requests")
+        pricing = names.pricing_model(pricing)
+        precision, typed_precision = names.precision(precision)
+        choice = names.gpu_and_memory(gpu, memory)
+        name, memory = choice.name, choice.memory_gib
 
         def compute(peak_tflops: float, rate_usd: float) -> dict[str, Any]:
             return checked(
@@ -603,15 +642,20 @@ def estimate_infer(
             include_illustrative,
             # one serving replica on one instance: its GPUs hold the weights and KV cache
             lambda gib, instance_gpus: memory_fit.check("serving", params, gib, instance_gpus),
+            variant=choice.variant,
+            typed_precision=typed_precision,
         )
         if json_out:
             emit_json(doc)
             return
         print(
             f"Serving {_count(doc['requests'])} requests of {_count(doc['tokens_per_request'])} "
-            f"tokens with {_count(doc['params'])} parameters: {name} {precision}, "
+            f"tokens with {_count(doc['params'])} parameters: "
+            f"{name}{' ' + choice.variant if choice.variant else ''} {precision}, "
             f"utilisation {doc['utilization']:g}"
         )
+        if doc["precision_note"]:
+            print(f"  ({doc['precision_note']})")
         print_lines(
             [
                 ("FLOPs (2N per token)", f"{doc['flops']:.4g}"),
@@ -687,8 +731,10 @@ def breakeven_onprem(
     """Hours and months of use until buying a GPU beats renting it."""
 
     def body() -> None:
-        _choice("--pricing", pricing, PRICING_MODELS)
-        name = gpu.strip().upper()
+        nonlocal pricing, memory
+        pricing = names.pricing_model(pricing)
+        choice = names.gpu_and_memory(gpu, memory)
+        name, memory = choice.name, choice.memory_gib
         wh = Warehouse(warehouse)
         try:
             doc = _onprem(
@@ -857,7 +903,10 @@ def breakeven_spot(
             spot_rate if spot_rate is not None else 1.0,
             on_demand_rate if on_demand_rate is not None else 2.0,
         )
-        name = gpu.strip().upper() if gpu else None
+        nonlocal memory
+        choice = names.gpu_and_memory(gpu, memory) if gpu else None
+        name = choice.name if choice else None
+        memory = choice.memory_gib if choice else memory
         if name is None and (spot_rate is None or on_demand_rate is None):
             raise InvalidInput(
                 "--gpu: needed to look up the cheapest current rates; "

@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from connectors import registry
 from connectors._redact import masked_value, register_env
 from connectors.errors import InvalidInput
+from gpu_pricing import names
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
 
@@ -287,13 +288,23 @@ class _Parser:
         return tuple(self.string(f"{key}[{i}]", v) for i, v in enumerate(value))
 
     def providers_filter(self, key: str, entry: dict) -> tuple[str, ...] | None:
-        """An entry's optional `providers = [...]`: known provider names, or None (all)."""
+        """An entry's optional `providers = [...]`: the providers prices are about, any case
+        (connectors and the providers price sheets publish: coreweave, paperspace ...), or
+        None (all)."""
         if "providers" not in entry:
             return None
-        names = self.strings(f"{key}.providers", entry["providers"])
-        for i, name in enumerate(names):
-            self.provider(f"{key}.providers[{i}]", name)
-        return names
+        given = self.strings(f"{key}.providers", entry["providers"])
+        return tuple(
+            self.named(f"{key}.providers[{i}]", names.provider, name)
+            for i, name in enumerate(given)
+        )
+
+    def named(self, key: str, read, value: str):
+        """A name read by gpu_pricing.names; a miss is this file's one-line error."""
+        try:
+            return read(value)
+        except names.UnknownName as exc:
+            raise self.fail(key, exc.problem, value) from None
 
     def provider(self, key: str, name: str) -> None:
         if name not in registry.PROVIDERS:
@@ -301,17 +312,17 @@ class _Parser:
             raise self.fail(key, f"unknown provider (known: {known})", name)
 
     def pricing_model(self, key: str, value: Any) -> str:
-        if value not in PRICING_MODELS:
+        if not isinstance(value, str):
             raise self.fail(key, f"must be one of {', '.join(PRICING_MODELS)}", value)
-        return value
+        return self.named(key, names.pricing_model, value)
 
     def gpu(self, key: str, entry: dict) -> tuple[str, float | None]:
         raw = self.string(f"{key}.gpu", entry.get("gpu"))
-        gpu = raw.upper()
-        memory = entry.get("memory_gib")
+        # any case, memory may ride along: "h100", "A100-80GB" (gpu_pricing.names)
+        choice = self.named(f"{key}.gpu", names.gpu, raw)
+        gpu = choice.name
+        memory = entry.get("memory_gib", choice.memory_gib)
         sizes = sorted(m for g, m in self.specs if g == gpu)
-        if not sizes:
-            raise self.fail(f"{key}.gpu", "unknown GPU (not in sql/seeds/seed_gpu_specs.csv)", raw)
         if memory is None:
             return gpu, None
         memory = self.number(f"{key}.memory_gib", memory, strict=True)

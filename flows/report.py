@@ -318,14 +318,27 @@ def cost_per_token_section(con, gpu: str) -> Section:
 
 
 def _fallback_cost_per_token(con) -> pl.DataFrame:
-    rates = _q(
-        con,
-        """SELECT c.gpu_name, c.gpu_memory_gib, c.pricing_model, c.price_usd_per_gpu_hour,
-                  c.provider, g.bf16_tflops
-           FROM mart_cheapest_gpu_hour c JOIN dim_gpus g USING (gpu_name, gpu_memory_gib)
-           WHERE g.bf16_tflops IS NOT NULL
-           ORDER BY c.gpu_name, c.gpu_memory_gib, c.pricing_model""",
-    )
+    if _exists(con, "dim_gpu_variants") and _exists(con, "int_offers_usable"):
+        # per GPU x pricing model, the offer with the least USD per peak FLOP at its own
+        # form factor's peak (an H100 PCIe at 756 TFLOPS, SXM at 989), as the mart ranks
+        sql = """SELECT o.gpu_name, o.gpu_memory_gib, o.pricing_model,
+                        arg_min(o.price_usd_per_gpu_hour, o.price_usd_per_gpu_hour / g.bf16_tflops)
+                            AS price_usd_per_gpu_hour,
+                        arg_min(o.provider, o.price_usd_per_gpu_hour / g.bf16_tflops) AS provider,
+                        arg_min(o.region, o.price_usd_per_gpu_hour / g.bf16_tflops) AS region,
+                        arg_min(g.bf16_tflops, o.price_usd_per_gpu_hour / g.bf16_tflops)
+                            AS bf16_tflops
+                 FROM int_offers_usable o
+                 JOIN dim_gpu_variants g USING (gpu_name, gpu_memory_gib, gpu_variant)
+                 WHERE g.bf16_tflops IS NOT NULL
+                 GROUP BY ALL ORDER BY gpu_name, gpu_memory_gib, pricing_model"""
+    else:  # a warehouse from before GPU variants
+        sql = """SELECT c.gpu_name, c.gpu_memory_gib, c.pricing_model, c.price_usd_per_gpu_hour,
+                        c.provider, c.region, g.bf16_tflops
+                 FROM mart_cheapest_gpu_hour c JOIN dim_gpus g USING (gpu_name, gpu_memory_gib)
+                 WHERE g.bf16_tflops IS NOT NULL
+                 ORDER BY c.gpu_name, c.gpu_memory_gib, c.pricing_model"""
+    rates = _q(con, sql)
     # one models/ call per GPU x pricing model (tens of rows)
     costs = [
         training.estimate_training(
@@ -339,6 +352,7 @@ def _fallback_cost_per_token(con) -> pl.DataFrame:
         "pricing_model",
         pl.Series("usd_per_1m_tokens_per_b_params", costs, dtype=pl.Float64),
         "provider",
+        "region",
         pl.lit(REFERENCE_MFU).alias("mfu"),
     )
 

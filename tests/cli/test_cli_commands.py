@@ -93,9 +93,10 @@ def test_history_returns_effective_dated_rows(demo_warehouse):
 
 
 def test_an_unknown_pricing_model_is_a_usage_error(demo_warehouse):
-    result = cli("rates", "--pricing", "preemptible", "--warehouse", str(demo_warehouse))
+    # ("preemptible" is now an alias of spot: gpu_pricing.names)
+    result = cli("rates", "--pricing", "hourly", "--warehouse", str(demo_warehouse))
     assert result.exit_code == 2
-    assert "--pricing 'preemptible'" in result.stderr
+    assert "--pricing 'hourly'" in result.stderr
 
 
 def test_a_missing_warehouse_is_exit_2_with_a_hint(tmp_path):

@@ -149,7 +149,7 @@ def test_inference_without_a_rate_matches_the_model_at_the_cheapest_offer(cost_w
         ),
         (["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H900"], "H900"),
         ([*TRAIN, "--gpus", "0"], "--gpus"),
-        ([*TRAIN, "--pricing", "preemptible"], "--pricing"),
+        ([*TRAIN, "--pricing", "hourly"], "--pricing"),
         ([*TRAIN, "--precision", "int4"], "--precision"),
         ([*TRAIN, "--memory", "50"], "--memory"),
         ([*TRAIN, "--rate", "-1"], "--rate"),

@@ -51,7 +51,9 @@ def test_the_example_file_loads_with_every_section(monkeypatch):
     cfg = config.load(EXAMPLE)
     assert cfg.warehouse == REPO / "warehouse" / "gpu_pricing.duckdb"  # relative to the file
     assert cfg.warehouse_path() == cfg.warehouse
-    assert cfg.regions_for("azure") == ("eastus", "southcentralus", "westus2", "westeurope")
+    # copied as it is, it refreshes every provider: narrowing is opt-in (commented out)
+    assert cfg.provider_names() == list(config.registry.PROVIDERS)
+    assert cfg.regions_for("azure") is None
     assert [t.name for t in cfg.notify] == ["team-slack", "ops-webhook"]
     fine_tune, pretrain = cfg.budgets
     assert (fine_tune.gpus, fine_tune.hours_per_day, fine_tune.period) == (8, 6.0, "month")
@@ -189,3 +191,15 @@ def test_a_bad_config_fails_fast_with_one_line_and_changes_nothing(
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("w.duckdb")) == [
         "w.duckdb"
     ]
+
+
+def test_the_examples_commented_narrowing_narrows_when_uncommented(tmp_path):
+    text = EXAMPLE.read_text()
+    block = [ln for ln in text.splitlines() if ln.startswith("#   [providers.") or ln.startswith("#   regions")]
+    assert block  # the example shows how to narrow
+    uncommented = text + "\n" + "\n".join(ln[4:].split("#")[0] for ln in block) + "\n"
+    path = tmp_path / "gpu-pricing.toml"
+    path.write_text(uncommented)
+    cfg = config.load(path)
+    assert cfg.provider_names() == ["azure", "aws"]
+    assert cfg.regions_for("azure") == ("eastus", "southcentralus", "westus2", "westeurope")

@@ -20,11 +20,15 @@ def providers_in(path, sql: str) -> set[str]:
         con.close()
 
 
+# the FluidStack price-sheet row (FluidStack may also have API prices of its own)
+SHEET_ROW = "provider = 'fluidstack' and instance_type = 'H100 SXM5 x8'"
+
+
 def test_the_fluidstack_sheet_row_is_illustrative_and_its_flag_is_not_an_anomaly(demo_warehouse):
     con = duckdb.connect(str(demo_warehouse), read_only=True)
     row = con.sql(
-        """select provenance, is_verified, price_flag from mart_gpu_offers_current
-           where provider = 'fluidstack'"""
+        f"""select provenance, is_verified, price_flag from mart_gpu_offers_current
+            where {SHEET_ROW}"""
     ).fetchall()
     con.close()
     assert row == [("illustrative", False, None)]
@@ -37,10 +41,18 @@ def test_no_ranking_cost_mart_or_rule_view_reads_an_illustrative_price(demo_ware
         "cost_per_token()",
         "mart_breakeven_onprem",
         "alert_rates_current",
-        "alert_price_moves",
     ):
-        found = providers_in(demo_warehouse, f"select distinct provider from {relation}")
-        assert "fluidstack" not in found, relation
+        found = providers_in(
+            demo_warehouse, f"select count(*) from {relation} where {SHEET_ROW}"
+        )
+        assert found == {0}, relation
+    # the day-over-day rule reads per provider: no sheet row of FluidStack in its history
+    moves = providers_in(
+        demo_warehouse,
+        f"""select count(*) from fct_gpu_prices
+            where {SHEET_ROW} and is_verified""",
+    )
+    assert moves == {0}
     # the sheets' real prices still count
     assert "paperspace" in providers_in(
         demo_warehouse, "select provider from mart_cheapest_gpu_hour"
