@@ -129,7 +129,10 @@ def child(code: str, *args: str) -> dict:
     )
     if out.returncode:
         sys.exit(f"benchmark child failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        sys.exit(f"benchmark child printed no result:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
+    return json.loads(lines[-1])
 
 
 def main() -> None:
