@@ -47,7 +47,7 @@ summary = pipeline.load_and_publish(path, {"azure": _snapshot.read_provider(snap
                                     source="growth")
 t1 = time.perf_counter()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-con = duckdb.connect(str(path), read_only=True)
+con = duckdb.connect(str(path), read_only=True, config={"enable_progress_bar": False})
 t2 = time.perf_counter()
 rows = len(con.execute("select * from mart_cheapest_gpu_hour").fetchall())
 t3 = time.perf_counter()
@@ -129,7 +129,8 @@ def child(code: str, *args: str) -> dict:
     )
     if out.returncode:
         sys.exit(f"benchmark child failed:\n{out.stderr[-3000:]}")
-    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    # the result is the last line; anything a library drew before it is ignored
+    lines = [ln[ln.index("{") :] for ln in out.stdout.splitlines() if "{" in ln]
     if not lines:
         sys.exit(f"benchmark child printed no result:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
     return json.loads(lines[-1])
