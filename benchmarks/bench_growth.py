@@ -47,7 +47,8 @@ summary = pipeline.load_and_publish(path, {"azure": _snapshot.read_provider(snap
                                     source="growth")
 t1 = time.perf_counter()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-con = duckdb.connect(str(path), read_only=True, config={"enable_progress_bar": False})
+con = duckdb.connect(str(path), read_only=True)
+con.execute("SET enable_progress_bar = false")
 t2 = time.perf_counter()
 rows = len(con.execute("select * from mart_cheapest_gpu_hour").fetchall())
 t3 = time.perf_counter()
