@@ -31,7 +31,8 @@ from benchmarks.shapes import azure_retail_item, azure_retail_page
 
 OUT = Path(__file__).parent / "out"
 ROOT = Path(__file__).resolve().parent.parent
-START = datetime(2026, 11, 1, 2, tzinfo=UTC)
+# nights end yesterday: a refresh closes delisted offers at the wall-clock time
+START = datetime.now(UTC).replace(hour=2, minute=0, second=0, microsecond=0)
 PAGE = 1000
 
 NIGHT_CHILD = """
@@ -144,6 +145,8 @@ def main() -> None:
     ap.add_argument("--regions", type=int, default=20)
     ap.add_argument("--json", type=Path, help="also write every night's figures here")
     args = ap.parse_args()
+    global START
+    START -= timedelta(days=args.nights + 1)
     rng = random.Random(7)
     snap = OUT / "growth-snapshot"
     warehouse = OUT / "bench_growth.duckdb"
