@@ -354,8 +354,3 @@ def migrate_legacy(con: duckdb.DuckDBPyConnection, store: RawStore) -> int:
     if moved:
         log.info("moved %d raw pages out of the warehouse into %s", moved, store.root)
     return moved
-
-
-def verify_stored(index: pl.DataFrame, store: RawStore) -> list[str]:
-    """The sha256 values of `index` whose object is missing from the store."""
-    return [sha for sha in index["sha256"].to_list() if not store.has(sha)]
