@@ -158,7 +158,11 @@ def child(code: str, *args: str) -> dict:
     )
     if out.returncode:
         sys.exit(f"benchmark child failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    # the result is the last line; anything a library drew before it is ignored
+    lines = [ln[ln.index("{") :] for ln in out.stdout.splitlines() if "{" in ln]
+    if not lines:
+        sys.exit(f"benchmark child printed no result:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
+    return json.loads(lines[-1])
 
 
 def fresh(warehouse: Path) -> None:

@@ -31,7 +31,8 @@ from benchmarks.shapes import azure_retail_item, azure_retail_page
 
 OUT = Path(__file__).parent / "out"
 ROOT = Path(__file__).resolve().parent.parent
-START = datetime(2026, 11, 1, 2, tzinfo=UTC)
+# nights end yesterday: a refresh closes delisted offers at the wall-clock time
+START = datetime.now(UTC).replace(hour=2, minute=0, second=0, microsecond=0)
 PAGE = 1000
 
 NIGHT_CHILD = """
@@ -48,6 +49,7 @@ summary = pipeline.load_and_publish(path, {"azure": _snapshot.read_provider(snap
 t1 = time.perf_counter()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 con = duckdb.connect(str(path), read_only=True)
+con.execute("SET enable_progress_bar = false")
 t2 = time.perf_counter()
 rows = len(con.execute("select * from mart_cheapest_gpu_hour").fetchall())
 t3 = time.perf_counter()
@@ -129,7 +131,11 @@ def child(code: str, *args: str) -> dict:
     )
     if out.returncode:
         sys.exit(f"benchmark child failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    # the result is the last line; anything a library drew before it is ignored
+    lines = [ln[ln.index("{") :] for ln in out.stdout.splitlines() if "{" in ln]
+    if not lines:
+        sys.exit(f"benchmark child printed no result:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
+    return json.loads(lines[-1])
 
 
 def main() -> None:
@@ -139,6 +145,8 @@ def main() -> None:
     ap.add_argument("--regions", type=int, default=20)
     ap.add_argument("--json", type=Path, help="also write every night's figures here")
     args = ap.parse_args()
+    global START
+    START -= timedelta(days=args.nights + 1)
     rng = random.Random(7)
     snap = OUT / "growth-snapshot"
     warehouse = OUT / "bench_growth.duckdb"

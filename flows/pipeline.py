@@ -169,14 +169,13 @@ def sql_digest() -> str:
     return h.hexdigest()
 
 
-def _normalise_in_batches(con, connector, store: RawStore) -> Normalised:
+def _normalise_in_batches(connector, index: pl.DataFrame, store: RawStore) -> Normalised:
     """Parse the batched endpoint's pages ~BATCH_BYTES at a time, read straight from the
     raw store (each batch with every page of the other endpoints), so a million-item
     crawl never sits in memory whole."""
     big = connector.batched_endpoint
-    others = {e: m for e, m in connector.endpoints.items() if e != big}
-    rest = raw.current_pages(con, connector.name, others, store)
-    index = raw.current_index(con, connector.name, {big: connector.endpoints[big]})
+    rest = raw.with_payloads(index.filter(pl.col("endpoint") != big), store)
+    index = index.filter(pl.col("endpoint") == big)
     batches: list[Normalised] = []
     for pages in raw.iter_batches(index, store, BATCH_BYTES):
         if rest.height:
@@ -206,7 +205,8 @@ def _stage_provider(
     parsing code are the ones its staged offers came from."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
-    digest = raw.pages_digest(con, name, connector.endpoints)
+    index = raw.current_index(con, name, connector.endpoints)  # the ledger only
+    digest = raw.pages_digest(index)
     code = code_digest(name)
     staged = run(
         con, "SELECT pages_digest, code_digest FROM _staged WHERE connector = ?", [name]
@@ -216,9 +216,9 @@ def _stage_provider(
         summary.loaded = run(con, f"SELECT count(*) FROM {connector.staging_table}")[0][0]
         return False
     if connector.batched_endpoint and not connector.extra_staging:
-        result = _normalise_in_batches(con, connector, store)
+        result = _normalise_in_batches(connector, index, store)
     else:
-        pages = raw.current_pages(con, name, connector.endpoints, store)
+        pages = raw.with_payloads(index, store)
         parsed = connector.parse(pages)
         for table, (ddl, parser) in connector.extra_staging.items():
             staging.replace_staged(con, table, parser(pages), ddl=ddl)

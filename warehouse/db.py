@@ -194,6 +194,8 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             run(con, "SET preserve_insertion_order = false")
             # DuckDB's default cache is 80% of RAM; a refresh needs far less, and spills
             run(con, f"SET memory_limit = '{MEMORY_LIMIT}'")
+            # a long statement would draw a progress bar on stdout (`--json` output, logs)
+            run(con, "SET enable_progress_bar = false")
             ensure_bookkeeping(con)
             yield con
             run(con, "CHECKPOINT")

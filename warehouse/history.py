@@ -25,6 +25,17 @@ import duckdb
 from warehouse.db import run
 from warehouse.schemas import OFFER_KEY
 
+_DESCRIPTIVE = (
+    "gpu_name",
+    "gpu_memory_gib",
+    "gpu_count",
+    "vcpus",
+    "memory_gib",
+    "price_usd_per_gpu_hour",
+    "price_flag",
+    "host_included",
+)
+
 
 def _match(a: str, b: str) -> str:
     return " AND ".join(f"{a}.{k} IS NOT DISTINCT FROM {b}.{k}" for k in OFFER_KEY)
@@ -72,12 +83,17 @@ def merge(con: duckdb.DuckDBPyConnection, connectors: list[str], as_of: datetime
         FROM _plan p
         WHERE h.valid_to IS NULL AND {_match("h", "p")} AND p._has_open
           AND p.price_usd_per_hour = p._old_price
+          -- only rows whose description changed: rewriting every open row each night
+          -- cost seconds and grew with the table
+          AND ({" OR ".join(f"h.{c} IS DISTINCT FROM p.{c}" for c in _DESCRIPTIVE)})
         """,
     )
     closed += run(
         con,
         f"""
-        UPDATE int_offers_historized h SET valid_to = $as_of
+        UPDATE int_offers_historized h
+        -- never before it opened (a delisted price whose effective date is still ahead)
+        SET valid_to = greatest($as_of, h.valid_from + INTERVAL 1 MICROSECOND)
         WHERE h.valid_to IS NULL AND h.connector IN (SELECT unnest($connectors))
           AND NOT EXISTS (SELECT 1 FROM _plan c WHERE {_match("h", "c")})
         """,

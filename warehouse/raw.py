@@ -275,12 +275,9 @@ def iter_batches(
         yield with_payloads(part.drop("_batch"), store)
 
 
-def pages_digest(
-    con: duckdb.DuckDBPyConnection, provider: str, endpoints: dict[str, str]
-) -> str:
-    """One sha256 over the provider's current pages (their shas, sorted): equal digests
-    mean the same pages, so the same parse."""
-    index = current_index(con, provider, endpoints)
+def pages_digest(index: pl.DataFrame) -> str:
+    """One sha256 over a provider's current pages (`current_index`: their endpoints and
+    shas, sorted): equal digests mean the same pages, so the same parse."""
     if index.is_empty():
         return ""
     shas = index.select(pl.concat_str("endpoint", "sha256", separator=":")).to_series()
@@ -357,8 +354,3 @@ def migrate_legacy(con: duckdb.DuckDBPyConnection, store: RawStore) -> int:
     if moved:
         log.info("moved %d raw pages out of the warehouse into %s", moved, store.root)
     return moved
-
-
-def verify_stored(index: pl.DataFrame, store: RawStore) -> list[str]:
-    """The sha256 values of `index` whose object is missing from the store."""
-    return [sha for sha in index["sha256"].to_list() if not store.has(sha)]
