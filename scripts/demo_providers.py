@@ -428,6 +428,21 @@ def build_seeweb(root: Path) -> None:
 
 BUILDERS += (build_seeweb,)
 
+
+def build_nebius(root: Path) -> None:
+    """One page per region, as the nebius SDK's fetch writes it. The pages are the parse
+    fixture tests/fixtures/nebius/regions.json, which the fetch test checks is what the
+    SDK produces against a local server speaking Nebius' protos. Illustrative prices."""
+    shutil.rmtree(root / "nebius", ignore_errors=True)
+    fixture = Path(__file__).resolve().parent.parent / "tests/fixtures/nebius/regions.json"
+    for i, body in enumerate(json.loads(fixture.read_text())["pages"], start=1):
+        request = {"region": body["region"], "service": "nebius.billing.v1alpha1.CalculatorService"}
+        page = {"fetched_at": FETCHED_AT, "request": request, "body": body}
+        _write(root, "nebius", "estimates", f"estimates-{i:04d}.json", page)
+
+
+BUILDERS += (build_nebius,)
+
 def build_all(root: Path) -> None:
     for build in BUILDERS:
         build(root)
