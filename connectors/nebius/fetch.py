@@ -9,7 +9,8 @@
 - One page per region: `{"region", "project_id", "platforms": [Platform...], "estimates":
   [{"platform", "preset", "preemptible", "response": EstimateResponse}]}`, the messages in
   protobuf JSON with proto field names. No token or header is stored.
-- Any SDK error (transport, UNAUTHENTICATED ...) fails the region's scope with its text.
+- An SDK error fails its scope with the gRPC code and text (redacted): transient codes
+  as SourceUnavailable, others (UNAUTHENTICATED ...) as UnexpectedResponse.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ import os
 from collections.abc import Iterator
 
 from connectors._page import FetchContext, FetchFailure, Page, utc_now
-from connectors.errors import MissingCredentials, PricingError, SourceUnavailable
+from connectors.errors import (
+    MissingCredentials,
+    PricingError,
+    SourceUnavailable,
+    UnexpectedResponse,
+)
 from connectors.nebius import settings as s
 
 
@@ -126,9 +132,19 @@ def fetch_region(sdk, region: str, project_id: str) -> Page:
 
 
 def _failure(scope: str, exc: Exception) -> FetchFailure:
+    """An SDK error as ours: transient gRPC codes (and errors without a code: transport)
+    are SourceUnavailable; any other code (UNAUTHENTICATED, PERMISSION_DENIED,
+    INVALID_ARGUMENT ...) is UnexpectedResponse, named by its code."""
     if isinstance(exc, PricingError):
         return FetchFailure(s.PROVIDER, s.ENDPOINT, scope, exc)
-    error = SourceUnavailable(s.PROVIDER, s.ENDPOINT, f"{type(exc).__name__}: {exc}")
+    code = getattr(getattr(exc, "status", None), "code", None)
+    name = getattr(code, "name", None)
+    if name is None or name in s.TRANSIENT_CODES:
+        error: PricingError = SourceUnavailable(
+            s.PROVIDER, s.ENDPOINT, f"{name or type(exc).__name__}: {exc}"
+        )
+    else:
+        error = UnexpectedResponse(s.PROVIDER, s.ENDPOINT, f"{name}: {exc}")
     return FetchFailure(s.PROVIDER, s.ENDPOINT, scope, error)
 
 

@@ -16,6 +16,8 @@ TOKEN_ENV = "NEBIUS_IAM_TOKEN"
 # per call, seconds (gpuhunt uses 7)
 TIMEOUT = 7
 PAGE_SIZE = 999
+# gRPC status codes that say "try again later"; any other code fails as a bad answer
+TRANSIENT_CODES = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED", "ABORTED"})
 
 # Platform name `gpu-<token>-...` -> gpu_name (docs.nebius.com/compute/virtual-machines/
 # types); memory per GPU is the platform's own `spec.gpu_memory_gigabytes`. A token not

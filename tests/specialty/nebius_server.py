@@ -61,8 +61,9 @@ def cost(name: str, preset: str, spot: bool) -> str | None:
 class Server:
     """What the fake answered and saw: `calls` (service/method, authorization header)."""
 
-    def __init__(self, tenants: int = 1) -> None:
+    def __init__(self, tenants: int = 1, token: str | None = None) -> None:
         self.tenants = tenants
+        self.token = token  # when set, any other bearer is UNAUTHENTICATED
         self.calls: list[tuple[str, str]] = []
         self.address = ""
 
@@ -105,6 +106,8 @@ class Server:
                        response_cls=response_cls):  # fmt: skip
                 meta = dict(context.invocation_metadata())
                 self.calls.append((name, meta.get("authorization", "")))
+                if self.token and meta.get("authorization") != f"Bearer {self.token}":
+                    context.abort(grpc.StatusCode.UNAUTHENTICATED, "invalid IAM token")
                 return response_cls.from_json(json.dumps(answer(request, context)))
 
             by_service.setdefault(service, {})[method] = grpc.unary_unary_rpc_method_handler(
@@ -116,8 +119,8 @@ class Server:
 
 
 @contextmanager
-def serve(tenants: int = 1):
-    fake = Server(tenants)
+def serve(tenants: int = 1, token: str | None = None):
+    fake = Server(tenants, token)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     server.add_generic_rpc_handlers(fake.handlers())
     port = server.add_insecure_port("127.0.0.1:0")

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from connectors._page import FetchContext, FetchFailure, Page
-from connectors.errors import MissingCredentials
+from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
 from connectors.nebius import fetch
 from tests.specialty.nebius_server import serve
 
@@ -62,11 +62,19 @@ def test_a_token_with_several_tenants_fails_with_the_count(monkeypatch):
     assert "expected 1 tenant for the token, found 2" in str(failure.error)
 
 
+def test_a_rejected_token_fails_with_the_grpc_code_and_never_shows_the_token(monkeypatch):
+    monkeypatch.setenv("NEBIUS_IAM_TOKEN", TOKEN)
+    with serve(token="the-right-token") as fake:
+        (failure,) = fetch_all(fake.address)
+    assert isinstance(failure.error, UnexpectedResponse) and not failure.skipped
+    assert "UNAUTHENTICATED" in str(failure.error) and TOKEN not in str(failure.error)
+
+
 def test_an_unreachable_endpoint_is_one_failed_scope_without_the_token(monkeypatch):
     monkeypatch.setenv("NEBIUS_IAM_TOKEN", TOKEN)
     monkeypatch.setattr(fetch.s, "TIMEOUT", 1)
     items = fetch_all("127.0.0.1:1")
-    assert len(items) == 1 and isinstance(items[0], FetchFailure)
+    assert len(items) == 1 and isinstance(items[0].error, SourceUnavailable)
     assert not items[0].skipped and TOKEN not in str(items[0].error)
     assert not any(isinstance(i, Page) for i in items)
 
