@@ -36,7 +36,8 @@ MASK = "***"
 
 # The environment variables the connectors and their SDKs read credentials from:
 # AWS (boto3's environment provider), Google (an API key), Lambda, RunPod, Azure
-# (azure-identity's EnvironmentCredential) and Prefect Cloud.
+# (azure-identity's EnvironmentCredential), Prefect Cloud, and the API providers' keys
+# and tokens (Hyperstack, FluidStack, Hot Aisle, Crusoe, Seeweb, Nebius).
 CREDENTIAL_ENV_VARS = (
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
@@ -49,6 +50,14 @@ CREDENTIAL_ENV_VARS = (
     "AZURE_CLIENT_CERTIFICATE_PASSWORD",
     "AZURE_PASSWORD",
     "PREFECT_API_KEY",
+    "HYPERSTACK_API_KEY",
+    "FLUIDSTACK_API_KEY",
+    "HOTAISLE_API_KEY",
+    "CRUSOE_ACCESS_KEY",
+    "CRUSOE_SECRET_KEY",
+    "SEEWEB_API_TOKEN",
+    "SEEWEB_API_KEY",
+    "NEBIUS_IAM_TOKEN",
 )
 # Any other variable whose name says it holds a secret; its value is masked when it is at
 # least SECRET_NAME_MIN_LEN long (so a flag such as FOO_TOKEN=1 does not mask every "1").

@@ -11,6 +11,8 @@ from connectors.fluidstack import CONNECTOR as FLUIDSTACK
 from connectors.hotaisle import CONNECTOR as HOTAISLE
 from connectors.hyperstack import CONNECTOR as HYPERSTACK
 from connectors.jarvislabs import CONNECTOR as JARVISLABS
+from connectors.nebius import CONNECTOR as NEBIUS
+from connectors.seeweb import CONNECTOR as SEEWEB
 from connectors.verda import CONNECTOR as VERDA
 from connectors.vultr import CONNECTOR as VULTR
 
@@ -34,6 +36,8 @@ PROVIDERS: dict[str, Connector] = {
         HOTAISLE,
         CRUSOE,
         FLUIDSTACK,
+        SEEWEB,
+        NEBIUS,
     )
 }
 

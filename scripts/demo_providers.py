@@ -401,6 +401,48 @@ def build_fluidstack(root: Path) -> None:
 
 BUILDERS += (build_fluidstack,)
 
+
+# (name, cpu, ram MB, disk GB, GPUs, gpu_label, EUR per hour, regions). Real (gpuhunt's test
+# fixture, which mirrors the live /plans shape): the first four plans. Illustrative: the
+# H100 plan. Prices are euro: the refresh converts them with the recorded EUR rate.
+SEEWEB_PLANS = [
+    ("ECS1GPU7", "8", "32768", "500", "1", "L40s 48GB", 0.85, ["it-fr2", "it-mi2"]),
+    ("ECS2GPU3", "32", "245760", "2000", "2", "A100 80GB", 1.98, ["it-fr2"]),
+    ("eCS4", "4", "8192", "160", "0", None, 0.063, ["it-fr2", "it-mi2"]),
+    ("ECS1GPU9", "32", "262144", "2000", "1", "MI300X", 1.6, ["it-fr2"]),
+    ("ECS1GPU10", "16", "122880", "750", "1", "H100 80GB", 2.43, ["it-fr2"]),
+]
+
+
+def build_seeweb(root: Path) -> None:
+    shutil.rmtree(root / "seeweb", ignore_errors=True)
+    plans = [
+        {"name": name, "cpu": cpu, "ram": ram, "disk": disk, "gpu": gpu, "gpu_label": label,
+         "hourly_price": price, "available": True,
+         "available_regions": [{"location": r} for r in regions]}
+        for name, cpu, ram, disk, gpu, label, price, regions in SEEWEB_PLANS
+    ]  # fmt: skip
+    url = "https://api.seeweb.it/ecs/v2/plans"
+    _write(root, "seeweb", "plans", "plans-0001.json", _page(url, {"status": "ok", "plans": plans}))
+
+
+BUILDERS += (build_seeweb,)
+
+
+def build_nebius(root: Path) -> None:
+    """One page per region, as the nebius SDK's fetch writes it. The pages are the parse
+    fixture tests/fixtures/nebius/regions.json, which the fetch test checks is what the
+    SDK produces against a local server speaking Nebius' protos. Illustrative prices."""
+    shutil.rmtree(root / "nebius", ignore_errors=True)
+    fixture = Path(__file__).resolve().parent.parent / "tests/fixtures/nebius/regions.json"
+    for i, body in enumerate(json.loads(fixture.read_text())["pages"], start=1):
+        request = {"region": body["region"], "service": "nebius.billing.v1alpha1.CalculatorService"}
+        page = {"fetched_at": FETCHED_AT, "request": request, "body": body}
+        _write(root, "nebius", "estimates", f"estimates-{i:04d}.json", page)
+
+
+BUILDERS += (build_nebius,)
+
 def build_all(root: Path) -> None:
     for build in BUILDERS:
         build(root)

@@ -16,7 +16,7 @@ ALLOWED = {
     "warehouse": {"duckdb", "polars", "pyarrow", "zstandard", "warehouse"},
     "models": {"polars", "models"},
     "connectors": {"connectors", "polars", "pyarrow", "httpx", "orjson", "boto3", "botocore",
-                   "google", "azure", "warehouse",
+                   "google", "azure", "warehouse", "nebius",
                    "requests"},  # the transport under google-api-core REST (its errors)
 }
 # connectors may use these warehouse modules only (the schema and the error base class)

@@ -54,6 +54,10 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "memory_gib": pl.Float64(),
     "price_usd_per_hour": pl.Float64(),
     "price_usd_per_gpu_hour": pl.Float64(),
+    # the currency the provider priced in. When it is not USD, the price columns a parse
+    # emits are amounts in that currency; the shared normalise step converts them with the
+    # recorded rate (sql/seeds/seed_fx_rates.csv) and appends the rate and its date to
+    # source_unit, or quarantines the row when no rate is recorded for the currency.
     "source_currency": pl.String(),
     "source_price": pl.Float64(),
     "source_unit": pl.String(),
@@ -242,6 +246,14 @@ SEED_DDL = {
   capex_source VARCHAR,
   spec_source VARCHAR,
   PRIMARY KEY (gpu_name, gpu_memory_gib)
+)""",
+    # Recorded conversion rates (connectors/_fx.py): US dollars per unit of a currency,
+    # the reference rate of `as_of`, with its publisher and URL in `source`.
+    "seed_fx_rates": """CREATE TABLE IF NOT EXISTS seed_fx_rates (
+  currency VARCHAR NOT NULL PRIMARY KEY,
+  usd_per_unit DECIMAL(18, 9) NOT NULL,
+  as_of DATE NOT NULL,
+  source VARCHAR NOT NULL
 )""",
     # Form factors of one name and memory that differ in specs (H100 80 GB PCIe vs the SXM
     # part of seed_gpu_specs): one row per extra variant; `base_variant` names the variant

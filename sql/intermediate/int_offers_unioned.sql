@@ -18,3 +18,5 @@ union all by name select 'jarvislabs' as connector, * from stg_jarvislabs__offer
 union all by name select 'hotaisle' as connector, * from stg_hotaisle__offers
 union all by name select 'crusoe' as connector, * from stg_crusoe__offers
 union all by name select 'fluidstack' as connector, * from stg_fluidstack__offers
+union all by name select 'seeweb' as connector, * from stg_seeweb__offers
+union all by name select 'nebius' as connector, * from stg_nebius__offers

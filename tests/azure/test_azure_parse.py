@@ -105,7 +105,7 @@ def test_fractional_a10_counts_a_sixth_of_a_gpu():
     [
         ({"retailPrice": 0.0}, "not positive"),
         ({"retailPrice": -1.0}, "not positive"),
-        ({"currencyCode": "EUR"}, "non-USD price in EUR"),
+        ({"currencyCode": "CHF"}, "non-USD price in CHF and no recorded conversion rate"),
         ({"retailPrice": 8 * 250.0}, "above the 200.0 sanity limit"),
         ({"unitOfMeasure": "1 GB/Month"}, "is not hourly"),
     ],

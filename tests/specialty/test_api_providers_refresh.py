@@ -38,6 +38,8 @@ NEW = {
     "hotaisle": (("HOTAISLE_API_KEY", "HOTAISLE_TEAM_HANDLE"), False),
     "crusoe": (("CRUSOE_ACCESS_KEY", "CRUSOE_SECRET_KEY", "CRUSOE_PROJECT_ID"), True),
     "fluidstack": (("FLUIDSTACK_API_KEY",), True),
+    "seeweb": (("SEEWEB_API_TOKEN", "SEEWEB_API_KEY"), True),
+    "nebius": (("NEBIUS_IAM_TOKEN",), True),
 }
 
 

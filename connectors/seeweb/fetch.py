@@ -1,0 +1,65 @@
+"""Seeweb fetch: `GET /ecs/v2/plans`, network only, body as received.
+
+- Auth: env `SEEWEB_API_TOKEN` (or `SEEWEB_API_KEY`), sent in the `X-APITOKEN` header. No
+  token: MissingCredentials (skipped, not failed).
+- Paging: none; one `{"status", "plans": [...]}` document.
+- 429/5xx retried with backoff (connectors._http); 401 fails.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import httpx
+
+from connectors._checks import require_items
+from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from connectors.errors import MissingCredentials, PricingError
+from connectors.seeweb import settings as s
+
+
+def token_from_env() -> str:
+    token = next((v for n in s.TOKEN_ENV if (v := os.environ.get(n, "").strip())), "")
+    if not token:
+        raise MissingCredentials(
+            s.PROVIDER, s.ENDPOINT, f"no credentials ({s.TOKEN_ENV[0]} is not set)"
+        )
+    return token
+
+
+def fetch_plans(
+    client: httpx.Client,
+    token: str,
+    *,
+    url: str = s.PLANS_URL,
+    policy: RetryPolicy = DEFAULT_RETRY,
+) -> Iterator[Page]:
+    body = request_json(
+        client,
+        "GET",
+        url,
+        headers={"X-APITOKEN": token},
+        provider=s.PROVIDER,
+        endpoint=s.ENDPOINT,
+        policy=policy,
+    )
+    require_items(s.PROVIDER, s.ENDPOINT, body, "plans", ("name", "hourly_price"))
+    yield Page(
+        provider=s.PROVIDER,
+        endpoint=s.ENDPOINT,
+        fetched_at=utc_now(),
+        request={"url": url},
+        body=body,
+        source_url=url,
+    )
+
+
+def fetch_live(ctx: FetchContext) -> Iterator[Page | FetchFailure]:
+    try:
+        token = token_from_env()
+        with make_client() as client:
+            yield from fetch_plans(client, token, url=ctx.settings.get("seeweb_url", s.PLANS_URL))
+    except PricingError as exc:
+        yield FetchFailure(s.PROVIDER, s.ENDPOINT, "", exc)

@@ -1,0 +1,93 @@
+"""Seeweb parse: raw plans pages -> canonical offers (pure Polars).
+
+A GPU plan (`gpu` > 0) is one on-demand offer per region of `available_regions` at
+`hourly_price` (the whole plan). Prices are EUR (settings.SOURCE_CURRENCY): the shared
+normalise step converts them with the recorded rate (sql/seeds/seed_fx_rates.csv), or
+quarantines them when none is recorded. Prices are decoded as text and cast to Decimal.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from connectors._json import explode_pages
+from connectors._money import decimal, usd
+from connectors._normalise import verdict
+from connectors.seeweb import settings as s
+
+PLAN = pl.Struct(
+    {
+        "id": pl.String,
+        "name": pl.String,
+        "cpu": pl.String,
+        "ram": pl.String,
+        "disk": pl.String,
+        "gpu": pl.String,
+        "gpu_label": pl.String,
+        "hourly_price": pl.String,
+        "available": pl.Boolean,
+        "available_regions": pl.List(pl.Struct({"location": pl.String})),
+    }
+)
+PAGE = pl.Struct({"plans": pl.List(PLAN)})
+GPUS = pl.DataFrame(
+    [(label, gpu, float(mem)) for label, (gpu, mem) in s.GPUS.items()],
+    schema={"_label": pl.String, "_gpu": pl.String, "_mem": pl.Float64},
+    orient="row",
+)
+MIB_PER_GIB = 1024
+
+
+def parse(pages: pl.DataFrame) -> pl.DataFrame:
+    plans = (
+        explode_pages(pages.filter(pl.col("endpoint") == s.ENDPOINT), PAGE, "plans")
+        .with_columns(_label=pl.col("gpu_label").str.strip_chars().str.to_lowercase())
+        .join(GPUS, on="_label", how="left")
+    )
+    gpus = decimal(pl.col("gpu"))
+    regions = (
+        pl.col("available_regions")
+        .list.eval(pl.element().struct.field("location").str.strip_chars())
+        .list.unique(maintain_order=True)
+    )
+    excluded = (
+        pl.when(gpus.fill_null(0) == 0)
+        .then(pl.lit(s.EXCLUDE_CPU))
+        .when(~pl.col("available").fill_null(True))
+        .then(pl.lit(s.EXCLUDE_INACTIVE))
+        .when(regions.list.len().fill_null(0) == 0)
+        .then(pl.lit(s.EXCLUDE_NO_REGION))
+    )
+    rows = (
+        plans.with_columns(_excluded=excluded)
+        .with_columns(_region=pl.when(pl.col("_excluded").is_null()).then(regions))
+        .explode("_region", empty_as_null=True, keep_nulls=True)
+    )
+    price = decimal(pl.col("hourly_price"))
+    rejected = (
+        pl.when(pl.col("name").is_null())
+        .then(pl.lit("missing field name"))
+        .when(price.is_null())
+        .then(pl.format("hourly_price {} is not a number", pl.col("hourly_price")))
+    )
+    return rows.with_columns(
+        provider=pl.lit(s.PROVIDER),
+        region=pl.coalesce("_region", pl.lit("any")),
+        zone=pl.lit(None, dtype=pl.String),
+        instance_type=pl.col("name"),
+        pricing_model=pl.lit("on_demand"),
+        pricing_detail=pl.lit(None, dtype=pl.String),
+        gpu_name=pl.col("_gpu"),
+        gpu_memory_gib=pl.col("_mem"),
+        gpu_count=usd(gpus),
+        vcpus=usd(decimal(pl.col("cpu"))),
+        memory_gib=usd(decimal(pl.col("ram"))) / MIB_PER_GIB,
+        # amounts in EUR here: the shared normalise step converts them with the recorded
+        # rate (connectors/_fx.py) and notes the rate in source_unit
+        price_usd_per_hour=usd(price),
+        price_usd_per_gpu_hour=usd(pl.when(gpus > 0).then(price / gpus)),
+        source_currency=pl.lit(s.SOURCE_CURRENCY),
+        source_price=usd(price),
+        source_unit=pl.lit(f"{s.SOURCE_CURRENCY} per hour (hourly_price, whole plan)"),
+        **verdict(pl.col("_excluded"), rejected),
+    )
