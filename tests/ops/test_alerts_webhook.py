@@ -263,8 +263,8 @@ def test_a_failed_delivery_is_said_once(demo_copy, httpserver, monkeypatch, tmp_
     monkeypatch.setenv("HOOK_URL", f"json://127.0.0.1:{httpserver.port}/hook")
     httpserver.expect_request("/hook").respond_with_response(Response("down", 500))
     cfg = tmp_path / "gpu-pricing.toml"
-    cfg.write_text(
-        '[[notify]]\nname = "hook"\nurl_env = "HOOK_URL"\n\n[[rules]]\nname = "h100"\n'
+    cfg.write_text(  # one alarm only: the demo's dated sheets would add stale-source alarms
+        '[alerts]\nsheet_stale_after_days = 0\n\n[[notify]]\nname = "hook"\nurl_env = "HOOK_URL"\n\n[[rules]]\nname = "h100"\n'
         'kind = "price_above"\ngpu = "H100"\nmemory_gib = 80\nusd_per_gpu_hour = 12.0\n'
         'providers = ["azure"]\n'
     )
