@@ -60,10 +60,14 @@ def bucket(s3) -> str:
 
 @pytest.fixture
 def warehouse(tmp_path, demo_warehouse) -> Path:
-    """A private copy of the demo warehouse (night 1)."""
+    """A private copy of the demo warehouse (night 1), with the raw store beside it: the
+    next night's refresh reads its current pages from there."""
     path = tmp_path / "night" / "gpu_pricing.duckdb"
     path.parent.mkdir()
     shutil.copyfile(demo_warehouse, path)
+    store = demo_warehouse.with_name(demo_warehouse.name + ".raw")
+    if store.exists():
+        shutil.copytree(store, path.with_name(path.name + ".raw"))
     return path
 
 
