@@ -58,7 +58,9 @@ def test_every_assertion_file_has_a_bad_row_case():
 
 
 def test_the_demo_warehouse_passes_every_assertion(warehouse):
-    assert failures(warehouse) == dict.fromkeys(BAD_ROWS, 0)
+    assert {n: f for n, f in failures(warehouse).items() if n.startswith("assert_")} == dict.fromkeys(
+        BAD_ROWS, 0
+    )
 
 
 @pytest.mark.parametrize(
