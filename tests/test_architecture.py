@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 ALLOWED = {
     # folder: third-party/first-party top-level packages it may import
-    "warehouse": {"duckdb", "polars", "pyarrow", "zstandard", "warehouse"},
+    "warehouse": {"duckdb", "polars", "pyarrow", "zstandard", "yaml", "warehouse"},
     "models": {"polars", "models"},
     "connectors": {"connectors", "polars", "pyarrow", "httpx", "orjson", "boto3", "botocore",
                    "google", "azure", "warehouse", "nebius",

@@ -8,6 +8,11 @@
 - `sql/macros/*.sql`: complete `CREATE OR REPLACE MACRO ... AS TABLE ...` statements, run
   after the views.
 - `sql/tests/assert_*.sql`: each returns zero rows when healthy.
+- `sql/**/*.yml` (dbt's schema-file format, version 2): per relation (`models`, `seeds`,
+  `sources[].tables`) a description, column descriptions and data tests. Descriptions are
+  stored in the warehouse as `COMMENT ON` when the views are built; the tests (not_null,
+  unique, accepted_values, relationships, dbt_utils.unique_combination_of_columns) run
+  with the assertions, and a failing one publishes nothing.
 Plain SQL, no templating, so a move to dbt-duckdb stays mechanical.
 """
 
@@ -20,6 +25,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import yaml
 
 from warehouse.db import query, run
 from warehouse.errors import AssertionsFailed, WarehouseError
@@ -84,7 +90,184 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
             run(con, path.read_text())
         except duckdb.Error as exc:
             raise WarehouseError(f"macro file {path} failed: {exc}") from exc
+    apply_comments(con, sql_dir)
     return order
+
+
+# --- schema files: descriptions and data tests -------------------------------------------
+
+
+@dataclass(frozen=True)
+class DataTest:
+    name: str  # dbt's naming: <test>_<relation>_<column(s)>
+    relation: str
+    sql: str  # returns the failing rows
+    condition: str | None = None  # a row-level test: the predicate of a failing row
+
+
+@dataclass(frozen=True)
+class Relation:
+    name: str
+    kind: str  # model | seed | source
+    description: str
+    columns: dict[str, str]  # column -> description
+    tests: tuple[DataTest, ...]
+    path: Path
+
+
+def _quote(value: object) -> str:
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _target(spec: str) -> str:
+    """`ref('x')`, `source('s', 'x')` or a bare name -> the relation name."""
+    match = re.fullmatch(
+        r"\s*(?:ref\(\s*'(\w+)'\s*\)|source\(\s*'\w+'\s*,\s*'(\w+)'\s*\)|(\w+))\s*", spec
+    )
+    if not match:
+        raise ValueError(f"relationships target {spec!r} is not ref('x'), source('s', 'x') or a name")
+    return next(g for g in match.groups() if g)
+
+
+def _test(relation: str, column: str | None, spec: object) -> DataTest:
+    """One declared test as SQL returning its failing rows."""
+    kind, args = (spec, {}) if isinstance(spec, str) else next(iter(dict(spec).items()))
+    args = dict(args or {})
+    args = {**args, **dict(args.pop("arguments", None) or {})}  # dbt 1.10 nests them
+    where = (args.get("config") or {}).get("where")
+    rel = f"(select * from {relation} where {where})" if where else relation
+    if kind == "dbt_utils.unique_combination_of_columns":
+        names = list(args["combination_of_columns"])
+        return DataTest(
+            f"unique_combination_of_columns_{relation}_{'__'.join(names)}",
+            relation,
+            f"select {', '.join(names)}, count(*) as n from {rel} as t group by all having count(*) > 1",
+        )
+    if column is None:
+        raise ValueError(f"{kind} is a column test: declare it under a column")
+    name = f"{kind}_{relation}_{column}"
+    if kind == "not_null":
+        condition = f"{column} is null"
+    elif kind == "accepted_values":
+        values = ", ".join(_quote(v) for v in args["values"])
+        condition = f"{column} is not null and cast({column} as varchar) not in ({values})"
+    elif kind == "unique":
+        return DataTest(name, relation, (
+            f"select {column}, count(*) as n from {rel} as t where {column} is not null "
+            "group by all having count(*) > 1"
+        ))
+    elif kind == "relationships":
+        to, field = _target(args["to"]), args["field"]
+        return DataTest(name, relation, (
+            f"select t.* from {rel} as t anti join {to} as p on t.{column} = p.{field} "
+            f"where t.{column} is not null"
+        ))
+    else:
+        raise ValueError(f"unknown test {kind!r}")
+    if where:
+        condition = f"({where}) and ({condition})"
+    return DataTest(name, relation, f"select * from {relation} where {condition}", condition)
+
+
+def _relation(entry: dict, kind: str, path: Path) -> Relation:
+    name = entry["name"]
+    columns: dict[str, str] = {}
+    tests = [_test(name, None, t) for t in entry.get("data_tests") or entry.get("tests") or []]
+    for col in entry.get("columns") or []:
+        columns[col["name"]] = " ".join(str(col.get("description") or "").split())
+        tests += [_test(name, col["name"], t)
+                  for t in col.get("data_tests") or col.get("tests") or []]
+    description = " ".join(str(entry.get("description") or "").split())
+    return Relation(name, kind, description, columns, tuple(tests), path)
+
+
+def schema_files(sql_dir: Path = SQL_DIR) -> list[Path]:
+    return sorted([*sql_dir.rglob("*.yml"), *sql_dir.rglob("*.yaml")])
+
+
+def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
+    """Every relation the schema files declare, by name."""
+    out: dict[str, Relation] = {}
+    views = view_files(sql_dir)
+    for path in schema_files(sql_dir):
+        try:
+            doc = yaml.safe_load(path.read_text()) or {}
+            entries = [(e, "model") for e in doc.get("models") or []]
+            entries += [(e, "seed") for e in doc.get("seeds") or []]
+            entries += [(t, "source") for s in doc.get("sources") or [] for t in s.get("tables") or []]
+            found = [_relation(e, kind, path) for e, kind in entries]
+        except (yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            detail = " ".join(str(exc).split())
+            raise WarehouseError(f"schema file {path} is not valid: {detail}") from exc
+        for rel in found:
+            if rel.name in out:
+                raise WarehouseError(
+                    f"relation {rel.name} is declared twice: {out[rel.name].path} and {path}"
+                )
+            if rel.kind == "model" and rel.name not in views:
+                raise WarehouseError(f"{path} declares model {rel.name}, which has no .sql file")
+            if rel.kind == "seed" and rel.name not in SEED_DDL:
+                raise WarehouseError(f"{path} declares seed {rel.name}, which is not a seed table")
+            out[rel.name] = rel
+    return out
+
+
+def _kinds(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Relations in the warehouse's main schema -> VIEW or TABLE."""
+    rows = run(
+        con,
+        """SELECT view_name, 'VIEW' FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'
+           UNION ALL
+           SELECT table_name, 'TABLE' FROM duckdb_tables() WHERE schema_name = 'main'""",
+    )
+    return dict(rows)
+
+
+def apply_comments(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> None:
+    """The schema files' descriptions as `COMMENT ON` (sources not in this warehouse are
+    skipped: some tables only exist once their feature has run), in one transaction: a
+    catalog commit per statement would cost ~0.5 s for the ~300 descriptions."""
+    kinds = _kinds(con)
+    statements: list[tuple[Relation, str]] = []
+    for rel in relations(sql_dir).values():
+        if rel.name not in kinds:
+            if rel.kind == "source":
+                continue
+            raise WarehouseError(f"{rel.path} describes {rel.name}, which was not built")
+        if rel.description:
+            statements.append(
+                (rel, f"COMMENT ON {kinds[rel.name]} {rel.name} IS {_quote(rel.description)}")
+            )
+        statements += [
+            (rel, f"COMMENT ON COLUMN {rel.name}.{column} IS {_quote(text)}")
+            for column, text in rel.columns.items()
+        ]
+    try:
+        con.begin()
+        own = True
+    except duckdb.TransactionException:  # the caller's transaction holds them
+        own = False
+    for rel, statement in statements:
+        try:
+            con.execute(statement)
+        except duckdb.Error as exc:
+            if own:
+                con.rollback()
+            raise WarehouseError(f"{rel.path}: describing {rel.name} failed: {exc}") from exc
+    if own:
+        con.commit()
+
+
+def data_tests(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[DataTest]:
+    """The declared tests of every relation present in the warehouse."""
+    kinds = _kinds(con)
+    return [
+        test
+        for rel in relations(sql_dir).values()
+        if rel.name in kinds or rel.kind != "source"
+        for test in rel.tests
+    ]
 
 
 @dataclass(frozen=True)
@@ -94,9 +277,34 @@ class AssertionResult:
     sample: pl.DataFrame
 
 
+def _failure_counts(con: duckdb.DuckDBPyConnection, tests: list[DataTest]) -> dict[str, int]:
+    """How many rows fail each test: the row-level tests of a relation in one scan of it,
+    the others (unique, relationships) one query each."""
+    counts: dict[str, int] = {}
+    by_relation: dict[str, list[DataTest]] = {}
+    for test in tests:
+        if test.condition:
+            by_relation.setdefault(test.relation, []).append(test)
+    for relation, group in by_relation.items():
+        filters = ", ".join(f"count(*) FILTER (WHERE {t.condition})" for t in group)
+        try:
+            row = run(con, f"SELECT {filters} FROM {relation}")[0]
+        except duckdb.Error as exc:
+            raise WarehouseError(f"the data tests of {relation} could not run: {exc}") from exc
+        counts |= {t.name: int(n) for t, n in zip(group, row, strict=True)}
+    for test in tests:
+        if not test.condition:
+            try:
+                counts[test.name] = int(run(con, f"SELECT count(*) FROM ({test.sql})")[0][0])
+            except duckdb.Error as exc:
+                raise WarehouseError(f"data test {test.name} could not run: {exc}") from exc
+    return counts
+
+
 def run_assertions(
     con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR
 ) -> list[AssertionResult]:
+    """The `sql/tests/assert_*.sql` files, then the schema files' data tests."""
     results = []
     for path in sorted((sql_dir / "tests").glob("assert_*.sql")):
         body = path.read_text().strip().rstrip(";")
@@ -106,8 +314,13 @@ def run_assertions(
         except duckdb.Error as exc:
             raise WarehouseError(f"assertion {path.stem} could not run: {exc}") from exc
         count = int(sample["_failures"][0]) if sample.height else 0
-        failures = sample.drop("_failures")
-        results.append(AssertionResult(path.stem, count, failures))
+        results.append(AssertionResult(path.stem, count, sample.drop("_failures")))
+    tests = data_tests(con, sql_dir)
+    counts = _failure_counts(con, tests)
+    for test in tests:
+        # a sample of the failing rows only where there are some
+        sample = query(con, f"SELECT * FROM ({test.sql}) LIMIT 5") if counts[test.name] else pl.DataFrame()
+        results.append(AssertionResult(test.name, counts[test.name], sample))
     return results
 
 

@@ -1,0 +1,72 @@
+"""Each sql/tests/assert_*.sql returns zero rows on the demo warehouse and fires on one
+planted bad row."""
+
+from __future__ import annotations
+
+import pytest
+
+from warehouse import sql_runner
+
+# the first open history row, a current offer's load
+FIRST_OPEN = "(SELECT min(rowid) FROM int_offers_historized WHERE valid_to IS NULL)"
+CURRENT_LOAD = "(SELECT min(load_id) FROM mart_gpu_offers_current)"
+
+BAD_ROWS = {
+    "assert_unique_staged_offer": [
+        "INSERT INTO stg_azure__offers SELECT * FROM stg_azure__offers LIMIT 1",
+    ],
+    "assert_no_nonpositive_price": [
+        f"UPDATE int_offers_historized SET price_usd_per_hour = 0 WHERE rowid = {FIRST_OPEN}",
+    ],
+    "assert_one_open_history_row": [
+        f"INSERT INTO int_offers_historized SELECT * FROM int_offers_historized WHERE rowid = {FIRST_OPEN}",
+    ],
+    "assert_spot_points_unique": [
+        "INSERT INTO stg_aws__spot_prices SELECT * FROM stg_aws__spot_prices LIMIT 1",
+    ],
+    "assert_current_offer_traceable": [
+        f"DELETE FROM _load_pages WHERE load_id = {CURRENT_LOAD}",
+    ],
+}
+
+# further ways each assertion must catch
+MORE_BAD_ROWS = [
+    (
+        "assert_one_open_history_row",
+        "UPDATE int_offers_historized SET valid_to = valid_from - INTERVAL 1 DAY "
+        "WHERE rowid = (SELECT min(rowid) FROM int_offers_historized)",
+    ),
+    (
+        "assert_no_nonpositive_price",
+        f"UPDATE int_offers_historized SET price_usd_per_hour = -1 WHERE rowid = {FIRST_OPEN}",
+    ),
+    (
+        "assert_no_nonpositive_price",
+        f"UPDATE int_offers_historized SET price_usd_per_hour = 'nan'::double WHERE rowid = {FIRST_OPEN}",
+    ),
+    ("assert_current_offer_traceable", f"DELETE FROM _loads WHERE load_id = {CURRENT_LOAD}"),
+]
+
+
+def failures(con) -> dict[str, int]:
+    return {r.name: r.failures for r in sql_runner.run_assertions(con)}
+
+
+def test_every_assertion_file_has_a_bad_row_case():
+    files = {p.stem for p in (sql_runner.SQL_DIR / "tests").glob("assert_*.sql")}
+    assert files == set(BAD_ROWS)
+
+
+def test_the_demo_warehouse_passes_every_assertion(warehouse):
+    assert {n: f for n, f in failures(warehouse).items() if n.startswith("assert_")} == dict.fromkeys(
+        BAD_ROWS, 0
+    )
+
+
+@pytest.mark.parametrize(
+    ("assertion", "bad_row"),
+    [(name, sql) for name, sqls in BAD_ROWS.items() for sql in sqls] + MORE_BAD_ROWS,
+)
+def test_an_assertion_fires_on_one_bad_row(warehouse, assertion, bad_row):
+    warehouse.execute(bad_row)
+    assert failures(warehouse)[assertion] > 0
