@@ -16,12 +16,14 @@ import logging
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
+from connectors._page import Page, utc_now
 from connectors._redact import redact
 from connectors.errors import SourceUnavailable, UnexpectedResponse
 
@@ -130,3 +132,30 @@ def request_json(
         time.sleep(wait)
     assert last is not None
     raise last
+
+
+def get_page(
+    client: httpx.Client,
+    url: str,
+    *,
+    provider: str,
+    endpoint: str,
+    headers: dict[str, str],
+    check: Callable[[Any], None] | None = None,
+    policy: RetryPolicy = DEFAULT_RETRY,
+) -> Page:
+    """One GET of a price endpoint that answers with a single JSON document, as one Page
+    (`check` raises UnexpectedResponse on a body that is not the expected shape)."""
+    body = request_json(
+        client, "GET", url, headers=headers, provider=provider, endpoint=endpoint, policy=policy
+    )
+    if check is not None:
+        check(body)
+    return Page(
+        provider=provider,
+        endpoint=endpoint,
+        fetched_at=utc_now(),
+        request={"url": url},
+        body=body,
+        source_url=url,
+    )

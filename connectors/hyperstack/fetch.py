@@ -16,8 +16,8 @@ from typing import Any
 
 import httpx
 
-from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
+from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import MissingCredentials, PricingError, UnexpectedResponse
 from connectors.hyperstack import settings as s
 
@@ -58,23 +58,14 @@ def fetch_pricebook(
     url: str = s.PRICEBOOK_URL,
     policy: RetryPolicy = DEFAULT_RETRY,
 ) -> Iterator[Page]:
-    body = request_json(
+    yield get_page(
         client,
-        "GET",
         url,
+        provider=s.PROVIDER,
+        endpoint=s.ENDPOINT,
         headers={s.API_KEY_HEADER: api_key, "Accept": "application/json"},
-        provider=s.PROVIDER,
-        endpoint=s.ENDPOINT,
+        check=_check,
         policy=policy,
-    )
-    _check(body)
-    yield Page(
-        provider=s.PROVIDER,
-        endpoint=s.ENDPOINT,
-        fetched_at=utc_now(),
-        request={"url": url},
-        body=body,
-        source_url=url,
     )
 
 

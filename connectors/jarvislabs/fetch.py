@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import httpx
 
 from connectors._checks import require_items
-from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
+from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import MissingCredentials, PricingError
 from connectors.jarvislabs import settings as s
 
@@ -36,25 +36,16 @@ def fetch_server_meta(
     url: str = s.SERVER_META_URL,
     policy: RetryPolicy = DEFAULT_RETRY,
 ) -> Iterator[Page]:
-    body = request_json(
+    yield get_page(
         client,
-        "GET",
         url,
+        provider=s.PROVIDER,
+        endpoint=s.ENDPOINT,
         headers={"Authorization": f"Bearer {api_key}"},
-        provider=s.PROVIDER,
-        endpoint=s.ENDPOINT,
+        check=lambda b: require_items(
+            s.PROVIDER, s.ENDPOINT, b, "server_meta", ("gpu_type", "region", "price_per_hour")
+        ),
         policy=policy,
-    )
-    require_items(
-        s.PROVIDER, s.ENDPOINT, body, "server_meta", ("gpu_type", "region", "price_per_hour")
-    )
-    yield Page(
-        provider=s.PROVIDER,
-        endpoint=s.ENDPOINT,
-        fetched_at=utc_now(),
-        request={"url": url},
-        body=body,
-        source_url=url,
     )
 
 
