@@ -76,9 +76,33 @@ def load_seeds(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> None:
             )
 
 
+# The one view not written as a file: every connector's staged offers in one relation,
+# generated from the staging tables present (one `stg_<connector>__offers` per registered
+# connector, created by the refresh), so adding a provider needs no SQL edit. `connector`
+# says which staging table a row came from (the sheets connector publishes rows for
+# several providers).
+UNIONED_VIEW = "int_offers_unioned"
+_STAGED_OFFERS = re.compile(r"^stg_([a-z0-9_]+?)__offers$")
+
+
+def build_unioned(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Create `int_offers_unioned` over every `stg_<connector>__offers` table; returns the
+    connectors in it (none, and no view, in a database without staging tables)."""
+    tables = [row[0] for row in run(con, "SELECT table_name FROM duckdb_tables() ORDER BY 1")]
+    staged = [(m.group(1), t) for t in tables if (m := _STAGED_OFFERS.match(t))]
+    if not staged:
+        return []
+    body = "\nunion all by name ".join(
+        f"select '{connector}' as connector, * from {table}" for connector, table in staged
+    )
+    run(con, f"CREATE OR REPLACE VIEW {UNIONED_VIEW} AS\n{body}")
+    return [connector for connector, _ in staged]
+
+
 def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[str]:
     files = view_files(sql_dir)
     order = build_order(files)
+    build_unioned(con)
     for name in order:
         body = files[name].read_text().strip().rstrip(";")
         try:
