@@ -122,7 +122,11 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_count=pl.col("gpu_count").cast(pl.Float64, strict=False),
         vcpus=pl.col("vcpus").cast(pl.Float64, strict=False),
         memory_gib=pl.col("memory_gib").cast(pl.Float64, strict=False),
-        price_usd_per_hour=price,
+        # a non-USD row carries its native amount here: the shared normalise step converts
+        # it with the recorded rate (connectors/_fx.py) or rejects it naming the currency
+        price_usd_per_hour=pl.when(currency != "USD")
+        .then(pl.coalesce(pl.col("source_price").cast(pl.Float64, strict=False), price))
+        .otherwise(price),
         source_currency=currency,
         source_price=pl.coalesce(pl.col("source_price").cast(pl.Float64, strict=False), price),
         source_unit=pl.format("{} per hour, whole instance ({})", currency, pl.col("sheet")),

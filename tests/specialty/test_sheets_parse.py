@@ -60,11 +60,23 @@ def test_a_historical_row_carries_its_end_as_expires_at(mixed):
     assert row["expires_at"] == datetime(2024, 1, 16)
 
 
+def test_a_sheet_row_in_euros_is_converted_with_the_recorded_rate(pages_frame):
+    from connectors import _fx
+
+    eur = _fx.rates().filter(pl.col("currency") == "EUR")["usd_per_unit"].item()
+    sheet = "provider,instance_type,region,gpu_name,gpu_memory_gib,gpu_count,pricing_model,pricing_detail,price_usd_per_hour,as_of,valid_until,source_url,source_currency,source_price,illustrative,note\nexamplecloud,A100 x1,eu-west,A100,80,1,on_demand,,,2026-10-01,,https://example.com/preise,EUR,1.85,false,quoted in euros\n"
+    result = normalise(parse.parse(pages_frame("price_sheet", sheet, scopes=["eur_sheet.csv"])))
+    row = result.offers.row(0, named=True)
+    assert result.rejected.is_empty()
+    assert row["price_usd_per_hour"] == pytest.approx(1.85 * eur)
+    assert (row["source_currency"], row["source_price"]) == ("EUR", 1.85)
+
+
 def test_every_row_that_cannot_be_published_is_quarantined_with_a_reason(mixed):
     reasons = sorted(mixed.rejected["reason"])
     assert reasons == [
         "as_of '01/10/2026' is not a YYYY-MM-DD date",
-        "non-USD price in EUR and no recorded conversion rate",
+        "non-USD price in CHF and no recorded conversion rate (sql/seeds/seed_fx_rates.csv has no CHF row)",
         "the same offer is listed 2 times (sheets: mixed_sheet.csv)",
         "the same offer is listed 2 times (sheets: mixed_sheet.csv)",
         "valid_until 2027-10-01 is after the sheet was read (2026-11-20): a current price "
