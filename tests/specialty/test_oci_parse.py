@@ -90,10 +90,11 @@ def test_a_part_whose_name_no_longer_names_its_gpu_is_quarantined(pages_frame, b
 
 
 def test_a_price_in_another_currency_is_rejected_without_a_rate(pages_frame, body):
-    body["items"][1]["currencyCodeLocalizations"][0]["currencyCode"] = "EUR"
+    body["items"][1]["currencyCodeLocalizations"][0]["currencyCode"] = "CHF"
     res = run(pages_frame, body)
     assert res.rejected["reason"].to_list() == [
-        "non-USD price in EUR and no recorded conversion rate"
+        "non-USD price in CHF and no recorded conversion rate "
+        "(sql/seeds/seed_fx_rates.csv has no CHF row)"
     ]
 
 
