@@ -37,7 +37,8 @@ MASK = "***"
 # The environment variables the connectors and their SDKs read credentials from:
 # AWS (boto3's environment provider), Google (an API key), Lambda, RunPod, Azure
 # (azure-identity's EnvironmentCredential), Prefect Cloud, and the API providers' keys
-# and tokens (Hyperstack, FluidStack, Hot Aisle, Crusoe, Seeweb, Nebius).
+# and tokens (Hyperstack, FluidStack, Hot Aisle, Crusoe, Seeweb, Nebius, Verda, DigitalOcean,
+# JarvisLabs).
 CREDENTIAL_ENV_VARS = (
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
@@ -58,6 +59,13 @@ CREDENTIAL_ENV_VARS = (
     "SEEWEB_API_TOKEN",
     "SEEWEB_API_KEY",
     "NEBIUS_IAM_TOKEN",
+    "VERDA_CLIENT_SECRET",
+    "DATACRUNCH_CLIENT_SECRET",
+    "DIGITALOCEAN_TOKEN",
+    "DIGITALOCEAN_ACCESS_TOKEN",
+    "DIGITAL_OCEAN_API_KEY",
+    "JL_API_KEY",
+    "JARVISLABS_API_KEY",
 )
 # Any other variable whose name says it holds a secret; its value is masked when it is at
 # least SECRET_NAME_MIN_LEN long (so a flag such as FOO_TOKEN=1 does not mask every "1").
@@ -76,6 +84,8 @@ _PARAM_NAMES = (
     r"x-amz-[a-z-]+|api[_-]?key|apikey|key|sig|signature|token|access_token|id_token|"
     r"refresh_token|client_secret|secret|password|passwd|pwd|code|auth|credential"
 )
+# A masked value ends at a quote or a backslash: in JSON text (the --json output) the
+# quote closing a value is escaped (\"), and masking its backslash would break the JSON.
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # user info in a URL: scheme://user:password@host
     (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/@'\"<>]+@"), r"\1" + MASK + "@"),
@@ -83,23 +93,24 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r"(?i)\b(authorization|proxy-authorization|x-api-key|x-goog-api-key|api-key|"
-            r"x-amz-security-token|cookie|set-cookie)(['\"]?\s*[:=]\s*['\"]?)[^'\"\r\n,;}]+"
+            r"x-amz-security-token|cookie|set-cookie)(['\"]?\s*[:=]\s*['\"]?)[^'\"\\\r\n,;}]+"
         ),
         r"\1\2" + MASK,
     ),
     (re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=\-]{4,}"), r"\1\2" + MASK),
     # AWS SigV4 credential scope: Credential=AKIA.../20260101/us-east-1/ec2/aws4_request
-    (re.compile(r"(?i)\b(credential=)[^\s,&'\"<>]+"), r"\1" + MASK),
+    (re.compile(r"(?i)\b(credential=)[^\s,&'\"\\<>]+"), r"\1" + MASK),
     # query or form parameters: ?key=..., &sig=..., Signature=..., X-Amz-Signature=...
     (
-        re.compile(rf"(?i)(?<![A-Za-z0-9_\-])((?:{_PARAM_NAMES})=)[^&\s'\"<>#,;]+"),
+        re.compile(rf"(?i)(?<![A-Za-z0-9_\-])((?:{_PARAM_NAMES})=)[^&\s'\"\\<>#,;]+"),
         r"\1" + MASK,
     ),
-    # JSON or Python-repr fields named like secrets: "api_key": "..."
+    # JSON or Python-repr fields named like secrets: "api_key": "...", also inside a JSON
+    # string (\"api_key\": \"...\")
     (
         re.compile(
             r"(?i)(['\"](?:api[_-]?key|apikey|key|token|access_token|secret|client_secret|"
-            r"password|authorization|sig|signature)['\"]\s*:\s*['\"])[^'\"]+"
+            r"password|authorization|sig|signature)\\?['\"]\s*:\s*\\?['\"])[^'\"\\]+"
         ),
         r"\1" + MASK,
     ),

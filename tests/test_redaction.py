@@ -85,6 +85,13 @@ def test_every_connector_api_key_variable_is_a_known_credential():
                     ("KEY_ENV", "SECRET_ENV", "TOKEN_ENV")
                 ):
                     names.append(node.value.value)
+            # several names read in turn: KEY_ENV = ("NEW_NAME", "OLD_NAME")
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple):
+                target = node.targets[0]
+                if isinstance(target, ast.Name) and target.id.endswith(
+                    ("KEY_ENV", "SECRET_ENV", "TOKEN_ENV")
+                ):
+                    names += [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
     assert names, "no credential variables found in connectors/*/settings.py"
     assert set(names) <= set(_redact.CREDENTIAL_ENV_VARS)
 
@@ -178,3 +185,60 @@ def test_aws_keys_from_a_profile_are_masked_once_boto3_resolves_them(tmp_path, m
     assert "profile/secret+value0001" in redact("echo profile/secret+value0001")
     assert BotoClients(boto3.Session(profile_name="ci")).has_credentials()
     assert redact("echo profile/secret+value0001 ProfileKeyId0001") == "echo *** ***"
+
+
+def test_masking_inside_json_text_keeps_the_json_valid(monkeypatch):
+    """The --json output is redacted as text: a masked value ends before the backslash of
+    an escaped quote, so the document still parses (and holds no secret)."""
+    inner = json.dumps({"message": "bad key (Authorization: Bearer dop_v1_0123456789abcdef)",
+                        "api_key": "k3y-v4lue0123", "url": "http://h/x?token=tok3nvalue&a=1",
+                        "aws": "Credential=AKIAIOSFODNN7EXAMPLE/20260101"})  # fmt: skip
+    text = json.dumps({"failures": [f"HTTP 401; excerpt: {inner}"]})
+    out = redact(text)
+    parsed = json.loads(out)
+    for secret in ("dop_v1_0123456789abcdef", "k3y-v4lue0123", "tok3nvalue", "AKIAIOSFODNN7"):
+        assert secret not in out
+    assert json.loads(parsed["failures"][0].split("excerpt: ", 1)[1])["api_key"] == MASK
+
+
+def test_a_verda_access_token_is_masked_once_it_is_issued():
+    """The bearer token Verda's token endpoint hands out is in no environment variable:
+    the connector registers it, so an API error that echoes it is masked."""
+    import httpx
+
+    from connectors.verda import fetch as verda
+
+    token = "verda_issued_token_0123456789"
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/oauth2/token"):
+            return httpx.Response(200, json={"access_token": token, "expires_in": 3600})
+        return httpx.Response(401, text=f"invalid token {token}")
+
+    assert token in redact(f"echo {token}")
+    with httpx.Client(transport=httpx.MockTransport(answer)) as client:
+        issued = verda.access_token(client, "id", "secret", base_url="http://verda.test/v1")
+        with pytest.raises(UnexpectedResponse) as caught:
+            list(verda.fetch_catalog(client, issued, base_url="http://verda.test/v1"))
+    assert issued == token
+    assert token not in str(caught.value) and "invalid token ***" in str(caught.value)
+
+
+def test_a_crusoe_request_signature_is_masked_when_an_error_echoes_it():
+    import httpx
+
+    from connectors.crusoe import fetch as crusoe
+
+    seen = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sig = request.headers["Authorization"].rsplit(":", 1)[-1]
+        seen.append(sig)
+        return httpx.Response(401, text=f"signature {sig} does not match")
+
+    auth = crusoe.CrusoeAuth("crusoe_access_unit_01", "c2VjcmV0LWtleS1mb3ItdW5pdC10ZXN0")
+    client = httpx.Client(transport=httpx.MockTransport(answer))
+    with client, pytest.raises(UnexpectedResponse) as caught:
+        list(crusoe.fetch_catalog(client, auth, "p-1", api_url="http://crusoe.test"))
+    assert seen and seen[0] not in str(caught.value)
+    assert "signature *** does not match" in str(caught.value)

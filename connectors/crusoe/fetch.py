@@ -3,7 +3,8 @@
 - Auth: env `CRUSOE_ACCESS_KEY`, `CRUSOE_SECRET_KEY`, `CRUSOE_PROJECT_ID`; every request
   is signed (settings: HMAC-SHA256, `X-Crusoe-Timestamp`, `Authorization: Bearer
   1.0:<access key>:<signature>`). Any of the three missing: MissingCredentials (skipped).
-  Neither key nor signature is stored or logged.
+  Neither key nor signature is stored or logged (each signature is registered with
+  connectors._redact, so an error that echoes it is masked).
 - Paging: none; each endpoint returns `{"items": [...]}`.
 - 429/5xx retried with backoff (connectors._http); each attempt is re-signed with a
   fresh timestamp by signing per request (an httpx auth flow).
@@ -23,6 +24,7 @@ import httpx
 from connectors._checks import require_items
 from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from connectors._redact import register
 from connectors.crusoe import settings as s
 from connectors.errors import MissingCredentials, PricingError
 
@@ -47,6 +49,7 @@ class CrusoeAuth(httpx.Auth):
         path = request.url.path.removeprefix(s.API_VERSION)
         query = "&".join(sorted(request.url.query.decode().split("&"))) if request.url.query else ""
         sig = signature(self._secret, path, query, request.method, timestamp)
+        register(sig)  # an error that echoes the signature (with the request) masks it
         request.headers["X-Crusoe-Timestamp"] = timestamp
         request.headers["Authorization"] = f"Bearer {s.SIGNATURE_VERSION}:{self._access}:{sig}"
         yield request

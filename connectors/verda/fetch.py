@@ -4,7 +4,8 @@
   (or the older `DATACRUNCH_*` names): `POST /v1/oauth2/token` with
   `{"grant_type": "client_credentials", "client_id", "client_secret"}` returns
   `{access_token, refresh_token, scope, token_type, expires_in}`; the access token is
-  sent as `Authorization: Bearer`. Neither the secret nor the token is stored or logged.
+  sent as `Authorization: Bearer`. Neither the secret nor the token is stored or logged;
+  the tokens are registered with connectors._redact, so an error that echoes one is masked.
   No credentials: MissingCredentials (skipped, not failed).
 - Paging: none; both endpoints return a bare JSON array.
 - 429 and 5xx retried with backoff (connectors._http); 4xx (a bad secret) fails.
@@ -20,6 +21,7 @@ import httpx
 
 from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from connectors._redact import register
 from connectors.errors import MissingCredentials, PricingError, UnexpectedResponse
 from connectors.verda import settings as s
 
@@ -62,6 +64,12 @@ def access_token(
         policy=policy,
     )
     token = body.get("access_token") if isinstance(body, dict) else None
+    # the tokens handed out are credentials the environment does not hold: masked from
+    # now on in every output, so an API that echoes the bearer back leaks nothing
+    for name in ("access_token", "refresh_token"):
+        value = body.get(name) if isinstance(body, dict) else None
+        if isinstance(value, str):
+            register(value)
     if not isinstance(token, str) or not token:
         # the excerpt would echo the token response: name the keys only
         keys = sorted(body) if isinstance(body, dict) else type(body).__name__

@@ -6,7 +6,13 @@ and a token). One local server answers every provider the way misbehaving APIs d
 400/401/403 responses that echo back what they were sent (the Authorization header, the
 API key header, the full URL with its query) in the body and in the headers; Azure's
 answer carries a SAS-signed URL (`sig=`), and the two keyless providers (Vast.ai, OCI)
-answer with every credential of the test in their error body. Then the real commands run, each in its own
+answer with every credential of the test in their error body. The providers added later
+are driven the same way: Hyperstack, FluidStack, Seeweb, Hot Aisle, JarvisLabs and
+DigitalOcean get their key echoed bare; Verda's OAuth2 token endpoint hands out a bearer
+token that the API then echoes with the client secret; Crusoe's signed `Authorization`
+(access key and request signature) is echoed; Vultr and CloudRift (keyless) echo every
+secret; a local gRPC server fails every Nebius call UNAUTHENTICATED with the IAM token in
+its status details and trailing metadata. Then the real commands run, each in its own
 process started through `flows.cli.main` (as the `gpu-pricing` script does), with every
 connector pointed at the local server: `snapshot record` (text and --json), `refresh`
 (text and --json, against a Prefect server started for the test, so flow and task logs,
@@ -53,12 +59,36 @@ SECRETS = {
     "LAMBDA_API_KEY": "secret_lambda_LeakTestLambdaKey01",
     "RUNPOD_API_KEY": "LeakTestRunpodKey0123456789",
     "AZURE_CLIENT_SECRET": "LeakTestAzureClientSecret01",
+    "HYPERSTACK_API_KEY": "LeakTestHyperstackKey0123456789",
+    "VERDA_CLIENT_SECRET": "LeakTestVerdaClientSecret0123456789",
+    "DIGITALOCEAN_TOKEN": "dop_v1_leaktestdigitalocean0123456789",
+    "CRUSOE_ACCESS_KEY": "LeakTestCrusoeAccessKey01",
+    "CRUSOE_SECRET_KEY": "LeakTestCrusoeSecretKey0123456789abcdef",  # URL-safe base64
+    "HOTAISLE_API_KEY": "LeakTestHotaisleKey0123456789",
+    "JL_API_KEY": "LeakTestJarvislabsKey0123456789",
+    "FLUIDSTACK_API_KEY": "LeakTestFluidstackKey0123456789",
+    "SEEWEB_API_TOKEN": "LeakTestSeewebToken0123456789",
+    "NEBIUS_IAM_TOKEN": "LeakTestNebiusIamToken0123456789",
 }
+# Not secrets (sent in paths and bodies, shown in URLs): no marker in them.
+PLAIN_ENV = {
+    "VERDA_CLIENT_ID": "verda-client-0001",
+    "CRUSOE_PROJECT_ID": "crusoe-project-0001",
+    "HOTAISLE_TEAM_HANDLE": "hotaisle-team-0001",
+}
+# The bearer token Verda's OAuth2 token endpoint hands out (never in the environment).
+VERDA_ACCESS_TOKEN = "LeakTestVerdaAccessToken0123456789"
+# Crusoe's request signatures (HMAC of each request), as the server received them.
+CRUSOE_SIGNATURES: list[str] = []
 HOOK_ENV = "GPU_PRICING_LEAK_HOOK"
+# The keyed providers added after the first providers, each driven against the server.
+NEW_KEYED = ("hyperstack", "verda", "digitalocean", "crusoe", "hotaisle", "jarvislabs",
+             "fluidstack", "seeweb", "nebius")  # fmt: skip
 
 
 def needles() -> list[bytes]:
-    values = [*SECRETS.values(), HOOK_PASS, HOOK_TOKEN, SAS_SIG]
+    values = [*SECRETS.values(), HOOK_PASS, HOOK_TOKEN, SAS_SIG, VERDA_ACCESS_TOKEN]
+    values += CRUSOE_SIGNATURES
     basic = base64.b64encode(f"{HOOK_USER}:{HOOK_PASS}".encode()).decode()
     forms = {v for value in values for v in (value, quote(value, safe=""))} | {basic, MARKER}
     return sorted(f.lower().encode() for f in forms)
@@ -101,6 +131,40 @@ def echo(request: Request) -> Response:
         return Response(f"Forbidden. You are: {every_secret()} {auth}", 403, echoed)
     if path.startswith("/hooks"):  # the Apprise JSON webhook target
         return Response(f"Unauthorized {auth} {url}", status=401, headers=echoed)
+    if path.startswith(("/vultr", "/cloudrift")):  # keyless: every secret of the test
+        return Response(f"Forbidden. You are: {every_secret()} {auth}", 403, echoed)
+    if path.startswith("/verda"):  # OAuth2 client credentials, then a bearer token
+        if path.endswith("/oauth2/token"):
+            body = {"access_token": VERDA_ACCESS_TOKEN, "refresh_token": VERDA_ACCESS_TOKEN,
+                    "token_type": "Bearer", "expires_in": 3600, "scope": "cloud-api-v1"}  # fmt: skip
+            return Response(json.dumps(body), 200, content_type="application/json")
+        secret = PLAIN_ENV["VERDA_CLIENT_ID"] + ":" + SECRETS["VERDA_CLIENT_SECRET"]
+        token = auth.removeprefix("Bearer ")
+        message = f"Invalid or expired token {token} (issued to client {secret})"
+        body = {"code": "unauthorized_request", "message": message}
+        return Response(json.dumps(body), 401, echoed, content_type="application/json")
+    if path.startswith("/crusoe"):  # Authorization: Bearer 1.0:<access key>:<signature>
+        _, access, sig = auth.removeprefix("Bearer ").split(":")
+        CRUSOE_SIGNATURES.append(sig)
+        message = f"signature {sig} does not match for access key {access} ({url})"
+        body = {"code": "unauthorized", "message": message}
+        return Response(json.dumps(body), 401, echoed, content_type="application/json")
+    if path.startswith("/hyperstack"):  # werkzeug drops its `api_key` header (an underscore)
+        sent = SECRETS["HYPERSTACK_API_KEY"]  # so the key the client holds is echoed
+        body = {"status": False, "message": f"Unauthorized: {sent} is not a valid api_key"}
+        return Response(json.dumps(body), 401, echoed, content_type="application/json")
+    keys = {  # the header each keyed REST provider sends its key in, echoed bare
+        "/fluidstack": "api-key", "/seeweb": "X-APITOKEN",
+        "/hotaisle": "Authorization", "/jarvislabs": "Authorization",
+        "/digitalocean": "Authorization",
+    }  # fmt: skip
+    for prefix, header in keys.items():
+        if path.startswith(prefix):
+            sent = request.headers.get(header, "").split(" ")[-1]
+            message = f"Unauthorized: {sent} is not a valid key ({header}: {sent})"
+            body = {"status": False, "message": message, "id": "unauthorized"}
+            return Response(json.dumps(body), 401, {"X-Echo-Key": sent, **echoed},
+                            content_type="application/json")  # fmt: skip
     if path.startswith("/aws/"):  # the public Spot Advisor and offer index
         return Response("Not found", status=404)
     if "X-Amz-Target" in request.headers:  # the Price List API (JSON 1.1 protocol)
@@ -138,6 +202,31 @@ LAUNCHER = textwrap.dedent(
         aws.fetch_all, advisor_url=base + "/aws/advisor.json", offers_base_url=base + "/aws"
     )
     gcp.client_from_env = functools.partial(gcp.client_from_env, api_endpoint=base)
+
+    from connectors.cloudrift import settings as cloudrift
+    from connectors.crusoe import settings as crusoe
+    from connectors.digitalocean import settings as digitalocean
+    from connectors.fluidstack import settings as fluidstack
+    from connectors.hotaisle import settings as hotaisle
+    from connectors.hyperstack import settings as hyperstack
+    from connectors.jarvislabs import settings as jarvislabs
+    from connectors.nebius import fetch as nebius
+    from connectors.seeweb import settings as seeweb
+    from connectors.verda import settings as verda
+    from connectors.vultr import settings as vultr
+
+    hyperstack.PRICEBOOK_URL = base + "/hyperstack/v1/pricebook"
+    verda.BASE_URL = base + "/verda/v1"
+    digitalocean.SIZES_URL = base + "/digitalocean/v2/sizes"
+    vultr.API_URL = base + "/vultr/v2"
+    cloudrift.INSTANCE_TYPES_URL = base + "/cloudrift/api/v1/instance-types/list"
+    crusoe.API_URL = base + "/crusoe"
+    hotaisle.API_URL = base + "/hotaisle/api"
+    jarvislabs.SERVER_META_URL = base + "/jarvislabs/misc/server_meta"
+    fluidstack.CONFIGURATIONS_URL = base + "/fluidstack/list_available_configurations"
+    seeweb.PLANS_URL = base + "/seeweb/ecs/v2/plans"
+    make_sdk = nebius.make_sdk  # the local gRPC server instead of Nebius' endpoints
+    nebius.make_sdk = lambda token, address=None: make_sdk(token, os.environ["LEAK_NEBIUS"])
     if sys.argv[1] == "--flow":
         from flows.refresh import refresh
 
@@ -165,6 +254,16 @@ def server():
     yield httpserver
     httpserver.clear()
     httpserver.stop()
+
+
+@pytest.fixture(scope="module")
+def nebius_server():
+    """Nebius' gRPC services, answering every call UNAUTHENTICATED with the IAM token
+    echoed in the status details and the trailing metadata."""
+    from tests.specialty.nebius_server import serve
+
+    with serve(echo=True) as fake:
+        yield fake
 
 
 @pytest.fixture(scope="module")
@@ -219,7 +318,7 @@ providers = ["azure"]
 
 
 @pytest.fixture(scope="module")
-def leak_run(tmp_path_factory, server, prefect_server, demo_warehouse):
+def leak_run(tmp_path_factory, server, nebius_server, prefect_server, demo_warehouse):
     """Runs every command once; returns the outputs and the directory everything went to."""
     home, api, proc = prefect_server
     work = tmp_path_factory.mktemp("leak_run")
@@ -233,10 +332,12 @@ def leak_run(tmp_path_factory, server, prefect_server, demo_warehouse):
         k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "AZURE_", "PREFECT_"))
     }
     env.update(SECRETS)
+    env.update(PLAIN_ENV)
     env.update(
         {
             HOOK_ENV: hook,
             "LEAK_SERVER": base,
+            "LEAK_NEBIUS": nebius_server.address,
             "AWS_ENDPOINT_URL": base,
             "AWS_CONFIG_FILE": str(work / "no-aws-config"),
             "AWS_SHARED_CREDENTIALS_FILE": str(work / "no-aws-credentials"),
@@ -294,19 +395,27 @@ def duckdb_dump(path: Path) -> str:
         con.close()
 
 
-def test_every_command_ran_and_the_errors_were_reported(leak_run):
+def test_every_command_ran_and_the_errors_were_reported(leak_run, nebius_server):
     """The commands really ran into the echoing errors (so the searches below are not
     vacuous): each provider's failure is reported, with its excerpt masked."""
+    token = SECRETS["NEBIUS_IAM_TOKEN"]
+    assert (f"Bearer {token}" in {auth for _, auth in nebius_server.calls}), nebius_server.calls
+    assert CRUSOE_SIGNATURES and all(len(sig) >= 40 for sig in CRUSOE_SIGNATURES)
     _, _, results, warehouse, alerts_warehouse = leak_run
     for name, result in results.items():
         assert result.returncode in (0, 1, 3), (name, result.stderr.decode()[-2000:])
     recorded = json.loads(results["snapshot record --json"].stdout)["providers"]
-    for provider in ("azure", "aws", "gcp", "lambdalabs", "runpod", "vastai", "oci"):
+    first = ("azure", "aws", "gcp", "lambdalabs", "runpod", "vastai", "oci")
+    for provider in (*first, *NEW_KEYED, "vultr", "cloudrift"):
         text = " ".join(recorded[provider]["failures"] + recorded[provider]["skipped"])
         assert "***" in text, (provider, text)
+    for provider in NEW_KEYED:  # a failure (the key was sent and rejected), not a skip
+        assert recorded[provider]["failures"], (provider, recorded[provider])
     refreshed = json.loads(results["refresh --json"].stdout)
     failed = {p["provider"]: " ".join(p["failed"]) for p in refreshed["providers"]}
     assert "HTTP 401" in failed["lambdalabs"] and "***" in failed["lambdalabs"]
+    for provider in NEW_KEYED:
+        assert "***" in failed[provider], (provider, failed[provider])
     loads = duckdb_dump(warehouse)
     assert "API key was invalid" in loads and "Signature invalid" in loads
     checked = json.loads(results["alerts check --json"].stdout)

@@ -61,9 +61,12 @@ def cost(name: str, preset: str, spot: bool) -> str | None:
 class Server:
     """What the fake answered and saw: `calls` (service/method, authorization header)."""
 
-    def __init__(self, tenants: int = 1, token: str | None = None) -> None:
+    def __init__(self, tenants: int = 1, token: str | None = None, echo: bool = False) -> None:
         self.tenants = tenants
         self.token = token  # when set, any other bearer is UNAUTHENTICATED
+        # when set, every call is UNAUTHENTICATED with the authorization header it carried
+        # echoed in the status details and the trailing metadata (a leaky server)
+        self.echo = echo
         self.calls: list[tuple[str, str]] = []
         self.address = ""
 
@@ -106,6 +109,10 @@ class Server:
                        response_cls=response_cls):  # fmt: skip
                 meta = dict(context.invocation_metadata())
                 self.calls.append((name, meta.get("authorization", "")))
+                if self.echo:
+                    auth = meta.get("authorization", "")
+                    context.set_trailing_metadata((("x-echo-authorization", auth),))
+                    context.abort(grpc.StatusCode.UNAUTHENTICATED, f"invalid IAM token {auth}")
                 if self.token and meta.get("authorization") != f"Bearer {self.token}":
                     context.abort(grpc.StatusCode.UNAUTHENTICATED, "invalid IAM token")
                 return response_cls.from_json(json.dumps(answer(request, context)))
@@ -119,8 +126,8 @@ class Server:
 
 
 @contextmanager
-def serve(tenants: int = 1, token: str | None = None):
-    fake = Server(tenants, token)
+def serve(tenants: int = 1, token: str | None = None, echo: bool = False):
+    fake = Server(tenants, token, echo)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     server.add_generic_rpc_handlers(fake.handlers())
     port = server.add_insecure_port("127.0.0.1:0")
