@@ -9,6 +9,7 @@ from pathlib import Path
 
 import boto3
 import duckdb
+import polars as pl
 import pytest
 from botocore.stub import Stubber
 from typer.testing import CliRunner
@@ -308,3 +309,76 @@ def test_spot_point_uniqueness_assertion_catches_a_duplicate():
     assert db.run(con, sql) == []
     db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row}")
     assert len(db.run(con, sql)) == 1
+
+
+def test_a_new_spot_page_is_parsed_alone_and_a_parser_change_re_parses_the_history(
+    tmp_path, monkeypatch
+):
+    path = tmp_path / "w.duckdb"
+    night1 = write_spot_snapshot(tmp_path / "night1", FIRST)
+    # the next walk starts at the watermark: AWS repeats the points in effect then
+    night2 = write_spot_snapshot(
+        tmp_path / "night2",
+        [
+            ("us-east-1a", "10.900000", at(7)),
+            ("us-east-1b", "11.200000", at(9.5)),
+            ("us-east-1a", "9.800000", at(11)),
+            ("us-east-1b", "11.000000", at(12.25)),
+        ],
+    )
+    read: list[int] = []  # spot pages read back from the raw store, per refresh
+    with_payloads = pipeline.raw.with_payloads
+
+    def spy(index, store):
+        read.append(index.filter(pl.col("endpoint") == "spot_price_history").height)
+        return with_payloads(index, store)
+
+    monkeypatch.setattr(pipeline.raw, "with_payloads", spy)
+
+    def refresh(snap: Path) -> None:
+        summary = pipeline.load_and_publish(
+            path, {"aws": pipeline.fetch_pages("aws", snap, FetchContext())}, source=str(snap)
+        )
+        assert summary.exit_code == 0
+
+    def staged() -> tuple[list[tuple], list[tuple]]:
+        con = db.connect_readonly(path)
+        try:
+            offers = db.run(
+                con,
+                """SELECT zone, price_usd_per_hour, effective_at, load_id, fetched_at
+                   FROM stg_aws__offers WHERE pricing_model = 'spot' ORDER BY zone""",
+            )
+        finally:
+            con.close()
+        return stored_points(path), offers
+
+    refresh(night1)
+    refresh(night2)
+    assert read == [1, 1]  # the second refresh parsed its one new page, not the history
+    points, offers = staged()
+    assert len(points) == 6  # the repeated points are staged once, from the first night
+    assert [o[1] for o in offers] == [9.8, 11.0]  # the newest point of each zone
+
+    # a parser change (another code digest): the whole history is parsed again, to the
+    # very same staged points and offers (load ids included)
+    monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser fix")
+    refresh(night2)
+    assert read == [1, 1, 2]
+    assert staged() == (points, offers)
+
+    # and a warehouse that parsed both nights whole agrees
+    monkeypatch.undo()
+    full = tmp_path / "full.duckdb"
+    for snap in (night1, night2):
+        monkeypatch.setattr(pipeline, "code_digest", lambda name, s=snap: str(s))
+        pipeline.load_and_publish(
+            full, {"aws": pipeline.fetch_pages("aws", snap, FetchContext())}, source=str(snap)
+        )
+    night_of = {load: n for n, load in enumerate(sorted({p[3] for p in points}))}
+    full_points = stored_points(full)
+    full_night = {load: n for n, load in enumerate(sorted({p[3] for p in full_points}))}
+    assert set(night_of.values()) == {0, 1}
+    assert [(*p[:3], night_of[p[3]]) for p in points] == [
+        (*p[:3], full_night[p[3]]) for p in full_points
+    ]
