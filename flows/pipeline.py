@@ -198,13 +198,19 @@ def unique_offers(offers: pl.DataFrame) -> pl.DataFrame:
     ).unique(OFFER_KEY, keep="first", maintain_order=True)
 
 
-def _since(index: pl.DataFrame, connector, run_id: str) -> pl.DataFrame:
-    """`index` without the append endpoints' pages first stored before or by `run_id`
-    (load ids start with their run id, and run ids sort in time order)."""
-    run_of = pl.col("load_id").str.split(":").list.first()
-    return index.filter(
-        ~pl.col("endpoint").is_in(list(connector.append_staging)) | (run_of > run_id)
-    )
+def _since(con, index: pl.DataFrame, connector, run_id: str) -> pl.DataFrame:
+    """`index` without the append endpoints' pages that a successful load of `run_id` (the
+    last parse) or of an earlier run listed: those were parsed. By sha256, not by the load
+    that first stored a page: that load may have failed, its pages parsed by none."""
+    appended = list(connector.append_staging)
+    parsed = db.query(
+        con,
+        """SELECT DISTINCT p.sha256 FROM _load_pages p JOIN _loads l ON l.load_id = p.load_id
+           WHERE l.provider = $p AND l.status = 'ok' AND l.run_id <= $r
+             AND l.endpoint IN (SELECT unnest($e))""",
+        {"p": connector.name, "r": run_id, "e": appended},
+    )["sha256"]
+    return index.filter(~pl.col("endpoint").is_in(appended) | ~pl.col("sha256").is_in(parsed.implode()))
 
 
 def _append_rows(con, connector, pages: pl.DataFrame) -> pl.DataFrame:
@@ -258,7 +264,7 @@ def _stage_provider(
         result = _normalise_in_batches(connector, index, store)
     else:
         if since is not None:
-            index = _since(index, connector, since)
+            index = _since(con, index, connector, since)
         pages = raw.with_payloads(index, store)
         if since is None:
             parsed = connector.parse(pages)

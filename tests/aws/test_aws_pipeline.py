@@ -3,6 +3,7 @@ file): the incremental spot history, and the demo snapshot's marts and CLI outpu
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,8 +17,9 @@ from typer.testing import CliRunner
 
 from benchmarks.shapes import aws_instance_type_item, aws_spot_price_item
 from connectors._http import RetryPolicy
-from connectors._page import FetchContext
+from connectors._page import FetchContext, FetchFailure
 from connectors.aws import fetch
+from connectors.errors import UnexpectedResponse
 from flows import pipeline
 from flows.cli import app
 from warehouse import db
@@ -382,3 +384,36 @@ def test_a_new_spot_page_is_parsed_alone_and_a_parser_change_re_parses_the_histo
     assert [(*p[:3], night_of[p[3]]) for p in points] == [
         (*p[:3], full_night[p[3]]) for p in full_points
     ]
+
+
+def test_a_page_first_landed_by_a_failed_load_is_parsed_when_a_good_load_lists_it(tmp_path):
+    path = tmp_path / "w.duckdb"
+    night1 = write_spot_snapshot(tmp_path / "night1", FIRST)
+    night2 = write_spot_snapshot(
+        tmp_path / "night2",
+        [("us-east-1a", "9.800000", at(11)), ("us-east-1b", "11.000000", at(12.25))],
+    )
+    (west,) = pipeline.fetch_pages(
+        "aws", write_spot_snapshot(tmp_path / "west", [("us-west-2a", "5.000000", at(3))]),
+        FetchContext(),
+    )
+    west = dataclasses.replace(west, request={**west.request, "region": "us-west-2"}, _sha=[])
+
+    def refresh(pages: list) -> None:
+        pipeline.load_and_publish(path, {"aws": pages}, source="test")
+
+    refresh(pipeline.fetch_pages("aws", night1, FetchContext()))
+    # us-east-1's walk lands its page, then fails; us-west-2's succeeds, so AWS is re-staged
+    # without the failed load's page
+    failure = FetchFailure(
+        "aws", "spot_price_history", "us-east-1", UnexpectedResponse("aws", "x", "HTTP 503")
+    )
+    refresh([*pipeline.fetch_pages("aws", night2, FetchContext()), failure, west])
+    assert len(stored_points(path)) == 5
+    # the next walk brings the very same page: stored already, parsed never
+    refresh(pipeline.fetch_pages("aws", night2, FetchContext()))
+    assert {(z, o) for z, _, o, _ in stored_points(path)} >= {
+        ("us-east-1a", at(11)),
+        ("us-east-1b", at(12.25)),
+    }
+    assert len(stored_points(path)) == 7
