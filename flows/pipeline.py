@@ -420,6 +420,8 @@ def load_and_publish(
             sql_runner.build_views(con)
             merged = history.merge(con, refreshed, utc_now())
             lap("history")
+            sql_runner.materialise(con)
+            lap("materialise")
             results = sql_runner.assert_healthy(con)
             lap("assertions")
         else:  # nothing re-staged, same SQL: the published data passed these assertions
