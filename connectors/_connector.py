@@ -34,6 +34,15 @@ class Connector:
     # them in batches of about BATCH_BYTES of payload (each batch together with every page
     # of the other endpoints), so memory stays bounded however large the crawl
     batched_endpoint: str | None = None
+    # an APPEND endpoint whose rows an extra staged table accumulates (a time series):
+    # endpoint -> its table, the columns that make a row unique, and the columns of one
+    # series (whose newest row by `observed_at` is the series' current offer). A refresh
+    # whose parsing code is unchanged then parses only the pages landed since the last
+    # parse, appends their new rows, and calls `parse(pages, latest=...)` with the newest
+    # stored row of each series in place of the pages it did not re-read.
+    append_staging: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = field(
+        default_factory=dict
+    )
 
     @property
     def staging_table(self) -> str:

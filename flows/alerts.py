@@ -435,6 +435,7 @@ def check(
         # the alert views are plain views: (re)build them so a warehouse published by an
         # older version gets them too
         sql_runner.build_views(con)
+        sql_runner.materialise(con)
         evaluations = evaluate(con, cfg, now)
         fired = rules.transitions(_previous_states(con), evaluations)
         _record(con, fired, now, [t.name for t in cfg.notify])

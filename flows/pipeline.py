@@ -198,6 +198,48 @@ def unique_offers(offers: pl.DataFrame) -> pl.DataFrame:
     ).unique(OFFER_KEY, keep="first", maintain_order=True)
 
 
+def _since(con, index: pl.DataFrame, connector, run_id: str) -> pl.DataFrame:
+    """`index` without the append endpoints' pages that a successful load of `run_id` (the
+    last parse) or of an earlier run listed: those were parsed. By sha256, not by the load
+    that first stored a page: that load may have failed, its pages parsed by none."""
+    appended = list(connector.append_staging)
+    parsed = db.query(
+        con,
+        """SELECT DISTINCT p.sha256 FROM _load_pages p JOIN _loads l ON l.load_id = p.load_id
+           WHERE l.provider = $p AND l.status = 'ok' AND l.run_id <= $r
+             AND l.endpoint IN (SELECT unnest($e))""",
+        {"p": connector.name, "r": run_id, "e": appended},
+    )["sha256"]
+    return index.filter(~pl.col("endpoint").is_in(appended) | ~pl.col("sha256").is_in(parsed.implode()))
+
+
+def _append_rows(con, connector, pages: pl.DataFrame) -> pl.DataFrame:
+    """Append the rows of the newly landed append-endpoint pages whose key is not staged
+    yet (one staged row per key, checked here, once: an earlier load keeps a row that a
+    later page repeats), and return the newest staged row of each series."""
+    latest = []
+    for table, key, series in connector.append_staging.values():
+        parser = connector.extra_staging[table][1]
+        con.register("_new_rows", parser(pages).to_arrow())
+        try:
+            same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in key)
+            run(
+                con,
+                f"""INSERT INTO {table} BY NAME
+                    SELECT n.* FROM _new_rows n ANTI JOIN {table} t ON {same}""",
+            )
+        finally:
+            con.unregister("_new_rows")
+        latest.append(
+            db.query(
+                con,
+                f"""SELECT * FROM {table} QUALIFY row_number() OVER (
+                        PARTITION BY {", ".join(series)} ORDER BY observed_at DESC) = 1""",
+            )
+        )
+    return pl.concat(latest, how="diagonal_relaxed")
+
+
 def _stage_provider(
     con, run_id: str, name: str, summary: ProviderSummary, store: RawStore | None = None
 ) -> bool:
@@ -209,19 +251,29 @@ def _stage_provider(
     digest = raw.pages_digest(index)
     code = code_digest(name)
     staged = run(
-        con, "SELECT pages_digest, code_digest FROM _staged WHERE connector = ?", [name]
+        con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
     )
-    if staged and staged[0] == (digest, code):
+    if staged and staged[0][:2] == (digest, code):
         summary.reused = True
         summary.loaded = run(con, f"SELECT count(*) FROM {connector.staging_table}")[0][0]
         return False
+    # same parsing code as the last parse: an append endpoint's older pages are parsed
+    # already (their rows are staged), so only the pages landed since then are read
+    since = staged[0][2] if staged and staged[0][1] == code and connector.append_staging else None
     if connector.batched_endpoint and not connector.extra_staging:
         result = _normalise_in_batches(connector, index, store)
     else:
+        if since is not None:
+            index = _since(con, index, connector, since)
         pages = raw.with_payloads(index, store)
-        parsed = connector.parse(pages)
+        if since is None:
+            parsed = connector.parse(pages)
+        else:
+            parsed = connector.parse(pages, latest=_append_rows(con, connector, pages))
+        appended = {table for table, _, _ in connector.append_staging.values()}
         for table, (ddl, parser) in connector.extra_staging.items():
-            staging.replace_staged(con, table, parser(pages), ddl=ddl)
+            if since is None or table not in appended:
+                staging.replace_staged(con, table, parser(pages), ddl=ddl)
         del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
         result = normalise(parsed)
         del parsed
@@ -368,6 +420,8 @@ def load_and_publish(
             sql_runner.build_views(con)
             merged = history.merge(con, refreshed, utc_now())
             lap("history")
+            sql_runner.materialise(con)
+            lap("materialise")
             results = sql_runner.assert_healthy(con)
             lap("assertions")
         else:  # nothing re-staged, same SQL: the published data passed these assertions

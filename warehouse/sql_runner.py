@@ -12,7 +12,11 @@
   `sources[].tables`) a description, column descriptions and data tests. Descriptions are
   stored in the warehouse as `COMMENT ON` when the views are built; the tests (not_null,
   unique, accepted_values, relationships, dbt_utils.unique_combination_of_columns) run
-  with the assertions, and a failing one publishes nothing.
+  with the assertions, and a failing one publishes nothing. A model whose entry says
+  `config: {materialized: table}` (dbt's key) is built as a view like the others, then
+  `materialise` (run by a refresh once history is merged) replaces it by a table of the
+  same name and columns, `CREATE TABLE ... AS` its own SQL, so an analyst's query reads
+  stored rows instead of recomputing the view stack.
 Plain SQL, no templating, so a move to dbt-duckdb stays mechanical.
 """
 
@@ -103,9 +107,13 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
     files = view_files(sql_dir)
     order = build_order(files)
     build_unioned(con)
+    kinds = _kinds(con)
+    tables = materialized(sql_dir)
     for name in order:
         body = files[name].read_text().strip().rstrip(";")
         try:
+            if name in tables and kinds.get(name) == "TABLE":  # materialised earlier
+                run(con, f"DROP TABLE {name}")
             run(con, f"CREATE OR REPLACE VIEW {name} AS\n{body}")
         except duckdb.Error as exc:
             raise WarehouseError(f"view {name} ({files[name]}) failed to build: {exc}") from exc
@@ -116,6 +124,33 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
             raise WarehouseError(f"macro file {path} failed: {exc}") from exc
     apply_comments(con, sql_dir)
     return order
+
+
+def materialized(sql_dir: Path = SQL_DIR) -> list[str]:
+    """The models declared `config: {materialized: table}`, in build order."""
+    declared = {r.name for r in relations(sql_dir).values() if r.materialized}
+    return [name for name in build_order(view_files(sql_dir)) if name in declared]
+
+
+def materialise(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[str]:
+    """Replace each view declared `materialized: table` by a table of the same name built
+    from its SQL (`CREATE TABLE ... AS` keeps the view's column names and types), with its
+    descriptions. Views that read it read the table from then on. Run after `build_views`,
+    once the tables the views read are final."""
+    files = view_files(sql_dir)
+    names = materialized(sql_dir)
+    kinds = _kinds(con)
+    for name in names:
+        body = files[name].read_text().strip().rstrip(";")
+        try:
+            if kinds.get(name) == "VIEW":
+                run(con, f"DROP VIEW {name}")
+            run(con, f"CREATE OR REPLACE TABLE {name} AS\n{body}")
+        except duckdb.Error as exc:
+            raise WarehouseError(f"table {name} ({files[name]}) failed to build: {exc}") from exc
+    if names:
+        apply_comments(con, sql_dir, set(names))
+    return names
 
 
 # --- schema files: descriptions and data tests -------------------------------------------
@@ -137,6 +172,7 @@ class Relation:
     columns: dict[str, str]  # column -> description
     tests: tuple[DataTest, ...]
     path: Path
+    materialized: bool = False  # `config: {materialized: table}`
 
 
 def _quote(value: object) -> str:
@@ -203,7 +239,12 @@ def _relation(entry: dict, kind: str, path: Path) -> Relation:
         tests += [_test(name, col["name"], t)
                   for t in col.get("data_tests") or col.get("tests") or []]
     description = " ".join(str(entry.get("description") or "").split())
-    return Relation(name, kind, description, columns, tuple(tests), path)
+    materialized = (entry.get("config") or {}).get("materialized", "view")
+    if materialized not in ("view", "table"):
+        raise ValueError(f"{name}: materialized must be view or table, not {materialized!r}")
+    return Relation(
+        name, kind, description, columns, tuple(tests), path, materialized == "table"
+    )
 
 
 def schema_files(sql_dir: Path = SQL_DIR) -> list[Path]:
@@ -248,13 +289,17 @@ def _kinds(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return dict(rows)
 
 
-def apply_comments(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> None:
+def apply_comments(
+    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, only: set[str] | None = None
+) -> None:
     """The schema files' descriptions as `COMMENT ON` (sources not in this warehouse are
     skipped: some tables only exist once their feature has run), in one transaction: a
     catalog commit per statement would cost ~0.5 s for the ~300 descriptions."""
     kinds = _kinds(con)
     statements: list[tuple[Relation, str]] = []
     for rel in relations(sql_dir).values():
+        if only is not None and rel.name not in only:
+            continue
         if rel.name not in kinds:
             if rel.kind == "source":
                 continue

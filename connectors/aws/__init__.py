@@ -64,4 +64,11 @@ CONNECTOR = Connector(
         "stg_aws__instance_types": (INSTANCE_TYPES_DDL, parse.instance_specs),
         "stg_aws__spot_advisor": (SPOT_ADVISOR_DDL, parse.parse_spot_advisor),
     },
+    append_staging={
+        settings.SPOT_HISTORY: (
+            "stg_aws__spot_prices",
+            tuple(parse.SPOT_KEY),
+            ("region", "zone", "instance_type"),
+        ),
+    },
 )

@@ -344,7 +344,7 @@ def instance_specs(pages: pl.DataFrame) -> pl.DataFrame:
 # --- spot price history ---------------------------------------------------------------------
 
 
-_SPOT_KEY = ["region", "zone", "instance_type", "product_description", "observed_at"]
+SPOT_KEY = ["region", "zone", "instance_type", "product_description", "observed_at"]
 _SPOT_FIELDS = ("AvailabilityZone", "InstanceType", "ProductDescription", "SpotPrice", "Timestamp")
 # The staged points and the current offers both come from one decode of the same pages
 # (parse and the extra staging parser get the very same frame): the last result is kept
@@ -385,7 +385,7 @@ def _spot_points_all(pages: pl.DataFrame) -> pl.DataFrame:
     )
     if raw["load_id"].n_unique() > 1:  # load ids start with the run's UTC time: sortable
         points = points.sort("load_id")
-    points = points.unique(_SPOT_KEY, keep="first")
+    points = points.unique(SPOT_KEY, keep="first")
     _last_points = (weakref.ref(pages, _forget_points), points)
     return points
 
@@ -436,11 +436,18 @@ def parse_spot_points(pages: pl.DataFrame) -> pl.DataFrame:
     return points.filter(_spot_point_problem().is_null()).select(list(SPOT_POINT_COLUMNS))
 
 
-def _spot_offers(pages: pl.DataFrame) -> pl.DataFrame:
+def _spot_offers(pages: pl.DataFrame, latest: pl.DataFrame | None = None) -> pl.DataFrame:
     """The current spot offer of each (region, zone, instance type): its newest point. Points
-    that are not valid prices are rejected rows (quarantine, with the reason)."""
+    that are not valid prices are rejected rows (quarantine, with the reason). `latest`: the
+    newest staged point of each series, when the pages hold only the newly landed ones."""
     points = _spot_points_all(pages).with_columns(_problem=_spot_point_problem())
-    valid = points.filter(pl.col("_problem").is_null())
+    valid = (
+        points.filter(pl.col("_problem").is_null())
+        if latest is None
+        else latest.select(list(SPOT_POINT_COLUMNS)).with_columns(
+            _problem=pl.lit(None, dtype=pl.String)
+        )
+    )
     current = (
         valid.group_by("region", "zone", "instance_type")
         .agg(pl.all().top_k_by("observed_at", 1).first())
@@ -1085,10 +1092,12 @@ def _with_specs(offers: pl.DataFrame, specs: pl.DataFrame) -> pl.DataFrame:
     ).drop(cs.starts_with("_"))
 
 
-def parse(pages: pl.DataFrame) -> pl.DataFrame:
-    """Canonical offers (warehouse.schemas.OFFER_SCHEMA) from every AWS endpoint."""
+def parse(pages: pl.DataFrame, latest: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Canonical offers (warehouse.schemas.OFFER_SCHEMA) from every AWS endpoint. `latest`:
+    the newest staged spot point of each series, when `pages` holds only the spot pages
+    landed since the last parse (the snapshot endpoints' pages are always whole)."""
     listed = [f for f in (_price_list_offers(pages), _offer_csv_offers(pages)) if f.height]
-    frames = [_spot_offers(pages)]
+    frames = [_spot_offers(pages, latest)]
     for extra in (_capacity_block_offers(pages), _savings_plan_offers(pages)):
         if extra.height:
             frames.append(extra)

@@ -3,20 +3,23 @@ file): the incremental spot history, and the demo snapshot's marts and CLI outpu
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import boto3
 import duckdb
+import polars as pl
 import pytest
 from botocore.stub import Stubber
 from typer.testing import CliRunner
 
 from benchmarks.shapes import aws_instance_type_item, aws_spot_price_item
 from connectors._http import RetryPolicy
-from connectors._page import FetchContext
+from connectors._page import FetchContext, FetchFailure
 from connectors.aws import fetch
+from connectors.errors import UnexpectedResponse
 from flows import pipeline
 from flows.cli import app
 from warehouse import db
@@ -308,3 +311,109 @@ def test_spot_point_uniqueness_assertion_catches_a_duplicate():
     assert db.run(con, sql) == []
     db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row}")
     assert len(db.run(con, sql)) == 1
+
+
+def test_a_new_spot_page_is_parsed_alone_and_a_parser_change_re_parses_the_history(
+    tmp_path, monkeypatch
+):
+    path = tmp_path / "w.duckdb"
+    night1 = write_spot_snapshot(tmp_path / "night1", FIRST)
+    # the next walk starts at the watermark: AWS repeats the points in effect then
+    night2 = write_spot_snapshot(
+        tmp_path / "night2",
+        [
+            ("us-east-1a", "10.900000", at(7)),
+            ("us-east-1b", "11.200000", at(9.5)),
+            ("us-east-1a", "9.800000", at(11)),
+            ("us-east-1b", "11.000000", at(12.25)),
+        ],
+    )
+    read: list[int] = []  # spot pages read back from the raw store, per refresh
+    with_payloads = pipeline.raw.with_payloads
+
+    def spy(index, store):
+        read.append(index.filter(pl.col("endpoint") == "spot_price_history").height)
+        return with_payloads(index, store)
+
+    monkeypatch.setattr(pipeline.raw, "with_payloads", spy)
+
+    def refresh(snap: Path) -> None:
+        summary = pipeline.load_and_publish(
+            path, {"aws": pipeline.fetch_pages("aws", snap, FetchContext())}, source=str(snap)
+        )
+        assert summary.exit_code == 0
+
+    def staged() -> tuple[list[tuple], list[tuple]]:
+        con = db.connect_readonly(path)
+        try:
+            offers = db.run(
+                con,
+                """SELECT zone, price_usd_per_hour, effective_at, load_id, fetched_at
+                   FROM stg_aws__offers WHERE pricing_model = 'spot' ORDER BY zone""",
+            )
+        finally:
+            con.close()
+        return stored_points(path), offers
+
+    refresh(night1)
+    refresh(night2)
+    assert read == [1, 1]  # the second refresh parsed its one new page, not the history
+    points, offers = staged()
+    assert len(points) == 6  # the repeated points are staged once, from the first night
+    assert [o[1] for o in offers] == [9.8, 11.0]  # the newest point of each zone
+
+    # a parser change (another code digest): the whole history is parsed again, to the
+    # very same staged points and offers (load ids included)
+    monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser fix")
+    refresh(night2)
+    assert read == [1, 1, 2]
+    assert staged() == (points, offers)
+
+    # and a warehouse that parsed both nights whole agrees
+    monkeypatch.undo()
+    full = tmp_path / "full.duckdb"
+    for snap in (night1, night2):
+        monkeypatch.setattr(pipeline, "code_digest", lambda name, s=snap: str(s))
+        pipeline.load_and_publish(
+            full, {"aws": pipeline.fetch_pages("aws", snap, FetchContext())}, source=str(snap)
+        )
+    night_of = {load: n for n, load in enumerate(sorted({p[3] for p in points}))}
+    full_points = stored_points(full)
+    full_night = {load: n for n, load in enumerate(sorted({p[3] for p in full_points}))}
+    assert set(night_of.values()) == {0, 1}
+    assert [(*p[:3], night_of[p[3]]) for p in points] == [
+        (*p[:3], full_night[p[3]]) for p in full_points
+    ]
+
+
+def test_a_page_first_landed_by_a_failed_load_is_parsed_when_a_good_load_lists_it(tmp_path):
+    path = tmp_path / "w.duckdb"
+    night1 = write_spot_snapshot(tmp_path / "night1", FIRST)
+    night2 = write_spot_snapshot(
+        tmp_path / "night2",
+        [("us-east-1a", "9.800000", at(11)), ("us-east-1b", "11.000000", at(12.25))],
+    )
+    (west,) = pipeline.fetch_pages(
+        "aws", write_spot_snapshot(tmp_path / "west", [("us-west-2a", "5.000000", at(3))]),
+        FetchContext(),
+    )
+    west = dataclasses.replace(west, request={**west.request, "region": "us-west-2"}, _sha=[])
+
+    def refresh(pages: list) -> None:
+        pipeline.load_and_publish(path, {"aws": pages}, source="test")
+
+    refresh(pipeline.fetch_pages("aws", night1, FetchContext()))
+    # us-east-1's walk lands its page, then fails; us-west-2's succeeds, so AWS is re-staged
+    # without the failed load's page
+    failure = FetchFailure(
+        "aws", "spot_price_history", "us-east-1", UnexpectedResponse("aws", "x", "HTTP 503")
+    )
+    refresh([*pipeline.fetch_pages("aws", night2, FetchContext()), failure, west])
+    assert len(stored_points(path)) == 5
+    # the next walk brings the very same page: stored already, parsed never
+    refresh(pipeline.fetch_pages("aws", night2, FetchContext()))
+    assert {(z, o) for z, _, o, _ in stored_points(path)} >= {
+        ("us-east-1a", at(11)),
+        ("us-east-1b", at(12.25)),
+    }
+    assert len(stored_points(path)) == 7

@@ -162,6 +162,7 @@ def test_a_bad_row_in_the_real_warehouse_fires_the_declared_test(warehouse):
         """UPDATE int_offers_historized SET pricing_model = 'reserved_5y'
            WHERE rowid = (SELECT min(rowid) FROM int_offers_historized WHERE valid_to IS NULL)"""
     )
+    sql_runner.materialise(warehouse)  # as a refresh does before its assertions
     failures = {r.name for r in sql_runner.run_assertions(warehouse) if r.failures}
     assert {
         "accepted_values_mart_gpu_offers_current_pricing_model",

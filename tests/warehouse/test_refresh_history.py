@@ -15,7 +15,7 @@ from connectors import _snapshot
 from connectors._page import FetchFailure, Page
 from connectors.errors import SourceUnavailable
 from flows import pipeline
-from warehouse import db
+from warehouse import db, sql_runner
 from warehouse.rawstore import RawStore
 
 MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", "fct_spot_prices"]
@@ -338,6 +338,7 @@ def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(tmp_path
                           0.01 AS price_usd_per_gpu_hour, false AS host_included)
         FROM int_offers_historized
         WHERE instance_type = 'Standard_ND96asr_v4' AND region = 'eastus' AND pricing_model = 'on_demand'""")
+    sql_runner.materialise(con)  # the marts a refresh stores, rebuilt from that history
     con.close()
     cheapest = snapshot_of(path, "mart_cheapest_gpu_hour").filter(
         (pl.col("gpu_name") == "A100")
