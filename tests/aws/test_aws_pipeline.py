@@ -18,7 +18,7 @@ from connectors._http import RetryPolicy
 from connectors._page import FetchContext
 from connectors.aws import fetch
 from flows import pipeline
-from flows.cli import app
+from gpu_pricing.cli import app
 from warehouse import db
 
 FAST = RetryPolicy(attempts=2, backoff_s=0.001, max_backoff_s=0.001)

@@ -7,7 +7,7 @@ and a token). One local server answers every provider the way misbehaving APIs d
 API key header, the full URL with its query) in the body and in the headers; Azure's
 answer carries a SAS-signed URL (`sig=`), and the two keyless providers (Vast.ai, OCI)
 answer with every credential of the test in their error body. Then the real commands run, each in its own
-process started through `flows.cli.main` (as the `gpu-pricing` script does), with every
+process started through `gpu_pricing.cli.main` (as the `gpu-pricing` script does), with every
 connector pointed at the local server: `snapshot record` (text and --json), `refresh`
 (text and --json, against a Prefect server started for the test, so flow and task logs,
 states and artifacts land in a test-scoped Prefect database), the refresh flow called
@@ -143,7 +143,7 @@ LAUNCHER = textwrap.dedent(
 
         refresh(**json.loads(sys.argv[2]))
     else:
-        from flows.cli import main
+        from gpu_pricing.cli import main
 
         sys.argv = ["gpu-pricing", *sys.argv[1:]]
         main()

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 import gpu_pricing
 from flows import config, report
-from flows.cli import app
+from gpu_pricing.cli import app
 
 
 def test_the_plan_section_charts_the_frontier_of_the_configured_workload(con_demo, demo_warehouse):

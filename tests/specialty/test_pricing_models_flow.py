@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows import report
-from flows.cli import app
+from gpu_pricing.cli import app
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
 
