@@ -141,7 +141,7 @@ def rates(
     whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
-        from gpu_pricing import names
+        from flows import names
 
         choice = names.gpu_and_memory(gpu, memory) if gpu else None
         model = names.pricing_model(pricing) if pricing else None
@@ -229,7 +229,7 @@ def history(
     def body() -> None:
         from datetime import date
 
-        from gpu_pricing import names
+        from flows import names
 
         try:
             since_d = date.fromisoformat(since) if since else None

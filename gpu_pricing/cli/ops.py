@@ -89,8 +89,8 @@ def report(
     """Write a self-contained HTML report with charts (opens without network)."""
 
     def body() -> None:
-        from flows import report as report_mod
         from flows.config import load
+        from gpu_pricing import report as report_mod
 
         cfg = load(config)
         con = open_readonly(cfg.warehouse_path(warehouse))

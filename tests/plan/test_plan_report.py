@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 import gpu_pricing
-from flows import config, report
+from flows import config
+from gpu_pricing import report
 from gpu_pricing.cli import app
 
 
