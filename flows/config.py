@@ -29,7 +29,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from connectors import registry
 from connectors._redact import masked_value, register_env
 from connectors.errors import InvalidInput
-from gpu_pricing import names
+from flows import names
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
 
@@ -300,7 +300,7 @@ class _Parser:
         )
 
     def named(self, key: str, read, value: str):
-        """A name read by gpu_pricing.names; a miss is this file's one-line error."""
+        """A name read by flows.names; a miss is this file's one-line error."""
         try:
             return read(value)
         except names.UnknownName as exc:
@@ -318,7 +318,7 @@ class _Parser:
 
     def gpu(self, key: str, entry: dict) -> tuple[str, float | None]:
         raw = self.string(f"{key}.gpu", entry.get("gpu"))
-        # any case, memory may ride along: "h100", "A100-80GB" (gpu_pricing.names)
+        # any case, memory may ride along: "h100", "A100-80GB" (flows.names)
         choice = self.named(f"{key}.gpu", names.gpu, raw)
         gpu = choice.name
         memory = entry.get("memory_gib", choice.memory_gib)

@@ -14,7 +14,7 @@ in `_loads` and the others go on. A flow run leaves a table artifact and a markd
 summary (with the cheapest offers and the alert outcome). After publishing, the budgets
 and rate rules of gpu-pricing.toml are checked (flows.alerts); an alert failure is logged
 and never fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step
-publishes the warehouse there as Iceberg tables (gpu_pricing.publish); a publish failure is
+publishes the warehouse there as Iceberg tables (flows.publish); a publish failure is
 logged, shown in the summary and retried at the next run (publishing is idempotent), and
 never undoes the refresh.
 """
@@ -37,7 +37,7 @@ from prefect.utilities.math import clamped_poisson_interval
 from connectors._page import FetchContext, FetchFailure
 from connectors._redact import install_logging, redact, redact_doc
 from connectors.errors import InvalidInput, PricingError, SourceUnavailable
-from flows import alerts, pipeline, progress, report
+from flows import alerts, artifacts, pipeline, progress
 from flows.config import Config
 from flows.config import load as load_config
 
@@ -149,7 +149,7 @@ def check_alerts(path: Path, cfg: Config) -> alerts.CheckResult:
 
 
 def publish_step(path: Path, cfg: Config) -> dict:
-    from gpu_pricing import publish as pub
+    from flows import publish as pub
 
     result = pub.publish(
         path,
@@ -275,7 +275,7 @@ def _refresh(
             markdown=redact(
                 summary_markdown(summary)
                 + "\n\n"
-                + report.refresh_markdown(path, checked)
+                + artifacts.refresh_markdown(path, checked)
                 + (f"\n\n{published}" if published else "")
             ),
         )

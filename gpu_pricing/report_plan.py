@@ -11,6 +11,8 @@ import polars as pl
 
 from gpu_pricing import api
 from gpu_pricing.plan import NoFeasiblePlan, amount_label
+from gpu_pricing.report_section import Section
+from gpu_pricing.report_section import chart as _chart
 
 COLORS = {
     "on_demand": "#1f77b4",
@@ -34,7 +36,6 @@ TABLE_COLUMNS = [
 
 def plan_section(con, gpu: str, workload: Any = None) -> Any:
     from flows.config import PlanWorkload
-    from flows.report import Section, _chart
 
     w = workload or PlanWorkload()
     limits = [

@@ -57,3 +57,38 @@ def test_nothing_but_flows_imports_flows():
         if name.split(".")[0] == "flows"
     ]
     assert offenders == []
+
+
+def test_flows_never_import_the_app_layer():
+    """gpu_pricing (the command line, the report, the planner) builds on flows, never the
+    reverse: no import of gpu_pricing anywhere under flows/, even a lazy one."""
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in (ROOT / "flows").rglob("*.py")
+        for name in imports(path)
+        if name.split(".")[0] == "gpu_pricing"
+    ]
+    assert offenders == []
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["gpu_pricing.cli", "gpu_pricing.cli.core", "gpu_pricing.cli.costs", "gpu_pricing.cli.plan",
+     "gpu_pricing.cli.ops", "gpu_pricing.cli.publish", "gpu_pricing.report", "flows.refresh"],
+)
+def test_each_module_imports_first_in_a_fresh_process(module):
+    """No import cycle hides behind an import order: each module imports on its own."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_command_line_runs_as_a_module():
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "gpu_pricing.cli", "--help"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "refresh" in done.stdout and "estimate" in done.stdout

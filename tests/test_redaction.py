@@ -150,7 +150,7 @@ def test_log_records_are_redacted_by_every_handler(monkeypatch, logging_restored
 
 
 def test_cli_output_helpers_redact(monkeypatch, capsys):
-    from flows._output import emit_json, err
+    from gpu_pricing.cli._output import emit_json, err
 
     monkeypatch.setenv("RUNPOD_API_KEY", "runpod_output_value_5")
     emit_json({"failures": ["HTTP 401: Unauthorized: api key runpod_output_value_5"]})

@@ -281,7 +281,7 @@ def test_ultraserver_and_dedicated_offerings_are_excluded_and_bad_fees_rejected(
 def test_demo_capacity_blocks_reach_the_marts_and_rates(demo_warehouse):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from gpu_pricing.cli import app
     from warehouse import db
 
     con = db.connect_readonly(demo_warehouse)

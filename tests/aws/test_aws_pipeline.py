@@ -21,7 +21,7 @@ from connectors._page import FetchContext, FetchFailure
 from connectors.aws import fetch
 from connectors.errors import UnexpectedResponse
 from flows import pipeline
-from flows.cli import app
+from gpu_pricing.cli import app
 from warehouse import db
 
 FAST = RetryPolicy(attempts=2, backoff_s=0.001, max_backoff_s=0.001)

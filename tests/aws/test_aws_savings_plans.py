@@ -138,7 +138,7 @@ def test_a_rate_that_is_not_a_positive_price_is_rejected():
 def test_demo_savings_plans_reach_rates(demo_warehouse):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from gpu_pricing.cli import app
 
     for model in ("savings_plan_1y", "savings_plan_3y"):
         result = CliRunner().invoke(

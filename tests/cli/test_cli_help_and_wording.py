@@ -8,7 +8,7 @@ import json
 import typer.main
 from typer.testing import CliRunner
 
-from flows.cli import app
+from gpu_pricing.cli import app
 
 runner = CliRunner()
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from connectors._page import FetchContext
 from connectors.errors import SourceUnavailable, UnexpectedResponse
 from flows import refresh as refresh_mod
-from flows.cli import app
+from gpu_pricing.cli import app
 
 BIN = Path(sys.executable).parent
 

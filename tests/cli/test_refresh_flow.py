@@ -7,7 +7,7 @@ import json
 
 from typer.testing import CliRunner
 
-from flows.cli import app
+from gpu_pricing.cli import app
 
 
 def test_refresh_command_runs_the_flow_on_the_demo_snapshot(prefect_harness, tmp_path):

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
+from gpu_pricing.cli import app
 from models import breakeven, inference, training
 from warehouse import db
 

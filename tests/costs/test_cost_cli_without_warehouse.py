@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
+from gpu_pricing.cli import app
 
 runner = CliRunner()
 

@@ -88,7 +88,7 @@ def test_demo_flex_offers_reach_the_marts_and_rates(demo_warehouse):
 
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from gpu_pricing.cli import app
     from warehouse import db
 
     con = db.connect_readonly(demo_warehouse)

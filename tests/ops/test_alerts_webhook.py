@@ -229,7 +229,7 @@ def test_the_alerts_check_command_prints_one_json_document_and_exits_1_on_a_fail
 ):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from gpu_pricing.cli import app
 
     monkeypatch.setenv("HOOK_URL", f"json://127.0.0.1:{httpserver.port}/hook")
     httpserver.expect_oneshot_request("/hook").respond_with_response(Response("down", 500))
@@ -258,7 +258,7 @@ def test_the_alerts_check_command_prints_one_json_document_and_exits_1_on_a_fail
 def test_a_failed_delivery_is_said_once(demo_copy, httpserver, monkeypatch, tmp_path):
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from gpu_pricing.cli import app
 
     monkeypatch.setenv("HOOK_URL", f"json://127.0.0.1:{httpserver.port}/hook")
     httpserver.expect_request("/hook").respond_with_response(Response("down", 500))

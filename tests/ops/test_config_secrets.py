@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
+from gpu_pricing.cli import app
 
 HOOK = "json://whuser:CfgHookPass01@127.0.0.1:8080/hooks/CfgHookToken01?token=CfgQueryTok01"
 SAS = "https://prices.example.com/api/retail/prices?sv=2024-05-04&sig=CfgSasSig0123456789"

@@ -13,7 +13,7 @@ token that the API then echoes with the client secret; Crusoe's signed `Authoriz
 (access key and request signature) is echoed; Vultr and CloudRift (keyless) echo every
 secret; a local gRPC server fails every Nebius call UNAUTHENTICATED with the IAM token in
 its status details and trailing metadata. Then the real commands run, each in its own
-process started through `flows.cli.main` (as the `gpu-pricing` script does), with every
+process started through `gpu_pricing.cli.main` (as the `gpu-pricing` script does), with every
 connector pointed at the local server: `snapshot record` (text and --json), `refresh`
 (text and --json, against a Prefect server started for the test, so flow and task logs,
 states and artifacts land in a test-scoped Prefect database), the refresh flow called
@@ -232,7 +232,7 @@ LAUNCHER = textwrap.dedent(
 
         refresh(**json.loads(sys.argv[2]))
     else:
-        from flows.cli import main
+        from gpu_pricing.cli import main
 
         sys.argv = ["gpu-pricing", *sys.argv[1:]]
         main()

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows import config
-from flows.cli import app
+from gpu_pricing.cli import app
 from warehouse import db
 
 REPO = Path(__file__).resolve().parents[2]

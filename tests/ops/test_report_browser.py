@@ -22,8 +22,9 @@ from typer.testing import CliRunner
 from connectors import registry
 from connectors._page import FetchContext
 from connectors._snapshot import DEMO_DIR
-from flows import alerts, config, pipeline, report
-from flows.cli import app
+from flows import alerts, config, pipeline
+from gpu_pricing import report
+from gpu_pricing.cli import app
 from warehouse import db
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")

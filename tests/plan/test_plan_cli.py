@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import gpu_pricing
-from flows.cli import app
+from gpu_pricing.cli import app
 
 runner = CliRunner()
 PLAN_KEYS = {

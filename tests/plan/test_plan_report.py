@@ -8,8 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 import gpu_pricing
-from flows import config, report
-from flows.cli import app
+from flows import config
+from gpu_pricing import report
+from gpu_pricing.cli import app
 
 
 def test_the_plan_section_charts_the_frontier_of_the_configured_workload(con_demo, demo_warehouse):

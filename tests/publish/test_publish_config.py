@@ -10,7 +10,7 @@ import pytest
 
 from connectors.errors import InvalidInput
 from flows import config
-from gpu_pricing import publish as pub
+from flows import publish as pub
 
 
 def parse(text: str, tmp_path: Path) -> config.Config:

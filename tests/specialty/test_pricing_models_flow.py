@@ -9,8 +9,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from flows import report
-from flows.cli import app
+from gpu_pricing import report
+from gpu_pricing.cli import app
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
 

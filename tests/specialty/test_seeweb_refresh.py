@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from connectors import _snapshot
 from flows import pipeline
-from flows.cli import app
+from gpu_pricing.cli import app
 
 
 def test_seeweb_demo_refreshes_and_shows_usd_rates(tmp_path):

@@ -14,7 +14,7 @@ from connectors import _snapshot
 from connectors._page import FetchFailure, Page
 from connectors.errors import UnexpectedResponse
 from flows import pipeline
-from flows.cli import app
+from gpu_pricing.cli import app
 from warehouse import db
 
 PROVIDERS = ("azure", "lambdalabs", "runpod", "vastai", "oci", "sheets")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from flows.cli import app
+from gpu_pricing.cli import app
 
 runner = CliRunner()
 

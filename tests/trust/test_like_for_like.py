@@ -11,7 +11,7 @@ import shutil
 import duckdb
 import pytest
 
-from flows import report
+from gpu_pricing import report
 from models import memory_fit
 from tests.trust._cli import cli, cli_json
 

@@ -9,8 +9,7 @@ from datetime import datetime
 import duckdb
 import pytest
 
-from flows import alerts, config
-from gpu_pricing import names
+from flows import alerts, config, names
 from tests.trust._cli import cli, cli_json
 
 TRAIN = ["estimate", "train", "--tokens", "2e12", "--gpu", "H100", "--rate", "2"]

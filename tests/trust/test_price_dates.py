@@ -7,7 +7,8 @@ from datetime import datetime, timedelta
 
 import duckdb
 
-from flows import alerts, config, report
+from flows import alerts, config
+from gpu_pricing import report
 from tests.trust._cli import cli
 
 TRAIN = ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import duckdb
 
-from flows import alerts, config, report
+from flows import alerts, config
+from gpu_pricing import report
 from tests.trust._cli import cli, cli_json
 
 TRAIN = ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"]

@@ -1,150 +1,31 @@
-"""`gpu-pricing`: the command line.
-
-Exit codes: 0 ok, 1 partial (some sources failed, others landed), 2 usage or input
-error, 3 nothing landed. With --json, stdout carries exactly one JSON document.
-"""
+"""The core commands: `refresh`, `rates`, `history` (on `app`) and `snapshot record|export`
+(on `snapshot_app`)."""
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import Annotated
 
-import duckdb
 import typer
 
 from connectors import registry
-from connectors._redact import RedactingStream, install_logging
-from connectors.errors import InvalidInput, PricingError
-from flows._output import emit_json, err, table
-from warehouse import db
-from warehouse.errors import AssertionsFailed, WarehouseError
-
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    help=__doc__,
-    pretty_exceptions_show_locals=False,  # locals hold API keys and webhook URLs
+from connectors.errors import InvalidInput
+from gpu_pricing.cli._common import (
+    JsonOpt,
+    WarehouseOpt,
+    open_readonly,
+    parse_providers,
+    providers_in,
+    run,
+    warehouse_path,
 )
+from gpu_pricing.cli._output import emit_json, err, table
+from warehouse import db
+
+app = typer.Typer()
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
-app.add_typer(snapshot_app, name="snapshot")
-
-WarehouseOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--warehouse",
-        help="DuckDB file (default: $GPU_PRICING_WAREHOUSE, else warehouse/gpu_pricing.duckdb)",
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
-
-
-def warehouse_path(path: Path | None) -> Path:
-    """--warehouse, else $GPU_PRICING_WAREHOUSE, else gpu-pricing.toml's `warehouse`, else
-    warehouse/gpu_pricing.duckdb under the working directory."""
-    if path is not None:
-        return path
-    from flows.config import load
-
-    return load().warehouse_path()
-
-
-def parse_providers(value: str | None) -> list[str] | None:
-    if not value:
-        return None
-    names = [p.strip() for p in value.split(",") if p.strip()]
-    for name in names:
-        registry.get(name)  # raises InvalidInput naming the value
-    return names
-
-
-DEBUG = False  # --debug: tracebacks with the error lines
-
-
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("gpu-pricing")
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        print(f"gpu-pricing {_version()}")
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _global(
-    debug: Annotated[
-        bool, typer.Option("--debug", help="Show the traceback of an error, and Prefect's logs.")
-    ] = False,
-    show_version: Annotated[
-        bool,
-        typer.Option(
-            "--version", help="Print the version and exit.", is_eager=True, callback=_print_version
-        ),
-    ] = False,
-) -> None:
-    global DEBUG
-    DEBUG = debug
-    if debug:
-        os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
-        logging.getLogger().setLevel(logging.INFO)
-
-
-def _fail(message: str, code: int) -> typer.Exit:
-    if DEBUG:
-        traceback.print_exc()
-    err(message)
-    return typer.Exit(code)
-
-
-def run(fn, *args, **kwargs):
-    """Call a command body, mapping errors to the contract's exit codes with one line on
-    stderr (and the traceback with --debug)."""
-    try:
-        return fn(*args, **kwargs)
-    except (InvalidInput, ValueError) as exc:
-        raise _fail(str(exc), 2) from None
-    except AssertionsFailed as exc:  # the refresh published nothing
-        raise _fail(str(exc), 3) from None
-    except WarehouseError as exc:
-        raise _fail(str(exc), 2) from None
-    except duckdb.CatalogException as exc:
-        first = str(exc).splitlines()[0]
-        raise _fail(
-            f"the warehouse lacks a relation this command reads ({first}): "
-            "run `gpu-pricing refresh` first",
-            2,
-        ) from None
-    except PricingError as exc:
-        raise _fail(str(exc), 3) from None
-    except (typer.Exit, typer.Abort, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # a bug, not the user's doing: one line, details with --debug
-        first = (str(exc).splitlines() or [""])[0]
-        raise _fail(
-            f"unexpected {type(exc).__name__}: {first} (rerun with --debug for the traceback)",
-            1,
-        ) from None
-
-
-def _providers_in(con) -> list[str]:
-    """The providers a warehouse holds prices for (a sheet may add one)."""
-    try:
-        return [r[0] for r in db.run(con, "SELECT DISTINCT provider FROM fct_gpu_prices")]
-    except duckdb.Error:
-        return []
-
-
-def open_readonly(path: Path):
-    try:
-        return db.connect_readonly(path)
-    except WarehouseError as exc:
-        raise InvalidInput(str(exc)) from None
 
 
 CHEAPEST_SQL = """
@@ -260,13 +141,13 @@ def rates(
     whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
-        from gpu_pricing import names
+        from flows import names
 
         choice = names.gpu_and_memory(gpu, memory) if gpu else None
         model = names.pricing_model(pricing) if pricing else None
         con = open_readonly(warehouse_path(warehouse))
         try:
-            name = names.provider(provider, extra=_providers_in(con)) if provider else None
+            name = names.provider(provider, extra=providers_in(con)) if provider else None
             df = db.query(
                 con,
                 """
@@ -348,7 +229,7 @@ def history(
     def body() -> None:
         from datetime import date
 
-        from gpu_pricing import names
+        from flows import names
 
         try:
             since_d = date.fromisoformat(since) if since else None
@@ -362,7 +243,7 @@ def history(
                 "gpu": choice.name,
                 "memory": choice.memory_gib,
                 "pricing": model,
-                "provider": names.provider(provider, extra=_providers_in(con))
+                "provider": names.provider(provider, extra=providers_in(con))
                 if provider
                 else None,
                 "since": since_d,
@@ -487,44 +368,3 @@ def snapshot_export(
                 print(f"{key}: {n} page(s)")
 
     run(body)
-
-
-# Cost commands live in flows/cli_costs.py, which imports the helpers above.
-from flows.cli_costs import breakeven_app, estimate_app  # noqa: E402
-
-app.add_typer(estimate_app, name="estimate")
-app.add_typer(breakeven_app, name="breakeven")
-
-# plan train|serve live in gpu_pricing/cli_plan.py (a thin layer over gpu_pricing.api)
-from gpu_pricing.cli_plan import plan_app  # noqa: E402
-
-app.add_typer(plan_app, name="plan")
-
-
-# alerts check, report and serve live in flows/cli_ops.py
-from flows.cli_ops import register as _register_ops  # noqa: E402
-
-_register_ops(app)
-
-# publish lives in flows/cli_publish.py
-from flows.cli_publish import register as _register_publish  # noqa: E402
-
-_register_publish(app)
-
-
-def main() -> None:
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
-    # run logs at INFO reach the Prefect API (a served run's log); how much of them the
-    # console shows is up to each command (refresh: none, serve: INFO, --debug: INFO)
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
-    # no usage telemetry from a nightly job; it also races the ephemeral server's SQLite
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    # every byte this process prints, and every log record it makes, is redacted
-    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    install_logging()
-    app()
-
-
-if __name__ == "__main__":
-    main()

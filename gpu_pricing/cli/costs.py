@@ -1,4 +1,4 @@
-"""`gpu-pricing estimate train|infer` and `gpu-pricing breakeven onprem|spot` (CONTRACT §1).
+"""`gpu-pricing estimate train|infer` and `gpu-pricing breakeven onprem|spot`.
 
 The formulas are models/ (training, inference, breakeven); this module only finds their
 inputs and prints their results. Rates come from the warehouse when not given: the cheapest
@@ -8,7 +8,7 @@ Peak FLOPs and reference capex come from `dim_gpus`.
 
 Invalid inputs (MFU outside (0, 1], negative tokens, an unknown GPU, a preemption rate at
 which the run never finishes, ...) raise `InvalidInput` naming the flag: exit 2 through
-`flows.cli.run`. Registered on `flows.cli.app`; import `flows.cli`, not this module, first.
+`gpu_pricing.cli._common.run`. Added to the root app by `gpu_pricing.cli`.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import polars as pl
 import typer
 
 from connectors.errors import InvalidInput
-from flows._output import emit_json, table
-from flows.cli import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
+from flows import names
 from flows.config import gpu_specs
-from gpu_pricing import names
 from gpu_pricing.api import seed_gpu_specs
+from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
+from gpu_pricing.cli._output import emit_json, table
 from models import breakeven, inference, memory_fit, training
 from warehouse import db
 

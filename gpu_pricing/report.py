@@ -1,12 +1,12 @@
 """`gpu-pricing report`: one self-contained HTML file (plotly.js inlined once, no network
-needed to open it) built from the marts, plus the markdown summary each refresh leaves as
-a Prefect artifact.
+needed to open it) built from the marts. (The markdown summary each refresh leaves as a
+Prefect artifact is `flows.artifacts`.)
 
 Sections: cheapest per-GPU-hour by GPU and pricing model; price history of one GPU
 (every verified price period, historical sheet rows included); spot price bands (p5-p95) per
 region of that GPU; cost per 1M training tokens per GPU; buy-vs-rent break-even; the
 training plan frontier of the workload in gpu-pricing.toml's `[plan]`
-(gpu_pricing.report_plan); active alerts.
+(gpu_pricing.report_plan); active alerts. A section is a `gpu_pricing.report_section.Section`.
 Each section reads its relation on its own: a mart that is missing or empty makes that
 section say "no data" and the others go on.
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,10 @@ import polars as pl
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from connectors._page import utc_now
+from flows.artifacts import fmt as _fmt
 from gpu_pricing.report_plan import plan_section
+from gpu_pricing.report_section import Section
+from gpu_pricing.report_section import chart as _chart
 from models import breakeven, training
 from warehouse import db
 from warehouse.errors import WarehouseError
@@ -58,21 +60,6 @@ COLORS = {
 }
 
 
-@dataclass
-class Section:
-    key: str
-    title: str
-    intro: str
-    chart: str | None = None  # plotly <div> + <script>, no plotly.js
-    columns: list[str] | None = None
-    rows: list[dict[str, Any]] | None = None
-    note: str | None = None  # "no data" and why
-
-    @property
-    def has_data(self) -> bool:
-        return self.note is None
-
-
 def _q(con, sql: str, params: dict | None = None) -> pl.DataFrame:
     return db.query(con, sql, params)
 
@@ -87,22 +74,6 @@ def _exists(con, name: str) -> bool:
             [name],
         )[0][0]
         > 0
-    )
-
-
-def _chart(fig: go.Figure, key: str, height: int = 420) -> str:
-    fig.update_layout(
-        height=height,
-        margin={"l": 60, "r": 20, "t": 30, "b": 60},
-        template="plotly_white",
-        legend={"orientation": "h", "y": -0.2},
-    )
-    return fig.to_html(
-        full_html=False,
-        include_plotlyjs=False,
-        div_id=f"chart-{key}",
-        default_height=f"{height}px",
-        config={"displaylogo": False, "responsive": True},
     )
 
 
@@ -480,22 +451,6 @@ def build_sections(con, gpu: str, workload: Any = None) -> list[Section]:
     return out
 
 
-# columns shown as whole numbers when they are (80, not 80.0000)
-WHOLE_COLUMNS = {"gpu_memory_gib", "gpu_count", "providers", "points", "offers"}
-
-
-def _fmt(value: Any, column: str | None = None) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and column in WHOLE_COLUMNS and value.is_integer():
-        return str(int(value))
-    if isinstance(value, float):
-        return f"{value:,.4f}" if abs(value) < 100 else f"{value:,.0f}"
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M")
-    return str(value)
-
-
 def render(
     con, gpu: str = "H100", now: datetime | None = None, workload: Any = None
 ) -> tuple[str, dict[str, bool]]:
@@ -528,54 +483,3 @@ def render(
         plotly_js=plotly.offline.get_plotlyjs(),
     )
     return html, {s.key: s.has_data for s in sections}
-
-
-# -- the refresh's markdown artifact -----------------------------------------------------
-
-
-def _markdown_table(df: pl.DataFrame) -> str:
-    if df.is_empty():
-        return "(no rows)"
-    head = "| " + " | ".join(df.columns) + " |"
-    rule = "|" + "---|" * len(df.columns)
-    body = [
-        "| " + " | ".join(_fmt(v, c) for v, c in zip(row, df.columns, strict=True)) + " |"
-        for row in df.iter_rows()
-    ]
-    return "\n".join([head, rule, *body])
-
-
-def refresh_markdown(path: Path, checked: Any = None) -> str:
-    """The cheapest table and the alert outcome, for the refresh's markdown artifact."""
-    lines = ["## Cheapest per-GPU-hour offers now", ""]
-    try:
-        con = db.connect_readonly(Path(path))
-    except Exception as exc:
-        return "\n".join([*lines, f"(warehouse unavailable: {exc})"])
-    try:
-        lines.append(
-            _markdown_table(
-                _q(
-                    con,
-                    """SELECT gpu_name, gpu_memory_gib, pricing_model, price_usd_per_gpu_hour,
-                              provider, region, instance_type
-                       FROM mart_cheapest_gpu_hour
-                       ORDER BY gpu_name, gpu_memory_gib, pricing_model""",
-                )
-            )
-        )
-    except duckdb.Error as exc:
-        lines.append(f"(no data: {str(exc).splitlines()[0]})")
-    finally:
-        con.close()
-    lines += ["", "## Alerts", ""]
-    if checked is None:
-        lines.append("Alerts were not checked (see the run log).")
-    else:
-        active = [e for e in checked.evaluations if e.state == "ALARM"]
-        lines.append(
-            f"{len(checked.fired)} change(s) of state; {len(active)} rule(s) in ALARM; "
-            f"{len(checked.failed_deliveries)} failed delivery(ies)."
-        )
-        lines += [f"- **{t.state}** {t.message}" for t in checked.fired]
-    return "\n".join(lines)

@@ -3,7 +3,7 @@ rates. A thin layer over `gpu_pricing.api.plan_train` / `plan_serve` (the arithm
 `gpu_pricing.plan`): parse the flags, print the plans. Nothing meets the constraints: one
 line naming the closest miss and the cheapest plan's cost, exit 2.
 
-Registered on `flows.cli.app`; import `flows.cli`, not this module, first.
+Added to the root app by `gpu_pricing.cli`.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ import typer
 
 from connectors._page import utc_now
 from connectors.errors import InvalidInput
-from flows._output import emit_json, table
-from flows.cli import JsonOpt, WarehouseOpt, run
-from flows.cli_costs import checked
 from gpu_pricing import api
 from gpu_pricing import plan as planner
+from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
+from gpu_pricing.cli._output import emit_json, table
+from gpu_pricing.cli.costs import checked
 from gpu_pricing.plan import amount_label
 from models import scaling
 

@@ -1,0 +1,110 @@
+"""What every command shares: the --warehouse, --json and --config options, the warehouse
+path resolution, and `run()`, which maps errors to exit codes (0 ok, 1 partial, 2 usage or
+input error, 3 nothing landed) with one line on stderr, the traceback only with --debug."""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Annotated
+
+import duckdb
+import typer
+
+from connectors import registry
+from connectors.errors import InvalidInput, PricingError
+from gpu_pricing.cli._output import err
+from warehouse import db
+from warehouse.errors import AssertionsFailed, WarehouseError
+
+WarehouseOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--warehouse",
+        help="DuckDB file (default: $GPU_PRICING_WAREHOUSE, else warehouse/gpu_pricing.duckdb)",
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+
+
+def warehouse_path(path: Path | None) -> Path:
+    """--warehouse, else $GPU_PRICING_WAREHOUSE, else gpu-pricing.toml's `warehouse`, else
+    warehouse/gpu_pricing.duckdb under the working directory."""
+    if path is not None:
+        return path
+    from flows.config import load
+
+    return load().warehouse_path()
+
+
+def parse_providers(value: str | None) -> list[str] | None:
+    if not value:
+        return None
+    names = [p.strip() for p in value.split(",") if p.strip()]
+    for name in names:
+        registry.get(name)  # raises InvalidInput naming the value
+    return names
+
+
+DEBUG = False  # --debug: tracebacks with the error lines (set by the root callback)
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    if DEBUG:
+        traceback.print_exc()
+    err(message)
+    return typer.Exit(code)
+
+
+def run(fn, *args, **kwargs):
+    """Call a command body, mapping errors to the contract's exit codes with one line on
+    stderr (and the traceback with --debug)."""
+    try:
+        return fn(*args, **kwargs)
+    except (InvalidInput, ValueError) as exc:
+        raise _fail(str(exc), 2) from None
+    except AssertionsFailed as exc:  # the refresh published nothing
+        raise _fail(str(exc), 3) from None
+    except WarehouseError as exc:
+        raise _fail(str(exc), 2) from None
+    except duckdb.CatalogException as exc:
+        first = str(exc).splitlines()[0]
+        raise _fail(
+            f"the warehouse lacks a relation this command reads ({first}): "
+            "run `gpu-pricing refresh` first",
+            2,
+        ) from None
+    except PricingError as exc:
+        raise _fail(str(exc), 3) from None
+    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a bug, not the user's doing: one line, details with --debug
+        first = (str(exc).splitlines() or [""])[0]
+        raise _fail(
+            f"unexpected {type(exc).__name__}: {first} (rerun with --debug for the traceback)",
+            1,
+        ) from None
+
+
+def providers_in(con) -> list[str]:
+    """The providers a warehouse holds prices for (a sheet may add one)."""
+    try:
+        return [r[0] for r in db.run(con, "SELECT DISTINCT provider FROM fct_gpu_prices")]
+    except duckdb.Error:
+        return []
+
+
+def open_readonly(path: Path):
+    try:
+        return db.connect_readonly(path)
+    except WarehouseError as exc:
+        raise InvalidInput(str(exc)) from None
+
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="gpu-pricing.toml (default: $GPU_PRICING_CONFIG, else ./gpu-pricing.toml if present)",
+    ),
+]

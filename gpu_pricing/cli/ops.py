@@ -1,0 +1,155 @@
+"""Operations commands: `report` and `serve` (on `app`), `alerts check` (on `alerts_app`). Each reads gpu-pricing.toml
+(`--config`, else $GPU_PRICING_CONFIG, else ./gpu-pricing.toml, else defaults); a bad file is
+exit 2 before anything else happens.
+"""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from connectors.errors import InvalidInput
+from gpu_pricing.cli import _common
+from gpu_pricing.cli._common import ConfigOpt, JsonOpt, WarehouseOpt, open_readonly, run
+from gpu_pricing.cli._output import emit_json, err, table
+
+app = typer.Typer()
+alerts_app = typer.Typer(no_args_is_help=True, help="Budgets and rate rules.")
+
+
+@alerts_app.command("check")
+def alerts_check(
+    config: ConfigOpt = None,
+    warehouse: WarehouseOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Evaluate budgets and rate rules against current rates; notify on changes of state;
+    record them in alert_events. Exit 1 when a notification could not be delivered."""
+
+    def body() -> int:
+        import logging
+
+        import polars as pl
+
+        from flows import alerts
+        from flows.config import load
+
+        cfg = load(config)
+        # each failed delivery is said once, below (the library also logs it, for
+        # served runs); --debug keeps both
+        quiet = logging.getLogger(alerts.__name__)
+        if not _common.DEBUG:
+            quiet.setLevel(logging.ERROR)
+        try:
+            result = alerts.check(cfg.warehouse_path(warehouse), cfg)
+        finally:
+            quiet.setLevel(logging.NOTSET)
+        if json_out:
+            emit_json(result.to_dict())
+        else:
+            rows = pl.DataFrame(
+                [
+                    {
+                        "rule": e.rule,
+                        "state": e.state or "NO DATA",
+                        "value": e.value,
+                        "threshold": e.threshold,
+                    }
+                    for e in result.evaluations
+                ],
+                schema={
+                    "rule": pl.String,
+                    "state": pl.String,
+                    "value": pl.Float64,
+                    "threshold": pl.Float64,
+                },
+            )
+            print(table(rows, float_digits=2))
+            print(f"\n{len(result.fired)} change(s) of state")
+            for t in result.fired:
+                print(f"  {t.state}: {t.message}")
+            for d in result.deliveries:
+                if d.delivered:  # failures: one line each on stderr, below
+                    print(f"  -> {d.target}: delivered ({d.rule})")
+        for d in result.failed_deliveries:
+            err(f"alert {d.rule}: delivery to {d.target} failed: {d.error} (retried next run)")
+        return 1 if result.failed_deliveries else 0
+
+    raise typer.Exit(run(body))
+
+
+@app.command()
+def report(
+    out: Annotated[Path, typer.Option("--out", help="HTML file to write.")] = Path("report.html"),
+    gpu: Annotated[str, typer.Option(help="GPU for the price history and spot bands.")] = "H100",
+    config: ConfigOpt = None,
+    warehouse: WarehouseOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Write a self-contained HTML report with charts (opens without network)."""
+
+    def body() -> None:
+        from flows.config import load
+        from gpu_pricing import report as report_mod
+
+        cfg = load(config)
+        con = open_readonly(cfg.warehouse_path(warehouse))
+        try:
+            html, sections = report_mod.render(con, gpu=gpu.upper(), workload=cfg.plan)
+        finally:
+            con.close()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(html, encoding="utf-8")
+        if json_out:
+            emit_json({"report": str(out), "bytes": len(html.encode()), "sections": sections})
+        else:
+            empty = [name for name, has_data in sections.items() if not has_data]
+            print(f"wrote {out} ({len(html.encode()) / 1e6:.1f} MB)")
+            if empty:
+                print(f"no data for: {', '.join(empty)}")
+
+    run(body)
+
+
+@app.command()
+def serve(
+    config: ConfigOpt = None,
+    warehouse: WarehouseOpt = None,
+    snapshot: Annotated[
+        str | None,
+        typer.Option(help="Refresh from this snapshot instead of the live APIs ('demo')."),
+    ] = None,
+    name: Annotated[str, typer.Option(help="Deployment name.")] = "nightly",
+) -> None:
+    """Register the nightly refresh deployment and serve it until interrupted.
+
+    Cron and time zone come from the config's \\[schedule] table; one run at a time."""
+
+    def body() -> None:
+        from connectors import _snapshot
+        from flows.config import load
+
+        cfg = load(config)  # before Prefect is even imported
+        if snapshot is not None:
+            _snapshot.resolve(snapshot)
+        import os
+
+        # served runs: their logs (and those of our own modules) go to the Prefect API
+        # and to this console
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO")
+        os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "flows,connectors,warehouse")
+        os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
+        from flows.refresh import prefect_api_url, serve_nightly
+
+        if not prefect_api_url():
+            # without a server, Prefect's temporary one cannot hold a schedule: serve
+            # would idle forever ("Cannot schedule flows on an ephemeral server")
+            raise InvalidInput(
+                "serve needs a Prefect server to hold the schedule: start one with "
+                "`prefect server start`, then set PREFECT_API_URL=http://127.0.0.1:4200/api "
+                "(in the environment, or `prefect config set PREFECT_API_URL=...`)"
+            )
+
+        serve_nightly(cfg, name=name, warehouse=cfg.warehouse_path(warehouse), snapshot=snapshot)
+
+    run(body)
