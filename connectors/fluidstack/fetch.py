@@ -8,43 +8,26 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
+from connectors._checks import env_credential, require_list
 from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
 from connectors._page import FetchContext, FetchFailure, Page
-from connectors.errors import MissingCredentials, PricingError, UnexpectedResponse
+from connectors.errors import PricingError
 from connectors.fluidstack import settings as s
 
 _KEYS = ("gpu_type", "price_per_gpu_hr", "regions")
 
 
 def api_key_from_env() -> str:
-    key = os.environ.get(s.API_KEY_ENV, "").strip()
-    if not key:
-        raise MissingCredentials(
-            s.PROVIDER, s.ENDPOINT, f"no credentials ({s.API_KEY_ENV} is not set)"
-        )
-    return key
+    return env_credential(s.PROVIDER, s.ENDPOINT, s.API_KEY_ENV)
 
 
 def _check(body: Any) -> None:
-    if not isinstance(body, list):
-        raise UnexpectedResponse(
-            s.PROVIDER, s.ENDPOINT, "response is not a JSON array", excerpt=repr(body)
-        )
-    if body:
-        missing = [k for k in _KEYS if not isinstance(body[0], dict) or k not in body[0]]
-        if missing:
-            raise UnexpectedResponse(
-                s.PROVIDER,
-                s.ENDPOINT,
-                f"item lacks required field(s) {missing}",
-                excerpt=repr(body[0]),
-            )
+    require_list(s.PROVIDER, s.ENDPOINT, body, _KEYS, what="item")
 
 
 def fetch_configurations(

@@ -10,45 +10,26 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
+from connectors._checks import env_credential, require_list
 from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
 from connectors._page import FetchContext, FetchFailure, Page
-from connectors.errors import MissingCredentials, PricingError, UnexpectedResponse
+from connectors.errors import PricingError
 from connectors.hyperstack import settings as s
 
 _ITEM_KEYS = ("name", "value")
 
 
 def api_key_from_env() -> str:
-    key = os.environ.get(s.API_KEY_ENV, "").strip()
-    if not key:
-        raise MissingCredentials(
-            s.PROVIDER, s.ENDPOINT, f"no credentials ({s.API_KEY_ENV} is not set; the pricebook needs an API key)"
-        )
-    return key
+    return env_credential(s.PROVIDER, s.ENDPOINT, s.API_KEY_ENV, "the pricebook needs an API key")
 
 
 def _check(body: Any) -> None:
-    """Schema drift guard: a list whose first entry has a name and a value."""
-    if not isinstance(body, list):
-        raise UnexpectedResponse(
-            s.PROVIDER, s.ENDPOINT, "response is not a JSON array", excerpt=repr(body)
-        )
-    if body:
-        first = body[0]
-        missing = [k for k in _ITEM_KEYS if not isinstance(first, dict) or k not in first]
-        if missing:
-            raise UnexpectedResponse(
-                s.PROVIDER,
-                s.ENDPOINT,
-                f"pricebook entry lacks required field(s) {missing}",
-                excerpt=repr(first),
-            )
+    require_list(s.PROVIDER, s.ENDPOINT, body, _ITEM_KEYS, what="pricebook entry")
 
 
 def fetch_pricebook(

@@ -8,25 +8,19 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import httpx
 
-from connectors._checks import require_items
+from connectors._checks import env_credential, require_items
 from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
 from connectors._page import FetchContext, FetchFailure, Page
-from connectors.errors import MissingCredentials, PricingError
+from connectors.errors import PricingError
 from connectors.jarvislabs import settings as s
 
 
 def api_key_from_env() -> str:
-    key = next((v for n in s.API_KEY_ENV if (v := os.environ.get(n, "").strip())), "")
-    if not key:
-        raise MissingCredentials(
-            s.PROVIDER, s.ENDPOINT, f"no credentials ({s.API_KEY_ENV[0]} is not set)"
-        )
-    return key
+    return env_credential(s.PROVIDER, s.ENDPOINT, s.API_KEY_ENV)
 
 
 def fetch_server_meta(

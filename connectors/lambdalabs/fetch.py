@@ -10,25 +10,20 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
+from connectors._checks import env_credential
 from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
 from connectors._page import FetchContext, FetchFailure, Page
-from connectors.errors import MissingCredentials, PricingError, UnexpectedResponse
+from connectors.errors import PricingError, UnexpectedResponse
 from connectors.lambdalabs import settings as s
 
 
 def api_key_from_env() -> str:
-    key = os.environ.get(s.API_KEY_ENV, "").strip()
-    if not key:
-        raise MissingCredentials(
-            s.PROVIDER, s.ENDPOINT, f"{s.API_KEY_ENV} is not set: Lambda prices need an API key"
-        )
-    return key
+    return env_credential(s.PROVIDER, s.ENDPOINT, s.API_KEY_ENV, "Lambda prices need an API key")
 
 
 def _check(body: Any) -> None:

@@ -16,12 +16,11 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 
+from connectors._checks import env_credential
 from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.errors import (
-    MissingCredentials,
     PricingError,
     SourceUnavailable,
     UnexpectedResponse,
@@ -30,10 +29,7 @@ from connectors.nebius import settings as s
 
 
 def token_from_env() -> str:
-    token = os.environ.get(s.TOKEN_ENV, "").strip()
-    if not token:
-        raise MissingCredentials(s.PROVIDER, s.ENDPOINT, f"no credentials ({s.TOKEN_ENV} is not set)")
-    return token
+    return env_credential(s.PROVIDER, s.ENDPOINT, s.TOKEN_ENV)
 
 
 def make_sdk(token: str, address: str | None = None):

@@ -8,25 +8,19 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import httpx
 
-from connectors._checks import require_items
+from connectors._checks import env_credential, require_items
 from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
 from connectors._page import FetchContext, FetchFailure, Page
-from connectors.errors import MissingCredentials, PricingError
+from connectors.errors import PricingError
 from connectors.seeweb import settings as s
 
 
 def token_from_env() -> str:
-    token = next((v for n in s.TOKEN_ENV if (v := os.environ.get(n, "").strip())), "")
-    if not token:
-        raise MissingCredentials(
-            s.PROVIDER, s.ENDPOINT, f"no credentials ({s.TOKEN_ENV[0]} is not set)"
-        )
-    return token
+    return env_credential(s.PROVIDER, s.ENDPOINT, s.TOKEN_ENV)
 
 
 def fetch_plans(
