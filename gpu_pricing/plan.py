@@ -53,6 +53,7 @@ from typing import Any
 import polars as pl
 
 from models import breakeven, scaling, training
+from models.conventions import TRAINING_BYTES_PER_PARAM
 from models.costs import HOURS_PER_MONTH, SECONDS_PER_HOUR, TERA
 
 GIB = 2.0**30
@@ -61,7 +62,7 @@ TERM_HOURS = {"reserved_1y": breakeven.HOURS_PER_YEAR, "reserved_3y": 3 * breake
 # Providers whose offer is one specific machine on a marketplace, not an instance type one
 # can start many of (vast.ai bundles search: each result is a host with its GPUs).
 SINGLE_MACHINE_PROVIDERS = ("vastai",)
-DEFAULT_BYTES_PER_PARAM = 16.0
+DEFAULT_BYTES_PER_PARAM = TRAINING_BYTES_PER_PARAM  # 16 B/param, seed_conventions
 ROUNDING_SLACK = 1e-9
 DEFAULT_MAX_GPUS = 16384
 

@@ -13,18 +13,18 @@ Fuller form, from quantities rather than dollar amounts::
                                                    compute unless a cost is given)
     total_usd    = compute_usd + storage_usd + transfer_usd + failed_usd
 
-Conventions shared by every module in ``models``: a month is ``HOURS_PER_MONTH`` = 720
-hours (30 days, which gives the commonly quoted "about 10.4 months" for 7,500
-GPU-hours; AWS bills with 730), prices are USD, FLOPs are plain counts, peak throughput
+Conventions shared by every module in ``models``: a month is ``HOURS_PER_MONTH`` hours
+(720, 30 days; defined once in sql/seeds/seed_conventions.csv, see models/conventions.py),
+prices are USD, FLOPs are plain counts, peak throughput
 is given in TFLOPS (10^12 FLOP/s) per GPU.
 """
 
 from __future__ import annotations
 
 from models import _checks
+from models.conventions import HOURS_PER_MONTH
 
 SECONDS_PER_HOUR = 3600.0
-HOURS_PER_MONTH = 720.0
 TERA = 1e12
 
 

@@ -19,9 +19,10 @@ output, never a hidden default. Prompt and generated tokens both count in
 from __future__ import annotations
 
 from models import _checks
+from models.conventions import INFERENCE_FLOPS_PER_PARAM_PER_TOKEN
 from models.costs import SECONDS_PER_HOUR, TERA
 
-FLOPS_PER_PARAM_PER_TOKEN = 2.0
+FLOPS_PER_PARAM_PER_TOKEN = INFERENCE_FLOPS_PER_PARAM_PER_TOKEN  # 2, seed_conventions
 
 
 def inference_flops_per_token(params: float) -> float:

@@ -25,10 +25,12 @@ import math
 from typing import Any
 
 from models import _checks
+from models.conventions import (  # 16, 2 and 0.2: sql/seeds/seed_conventions.csv
+    SERVING_BYTES_PER_PARAM,
+    SERVING_HEADROOM,
+    TRAINING_BYTES_PER_PARAM,
+)
 
-TRAINING_BYTES_PER_PARAM = 16.0
-SERVING_BYTES_PER_PARAM = 2.0
-SERVING_HEADROOM = 0.2
 GIB = 2.0**30
 
 RULES = {

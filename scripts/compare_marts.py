@@ -37,7 +37,7 @@ RUN_COLUMNS = {
     "last_attempt_at", "fresh_as_of",
 }
 # alert values measured at run time (a source's age in hours, and the message quoting it)
-RUN_COLUMNS_OF = {"alert_events": {"value", "message"}, "alert_rule_states": {"value"}}
+RUN_COLUMNS_OF = {"alert_events": {"value", "message"}, "alert_rule_states": {"value", "message"}}
 # doubles are compared at 1e-9 (the warehouse's money precision): a parallel aggregate such
 # as stddev may differ in its last bits between two runs over the same rows
 DECIMALS = 9

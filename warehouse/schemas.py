@@ -255,6 +255,16 @@ SEED_DDL = {
   as_of DATE NOT NULL,
   source VARCHAR NOT NULL
 )""",
+    # The constants the cost formulas share (hours per month, FLOPs and bytes per
+    # parameter), one row; models/conventions.py reads the same CSV.
+    "seed_conventions": """CREATE TABLE IF NOT EXISTS seed_conventions (
+  hours_per_month DOUBLE NOT NULL,
+  training_flops_per_param_per_token DOUBLE NOT NULL,
+  inference_flops_per_param_per_token DOUBLE NOT NULL,
+  training_bytes_per_param DOUBLE NOT NULL,
+  serving_bytes_per_param DOUBLE NOT NULL,
+  serving_headroom DOUBLE NOT NULL
+)""",
     # Form factors of one name and memory that differ in specs (H100 80 GB PCIe vs the SXM
     # part of seed_gpu_specs): one row per extra variant; `base_variant` names the variant
     # the seed_gpu_specs row describes.

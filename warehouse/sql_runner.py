@@ -5,8 +5,10 @@
 - `sql/intermediate/*.sql`, `sql/marts/*.sql`, `sql/alerts/*.sql`: one SELECT per file; the
   view is named after the file. Dependencies are read from the SQL text (names of other
   views), and views are created in topological order.
-- `sql/macros/*.sql`: complete `CREATE OR REPLACE MACRO ... AS TABLE ...` statements, run
-  after the views.
+- `sql/macros/*.sql`: complete `CREATE OR REPLACE MACRO ... AS TABLE ...` statements, one
+  per file, the macro named after the file. Macros and views are built in one dependency
+  order: a mart that is its table macro at the defaults (`select * from macro()`) is built
+  after the macro, and the macro after the views it reads.
 - `sql/tests/assert_*.sql`: each returns zero rows when healthy.
 - `sql/**/*.yml` (dbt's schema-file format, version 2): per relation (`models`, `seeds`,
   `sources[].tables`) a description, column descriptions and data tests. Descriptions are
@@ -53,6 +55,10 @@ def view_files(sql_dir: Path = SQL_DIR) -> dict[str, Path]:
 
 def _strip_comments(sql: str) -> str:
     return re.sub(r"--[^\n]*", "", sql)
+
+
+def macro_files(sql_dir: Path = SQL_DIR) -> dict[str, Path]:
+    return {path.stem: path for path in sorted((sql_dir / "macros").glob("*.sql"))}
 
 
 def build_order(files: dict[str, Path]) -> list[str]:
@@ -104,12 +110,23 @@ def build_unioned(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[str]:
+    """Create every view and table macro, in dependency order; returns the views' order."""
     files = view_files(sql_dir)
-    order = build_order(files)
+    macros = macro_files(sql_dir)
+    clash = files.keys() & macros.keys()
+    if clash:
+        raise WarehouseError(f"a view and a macro share a name: {', '.join(sorted(clash))}")
+    order = build_order(files | macros)
     build_unioned(con)
     kinds = _kinds(con)
     tables = materialized(sql_dir)
     for name in order:
+        if name in macros:
+            try:
+                run(con, macros[name].read_text())
+            except duckdb.Error as exc:
+                raise WarehouseError(f"macro file {macros[name]} failed: {exc}") from exc
+            continue
         body = files[name].read_text().strip().rstrip(";")
         try:
             if name in tables and kinds.get(name) == "TABLE":  # materialised earlier
@@ -117,19 +134,15 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
             run(con, f"CREATE OR REPLACE VIEW {name} AS\n{body}")
         except duckdb.Error as exc:
             raise WarehouseError(f"view {name} ({files[name]}) failed to build: {exc}") from exc
-    for path in sorted((sql_dir / "macros").glob("*.sql")):
-        try:
-            run(con, path.read_text())
-        except duckdb.Error as exc:
-            raise WarehouseError(f"macro file {path} failed: {exc}") from exc
     apply_comments(con, sql_dir)
-    return order
+    return [name for name in order if name in files]
 
 
 def materialized(sql_dir: Path = SQL_DIR) -> list[str]:
     """The models declared `config: {materialized: table}`, in build order."""
     declared = {r.name for r in relations(sql_dir).values() if r.materialized}
-    return [name for name in build_order(view_files(sql_dir)) if name in declared]
+    order = build_order(view_files(sql_dir) | macro_files(sql_dir))
+    return [name for name in order if name in declared]
 
 
 def materialise(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[str]:

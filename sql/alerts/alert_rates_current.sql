@@ -3,22 +3,20 @@
 -- the rows it matches (GPU, memory, pricing model, providers) and takes the cheapest.
 -- Only usable offers (int_offers_usable): an illustrative price never trips a rule or a
 -- budget, and a GPU-only price (host billed apart) is not a rate anyone pays.
-with priced as (
-    select * from int_offers_usable
-),
-
-ranked as (
+-- Within a provider and region, ordering by price_rank is the one cheapest-first rule
+-- (int_offers_ranked).
+with ranked as (
     select
         *,
         row_number() over (
             partition by gpu_name, gpu_memory_gib, pricing_model, provider, region
-            order by price_usd_per_gpu_hour, zone nulls first, instance_type
-        ) as price_rank
-    from priced
+            order by price_rank
+        ) as rate_rank
+    from int_offers_ranked
 )
 
 select
     gpu_name, gpu_memory_gib, pricing_model, provider, region, zone, instance_type,
     price_usd_per_gpu_hour, fetched_at, load_id
 from ranked
-where price_rank = 1
+where rate_rank = 1

@@ -1,11 +1,14 @@
--- cost_per_token(mfu, params_b, inference_utilization, precision): mart_cost_per_token for
--- any model size and assumptions. Per current offer x pricing model: USD per 1M training
+-- cost_per_token(mfu, params_b, inference_utilization, precision): cost per token, the one
+-- definition (mart_cost_per_token is this macro for a 1B-parameter model at the default
+-- assumptions). Per current offer x pricing model: USD per 1M training
 -- tokens (6 * N * D FLOPs at `mfu` of peak) and per 1M inference tokens (2 * N FLOPs per
 -- token at `inference_utilization` of peak) for a model of `params_b` billion parameters.
 -- `precision` picks the dense peak column of dim_gpu_variants (the offer's own form factor:
 -- H100 PCIe is costed at its PCIe peak): fp32 | tf32 | bf16 | fp8.
--- The arithmetic matches models/training.py and models/inference.py operation for operation.
--- Memory fit (models/memory_fit.py): training_memory_gib = params x 16 bytes (BF16 weights
+-- The FLOPs and bytes per parameter are seed_conventions' (6 and 2 FLOPs; 16 bytes to
+-- train, 2 bytes + 20% headroom to serve), the constants models/ reads too; the arithmetic
+-- matches models/training.py and models/inference.py operation for operation (a parity
+-- test checks it). Memory fit: training_memory_gib = params x 16 bytes (BF16 weights
 -- and gradients + FP32 Adam states; activations on top), serving_memory_gib = params x 2
 -- bytes x 1.2 (KV-cache headroom, assumed); min_gpus_* = the fewest GPUs of the offer's
 -- memory that hold it; fits_*_on_instance = the offer's instance has that many. Rank with
@@ -39,13 +42,20 @@ with assumptions as (
                        || precision::varchar)
         end as precision_assumed,
         1e6::double as tokens_assumed,
-        1073741824.0::double as bytes_per_gib
+        1073741824.0::double as bytes_per_gib,
+        c.training_flops_per_param_per_token as training_flops_per_param,
+        c.inference_flops_per_param_per_token as inference_flops_per_param,
+        c.training_bytes_per_param as training_bytes,
+        c.serving_bytes_per_param as serving_bytes,
+        c.serving_headroom as serving_headroom_share
+    from seed_conventions c
 ),
 
 offers as (
     select
         provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count, gpu_variant,
-        pricing_model, pricing_detail, price_usd_per_gpu_hour, effective_at, fetched_at, load_id
+        pricing_model, pricing_detail, price_usd_per_gpu_hour, provenance, effective_at,
+        fetched_at, load_id
     from int_offers_usable  -- verified, whole machines (int_offers_current)
 ),
 
@@ -66,13 +76,18 @@ offers_with_peak as (
 costed as (
     select
         *,
-        6.0 * params_assumed * tokens_assumed
+        training_flops_per_param * params_assumed * tokens_assumed
+            as training_flops_per_1m_tokens,
+        training_flops_per_param * params_assumed * tokens_assumed
             / (mfu_assumed * (peak_tflops * 1e12) * 3600.0) as training_gpu_hours_per_1m_tokens,
-        2.0 * params_assumed * tokens_assumed
+        inference_flops_per_param * params_assumed * tokens_assumed
+            as inference_flops_per_1m_tokens,
+        inference_flops_per_param * params_assumed * tokens_assumed
             / (utilization_assumed * (peak_tflops * 1e12)) / 3600.0
             as inference_gpu_hours_per_1m_tokens,
-        params_assumed * 16.0 / bytes_per_gib as training_memory_gib,
-        params_assumed * 2.0 * (1 + 0.2) / bytes_per_gib as serving_memory_gib
+        params_assumed * training_bytes / bytes_per_gib as training_memory_gib,
+        params_assumed * serving_bytes * (1 + serving_headroom_share) / bytes_per_gib
+            as serving_memory_gib
     from offers_with_peak
 ),
 
@@ -92,13 +107,15 @@ select
     peak_tflops,
     mfu_assumed as mfu,
     utilization_assumed as inference_utilization,
+    training_flops_per_1m_tokens,
     training_gpu_hours_per_1m_tokens,
     training_gpu_hours_per_1m_tokens * price_usd_per_gpu_hour as usd_per_1m_training_tokens,
+    inference_flops_per_1m_tokens,
     inference_gpu_hours_per_1m_tokens,
     inference_gpu_hours_per_1m_tokens * price_usd_per_gpu_hour as usd_per_1m_inference_tokens,
     training_memory_gib, min_gpus_training,
     min_gpus_training <= gpu_count as fits_training_on_instance,
     serving_memory_gib, min_gpus_serving,
     min_gpus_serving <= gpu_count as fits_serving_on_instance,
-    effective_at, fetched_at, load_id
+    provenance, effective_at, fetched_at, load_id
 from fitted

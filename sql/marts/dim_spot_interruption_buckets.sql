@@ -1,9 +1,9 @@
 -- Spot interruption-frequency buckets as an hourly preemption rate. The AWS Spot Instance
 -- Advisor (connectors/aws, mart_spot_price_stats.interruption_bucket) labels each region x
 -- instance type with the share f of its spot instances interrupted over the trailing month.
--- With a constant per-hour hazard p an instance survives a 720-hour month (the models/
--- month) with probability exp(-720 p) = 1 - f, so
---   preemption_rate_per_hour p = -ln(1 - f) / 720.
+-- With a constant per-hour hazard p an instance survives a month of H hours
+-- (seed_conventions.hours_per_month, 720) with probability exp(-H p) = 1 - f, so
+--   preemption_rate_per_hour p = -ln(1 - f) / H.
 -- f is the bucket's UPPER bound ('5-10%' -> 0.10): effective spot costs built on it are
 -- upper estimates, so spot is never called cheaper on an optimistic rate (the midpoint would
 -- be the better point estimate, but the label only bounds f and the rates are tiny against
@@ -35,5 +35,6 @@ fraction_used as (
 select
     interruption_bucket, interruption_fraction_low, interruption_fraction_high,
     interruption_fraction_per_month, interruption_rate_is_lower_bound,
-    -ln(1 - interruption_fraction_per_month) / 720.0 as preemption_rate_per_hour
+    -ln(1 - interruption_fraction_per_month) / c.hours_per_month as preemption_rate_per_hour
 from fraction_used
+cross join seed_conventions c

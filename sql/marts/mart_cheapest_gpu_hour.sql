@@ -1,28 +1,17 @@
 -- Per GPU (name x memory) and pricing model: the cheapest per-GPU-hour offer now, and the
 -- median across providers of each provider's cheapest offer (the median alone would hide
 -- the cheapest; the cheapest alone can be a one-off).
--- Only usable offers (int_offers_usable: verified provenance, whole machines).
-with priced as (
-    select * from int_offers_usable
+-- Only usable offers (int_offers_usable: verified provenance, whole machines), ranked by
+-- the one cheapest-first rule (int_offers_ranked).
+with ranked as (
+    select * from int_offers_ranked
 ),
 
 cheapest_per_provider as (
     select gpu_name, gpu_memory_gib, pricing_model, provider,
            min(price_usd_per_gpu_hour) as provider_min_usd_per_gpu_hour
-    from priced
+    from ranked
     group by all
-),
-
--- one whole row per group (ties broken by name, so a refresh is deterministic)
-ranked as (
-    select
-        *,
-        row_number() over (
-            partition by gpu_name, gpu_memory_gib, pricing_model
-            order by price_usd_per_gpu_hour, provider, region, zone nulls first, instance_type
-        ) as price_rank,
-        count(*) over (partition by gpu_name, gpu_memory_gib, pricing_model) as offers
-    from priced
 ),
 
 cheapest as (

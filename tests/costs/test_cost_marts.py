@@ -182,10 +182,9 @@ def test_breakeven_onprem_mart_uses_the_cheapest_on_demand_rate(con):
 def test_breakeven_onprem_macro_with_power_and_resale_agrees_with_models(con):
     got = rows(
         con,
-        """select b.*, g.tdp_watts from breakeven_onprem(
-               utilization := 0.5, usd_per_kwh := 0.12, residual_fraction := 0.2) b
-           join dim_gpus g using (gpu_name, gpu_memory_gib)
-           where b.break_even_gpu_hours is not null""",
+        """select * from breakeven_onprem(
+               utilization := 0.5, usd_per_kwh := 0.12, residual_fraction := 0.2)
+           where break_even_gpu_hours is not null""",
     )
     assert got
     for r in got:
