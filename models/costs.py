@@ -22,7 +22,6 @@ is given in TFLOPS (10^12 FLOP/s) per GPU.
 from __future__ import annotations
 
 from models import _checks
-from models.conventions import HOURS_PER_MONTH
 
 SECONDS_PER_HOUR = 3600.0
 TERA = 1e12
