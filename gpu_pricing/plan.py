@@ -53,8 +53,8 @@ from typing import Any
 import polars as pl
 
 from models import breakeven, scaling, training
-from models.conventions import TRAINING_BYTES_PER_PARAM
-from models.costs import HOURS_PER_MONTH, SECONDS_PER_HOUR, TERA
+from models.conventions import HOURS_PER_MONTH, TRAINING_BYTES_PER_PARAM
+from models.costs import SECONDS_PER_HOUR, TERA
 
 GIB = 2.0**30
 PRICING_MODELS = ("on_demand", "spot", "reserved_1y", "reserved_3y")

@@ -41,7 +41,7 @@ from __future__ import annotations
 import polars as pl
 
 from models import _checks
-from models.costs import HOURS_PER_MONTH
+from models.conventions import HOURS_PER_MONTH
 
 HOURS_PER_YEAR = 8760.0
 

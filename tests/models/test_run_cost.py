@@ -1,6 +1,6 @@
 import pytest
 
-from models import costs
+from models import conventions, costs
 
 
 def test_short_form_is_gpus_times_rate_times_hours_plus_extras():
@@ -39,7 +39,7 @@ def test_a_failed_run_can_cost_less_than_a_whole_run():
 
 
 def test_a_month_is_720_hours():
-    assert costs.HOURS_PER_MONTH == 720
+    assert conventions.HOURS_PER_MONTH == 720
 
 
 @pytest.mark.parametrize(
