@@ -93,10 +93,24 @@ def test_a_new_connector_reaches_the_union_with_its_registry_line_alone(tmp_path
             "SELECT count(*) FROM mart_gpu_offers_current m JOIN fct_gpu_prices f USING (load_id)"
             " WHERE f.connector = 'newcloud'"
         ).fetchone()[0]
+        # the warehouse's own docs (COMMENT ON, what duckdb and DBeaver show) name it too
+        union_doc = con.execute(
+            "SELECT comment FROM duckdb_views() WHERE view_name = 'int_offers_unioned'"
+        ).fetchone()[0]
+        table_doc = con.execute(
+            "SELECT comment FROM duckdb_tables() WHERE table_name = 'stg_newcloud__offers'"
+        ).fetchone()[0]
+        undocumented = con.execute(
+            "SELECT column_name FROM duckdb_columns()"
+            " WHERE table_name = 'int_offers_unioned' AND comment IS NULL"
+        ).fetchall()
     finally:
         con.close()
     assert connectors == {"newcloud"}
     assert offers > 0
+    assert "newcloud" in union_doc.split(": ")[-1].rstrip(".").split(", ")
+    assert "newcloud connector" in table_doc
+    assert undocumented == []
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if _non_empty(DEMO_DIR / n)])

@@ -106,7 +106,44 @@ def build_unioned(con: duckdb.DuckDBPyConnection) -> list[str]:
         f"select '{connector}' as connector, * from {table}" for connector, table in staged
     )
     run(con, f"CREATE OR REPLACE VIEW {UNIONED_VIEW} AS\n{body}")
-    return [connector for connector, _ in staged]
+    connectors = [connector for connector, _ in staged]
+    _describe_unioned(con, staged)
+    return connectors
+
+
+# the column descriptions the staged offers share with the current-offers mart
+_OFFERS_DOCUMENTED_BY = "mart_gpu_offers_current"
+
+
+def _describe_unioned(con: duckdb.DuckDBPyConnection, staged: list[tuple[str, str]]) -> None:
+    """COMMENT ON the generated union and each staging table, so `duckdb` and DBeaver name
+    every connector in it: a new connector is documented by its registry line alone."""
+    names = ", ".join(connector for connector, _ in staged)
+    statements = [
+        f"COMMENT ON VIEW {UNIONED_VIEW} IS "
+        + _quote(f"Every connector's staged offers in one relation, generated from the "
+                 f"staging tables present; `connector` names the table a row came from: {names}.")
+    ]
+    statements += [
+        f"COMMENT ON TABLE {table} IS "
+        + _quote(f"The offers the {connector} connector staged at its last refresh "
+                 f"(columns as in {UNIONED_VIEW}).")
+        for connector, table in staged
+    ]
+    documented = relations().get(_OFFERS_DOCUMENTED_BY)
+    present = {r[0] for r in run(con, f"DESCRIBE {UNIONED_VIEW}")}
+    statements.append(
+        f"COMMENT ON COLUMN {UNIONED_VIEW}.connector IS "
+        + _quote("The connector (code reading one source) whose staging table holds the row.")
+    )
+    if documented is not None:
+        statements += [
+            f"COMMENT ON COLUMN {UNIONED_VIEW}.{column} IS {_quote(text)}"
+            for column, text in documented.columns.items()
+            if column in present and text
+        ]
+    for statement in statements:
+        run(con, statement)
 
 
 def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[str]:
