@@ -130,18 +130,17 @@ def _describe_unioned(con: duckdb.DuckDBPyConnection, staged: list[tuple[str, st
                  f"(columns as in {UNIONED_VIEW}).")
         for connector, table in staged
     ]
-    documented = relations().get(_OFFERS_DOCUMENTED_BY)
+    declared = relations()
+    documented: dict[str, str] = {}
+    for name in (_OFFERS_DOCUMENTED_BY, UNIONED_VIEW):
+        if name in declared:
+            documented |= declared[name].columns
     present = {r[0] for r in run(con, f"DESCRIBE {UNIONED_VIEW}")}
-    statements.append(
-        f"COMMENT ON COLUMN {UNIONED_VIEW}.connector IS "
-        + _quote("The connector (code reading one source) whose staging table holds the row.")
-    )
-    if documented is not None:
-        statements += [
-            f"COMMENT ON COLUMN {UNIONED_VIEW}.{column} IS {_quote(text)}"
-            for column, text in documented.columns.items()
-            if column in present and text
-        ]
+    statements += [
+        f"COMMENT ON COLUMN {UNIONED_VIEW}.{column} IS {_quote(text)}"
+        for column, text in documented.items()
+        if column in present and text
+    ]
     for statement in statements:
         run(con, statement)
 
