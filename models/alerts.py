@@ -98,15 +98,14 @@ def cheapest(
     providers: Iterable[str] | None = None,
 ) -> dict | None:
     """The cheapest row of ``alert_rates_current`` matching a GPU (any memory size when
-    ``memory_gib`` is None), a pricing model and optionally a set of providers."""
+    ``memory_gib`` is None), a pricing model and optionally a set of providers: the first
+    in the view's ``cheapest_order`` (the one cheapest-first rule, int_offers_ranked)."""
     cond = (pl.col("gpu_name") == gpu) & (pl.col("pricing_model") == pricing_model)
     if memory_gib is not None:
         cond &= pl.col("gpu_memory_gib") == memory_gib
     if providers is not None:
         cond &= pl.col("provider").is_in(list(providers))
-    rows = rates.filter(cond).sort(
-        "price_usd_per_gpu_hour", "provider", "region", "instance_type", nulls_last=True
-    )
+    rows = rates.filter(cond).sort("cheapest_order")
     return rows.row(0, named=True) if rows.height else None
 
 

@@ -63,6 +63,8 @@ def test_cheapest_filters_gpu_memory_pricing_and_providers():
             "region": ["us-east-1", "eastus", "eastus", "eastus"],
             "instance_type": ["p5", "nd", "nc", "nda"],
             "price_usd_per_gpu_hour": [11.0, 12.29, 9.0, 3.0],
+            # the view's one cheapest-first order (int_offers_ranked)
+            "cheapest_order": [3, 4, 2, 1],
         }
     )
     assert m.cheapest(rates, "H100", 80.0, "on_demand")["provider"] == "aws"
@@ -182,3 +184,21 @@ def test_a_budget_with_no_matching_offer_is_no_data():
         period="2026-11",
     )
     assert [e.alarm for e in evals] == [None, None]
+
+
+def test_cheapest_takes_the_views_order_not_its_own_tie_break():
+    # two rates at one price: the view's cheapest_order decides (here the second row,
+    # whose zone-less offer the SQL ranks first), not a re-sort by name in Python
+    rates = pl.DataFrame(
+        {
+            "gpu_name": ["H100", "H100"],
+            "gpu_memory_gib": [80.0, 80.0],
+            "pricing_model": ["on_demand"] * 2,
+            "provider": ["aws", "aws"],
+            "region": ["us-east-1", "us-east-1"],
+            "instance_type": ["p5a", "p5b"],
+            "price_usd_per_gpu_hour": [4.0, 4.0],
+            "cheapest_order": [8, 7],
+        }
+    )
+    assert m.cheapest(rates, "H100", 80.0, "on_demand")["instance_type"] == "p5b"
