@@ -7,9 +7,10 @@
 -- and $as_of, the refresh time. Only their keys are merged; the other connectors' history
 -- stands. Their current offers (int_offers_unioned, one staged row per offer key) are
 -- merged in:
--- * a key whose price is unchanged: nothing is added; its descriptive columns (gpu_name,
---   gpu_memory_gib, gpu_count, vcpus, memory_gib, price_usd_per_gpu_hour, price_flag,
---   host_included, provenance) are refreshed in place, so a parser fix reaches the open row;
+-- * a key whose price is unchanged: nothing is added; where one of its descriptive columns
+--   (gpu_name, gpu_memory_gib, gpu_count, vcpus, memory_gib, price_usd_per_gpu_hour,
+--   price_flag, host_included) changed, they and provenance are refreshed in place on the
+--   open row, so a parser fix reaches it;
 -- * a key that is new: a row is opened at the fetch that first saw it (valid_from =
 --   fetched_at), not at the publisher's effective date: a source that appears today with a
 --   price its publisher dates 2024 did not change price today, it was first seen today (the
