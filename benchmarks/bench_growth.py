@@ -53,7 +53,7 @@ con.execute("SET enable_progress_bar = false")
 t2 = time.perf_counter()
 rows = len(con.execute("select * from mart_cheapest_gpu_hour").fetchall())
 t3 = time.perf_counter()
-history = con.execute("select count(*) from int_offers_historized").fetchone()[0]
+history = con.execute("select count(*) from snp_offers_history").fetchone()[0]
 con.close()
 print(json.dumps({"s": t1 - t0, "timings": summary.timings, "query_s": t3 - t2, "rows": rows,
                   "history_rows": history, "opened": summary.history.get("opened", 0),

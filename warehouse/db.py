@@ -22,7 +22,7 @@ import duckdb
 import polars as pl
 
 from warehouse.errors import WarehouseError
-from warehouse.schemas import BOOKKEEPING_DDL, staging_migrations
+from warehouse.schemas import BOOKKEEPING_DDL, RENAMED_TABLES, staging_migrations
 
 ENV_VAR = "GPU_PRICING_WAREHOUSE"
 DEFAULT_RELATIVE = Path("warehouse") / "gpu_pricing.duckdb"
@@ -119,9 +119,18 @@ def insert_frame(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame) -
 
 
 def ensure_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:
+    tables = {
+        row[0]
+        for row in run(
+            con, "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
+        )
+    }
+    for old, new in RENAMED_TABLES.items():
+        if old in tables and new not in tables:
+            run(con, f"ALTER TABLE {old} RENAME TO {new}")
     for ddl in BOOKKEEPING_DDL:
         run(con, ddl)
-    for ddl in staging_migrations("int_offers_historized"):
+    for ddl in staging_migrations("snp_offers_history"):
         run(con, ddl)
 
 

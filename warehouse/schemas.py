@@ -152,6 +152,11 @@ LOAD_PAGES_MIGRATIONS = [
     "ALTER TABLE _load_pages ADD COLUMN IF NOT EXISTS format VARCHAR",  # json | csv | ...
 ]
 
+# Tables renamed since a warehouse may have been written: old name -> new name, renamed
+# in place (rows kept) before the bookkeeping tables are ensured. The history was named
+# like an intermediate view until it became a snapshot model.
+RENAMED_TABLES = {"int_offers_historized": "snp_offers_history"}
+
 BOOKKEEPING_DDL = [
     """CREATE TABLE IF NOT EXISTS _loads (
   load_id VARCHAR PRIMARY KEY,
@@ -208,9 +213,9 @@ BOOKKEEPING_DDL = [
   record VARCHAR,
   quarantined_at TIMESTAMP NOT NULL
 )""",
-    # Effective-dated offer history, maintained by warehouse.history (SCD type 2).
-    # fct_gpu_prices is the analysts' view over it.
-    f"""CREATE TABLE IF NOT EXISTS int_offers_historized (
+    # Effective-dated offer history (SCD type 2), maintained by
+    # sql/snapshots/snp_offers_history.sql. fct_gpu_prices is the analysts' view over it.
+    f"""CREATE TABLE IF NOT EXISTS snp_offers_history (
   connector VARCHAR NOT NULL,
   {", ".join(f"{c} {_DUCK_TYPES[OFFER_SCHEMA[c]]}" for c in STAGED_COLUMNS)},
   valid_from TIMESTAMP NOT NULL,

@@ -9,6 +9,9 @@
   per file, the macro named after the file. Macros and views are built in one dependency
   order: a mart that is its table macro at the defaults (`select * from macro()`) is built
   after the macro, and the macro after the views it reads.
+- `sql/snapshots/<table>.sql`: the statements that maintain an effective-dated history
+  table (dbt's "snapshot"; the table's DDL is in warehouse.schemas), run by `run_snapshot`
+  with named parameters (`$as_of`, ...) in one transaction.
 - `sql/tests/assert_*.sql`: each returns zero rows when healthy.
 - `sql/**/*.yml` (dbt's schema-file format, version 2): per relation (`models`, `seeds`,
   `sources[].tables`) a description, column descriptions and data tests. Descriptions are
@@ -28,6 +31,7 @@ import re
 from dataclasses import dataclass
 from graphlib import TopologicalSorter
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -39,6 +43,7 @@ from warehouse.schemas import SEED_DDL
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 VIEW_LAYERS = ("intermediate", "marts", "alerts")
+SNAPSHOT_DIR = "snapshots"
 
 
 def view_files(sql_dir: Path = SQL_DIR) -> dict[str, Path]:
@@ -202,6 +207,56 @@ def materialise(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
     return names
 
 
+def snapshot_files(sql_dir: Path = SQL_DIR) -> dict[str, Path]:
+    return {path.stem: path for path in sorted((sql_dir / SNAPSHOT_DIR).glob("*.sql"))}
+
+
+def run_snapshot(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    params: dict[str, Any],
+    sql_dir: Path = SQL_DIR,
+) -> list[dict[str, Any]]:
+    """Run `sql/snapshots/<name>.sql` statement by statement, each with the named
+    parameters it uses (`$as_of` ...), in one transaction (the caller's if one is open):
+    a failing statement leaves the history as it was. Returns the rows of the file's last
+    SELECT (what the merge did)."""
+    path = snapshot_files(sql_dir).get(name)
+    if path is None:
+        raise WarehouseError(f"no snapshot {name}: {sql_dir / SNAPSHOT_DIR / name}.sql is missing")
+    try:
+        statements = con.extract_statements(path.read_text())
+    except duckdb.Error as exc:
+        raise WarehouseError(f"snapshot {path} does not parse: {exc}") from exc
+    used = set().union(*(s.named_parameters for s in statements))
+    if used != set(params):
+        raise WarehouseError(
+            f"snapshot {path} takes parameters {sorted(used)}, was given {sorted(params)}"
+        )
+    try:
+        con.begin()
+        own = True
+    except duckdb.TransactionException:  # the caller's transaction holds it
+        own = False
+    rows: list[dict[str, Any]] = []
+    try:
+        for statement in statements:
+            args = {k: params[k] for k in statement.named_parameters}
+            result = con.execute(statement, args) if args else con.execute(statement)
+            fetched = result.fetchall()
+            if statement.type == duckdb.StatementType.SELECT:
+                names = [d[0] for d in result.description or []]
+                rows = [dict(zip(names, row, strict=True)) for row in fetched]
+    except duckdb.Error as exc:
+        if own:
+            con.rollback()
+        query_text = " ".join(statement.query.split())[:120]
+        raise WarehouseError(f"snapshot {path} failed at `{query_text}`: {exc}") from exc
+    if own:
+        con.commit()
+    return rows
+
+
 # --- schema files: descriptions and data tests -------------------------------------------
 
 
@@ -216,7 +271,7 @@ class DataTest:
 @dataclass(frozen=True)
 class Relation:
     name: str
-    kind: str  # model | seed | source
+    kind: str  # model | snapshot | seed | source
     description: str
     columns: dict[str, str]  # column -> description
     tests: tuple[DataTest, ...]
@@ -304,10 +359,12 @@ def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
     """Every relation the schema files declare, by name."""
     out: dict[str, Relation] = {}
     views = view_files(sql_dir)
+    snapshots = snapshot_files(sql_dir)
     for path in schema_files(sql_dir):
         try:
             doc = yaml.safe_load(path.read_text()) or {}
             entries = [(e, "model") for e in doc.get("models") or []]
+            entries += [(e, "snapshot") for e in doc.get("snapshots") or []]
             entries += [(e, "seed") for e in doc.get("seeds") or []]
             entries += [(t, "source") for s in doc.get("sources") or [] for t in s.get("tables") or []]
             found = [_relation(e, kind, path) for e, kind in entries]
@@ -321,6 +378,10 @@ def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
                 )
             if rel.kind == "model" and rel.name not in views:
                 raise WarehouseError(f"{path} declares model {rel.name}, which has no .sql file")
+            if rel.kind == "snapshot" and rel.name not in snapshots:
+                raise WarehouseError(
+                    f"{path} declares snapshot {rel.name}, which has no .sql file"
+                )
             if rel.kind == "seed" and rel.name not in SEED_DDL:
                 raise WarehouseError(f"{path} declares seed {rel.name}, which is not a seed table")
             out[rel.name] = rel

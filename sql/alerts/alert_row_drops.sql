@@ -1,6 +1,6 @@
 -- Per connector: how many offers its latest refresh dropped. An offer the source stops
 -- listing has its open price period closed at merge time with nothing opened after it
--- (warehouse/history.py); a price change closes one period and opens the next, so it is
+-- (sql/snapshots/snp_offers_history.sql); a price change closes one period and opens the next, so it is
 -- not a drop. Counted from the history rather than _loads.rows because a page that comes
 -- back unchanged is not parsed into the new load's row count.
 with last_refresh as (

@@ -15,7 +15,7 @@
 -- this price (the history keeps the fetch that opened a price period). effective_at and
 -- fetched_at keep their contract names and hold the same two values.
 with open_prices as (
-    select * from int_offers_historized where valid_to is null
+    select * from snp_offers_history where valid_to is null
 ),
 
 ranked as (

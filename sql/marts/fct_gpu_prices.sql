@@ -7,7 +7,7 @@
 -- historical sheet row, the date the sheet states. source_effective_at keeps the
 -- publisher's date (the same value as effective_at).
 with history as (
-    select * from int_offers_historized
+    select * from snp_offers_history
 ),
 
 provenances as (

@@ -8,7 +8,7 @@ import pytest
 from warehouse import sql_runner
 
 # the first open history row, a current offer's load
-FIRST_OPEN = "(SELECT min(rowid) FROM int_offers_historized WHERE valid_to IS NULL)"
+FIRST_OPEN = "(SELECT min(rowid) FROM snp_offers_history WHERE valid_to IS NULL)"
 CURRENT_LOAD = "(SELECT min(load_id) FROM mart_gpu_offers_current)"
 
 BAD_ROWS = {
@@ -16,10 +16,10 @@ BAD_ROWS = {
         "INSERT INTO stg_azure__offers SELECT * FROM stg_azure__offers LIMIT 1",
     ],
     "assert_no_nonpositive_price": [
-        f"UPDATE int_offers_historized SET price_usd_per_hour = 0 WHERE rowid = {FIRST_OPEN}",
+        f"UPDATE snp_offers_history SET price_usd_per_hour = 0 WHERE rowid = {FIRST_OPEN}",
     ],
     "assert_one_open_history_row": [
-        f"INSERT INTO int_offers_historized SELECT * FROM int_offers_historized WHERE rowid = {FIRST_OPEN}",
+        f"INSERT INTO snp_offers_history SELECT * FROM snp_offers_history WHERE rowid = {FIRST_OPEN}",
     ],
     "assert_spot_points_unique": [
         "INSERT INTO stg_aws__spot_prices SELECT * FROM stg_aws__spot_prices LIMIT 1",
@@ -33,16 +33,16 @@ BAD_ROWS = {
 MORE_BAD_ROWS = [
     (
         "assert_one_open_history_row",
-        "UPDATE int_offers_historized SET valid_to = valid_from - INTERVAL 1 DAY "
-        "WHERE rowid = (SELECT min(rowid) FROM int_offers_historized)",
+        "UPDATE snp_offers_history SET valid_to = valid_from - INTERVAL 1 DAY "
+        "WHERE rowid = (SELECT min(rowid) FROM snp_offers_history)",
     ),
     (
         "assert_no_nonpositive_price",
-        f"UPDATE int_offers_historized SET price_usd_per_hour = -1 WHERE rowid = {FIRST_OPEN}",
+        f"UPDATE snp_offers_history SET price_usd_per_hour = -1 WHERE rowid = {FIRST_OPEN}",
     ),
     (
         "assert_no_nonpositive_price",
-        f"UPDATE int_offers_historized SET price_usd_per_hour = 'nan'::double WHERE rowid = {FIRST_OPEN}",
+        f"UPDATE snp_offers_history SET price_usd_per_hour = 'nan'::double WHERE rowid = {FIRST_OPEN}",
     ),
     ("assert_current_offer_traceable", f"DELETE FROM _loads WHERE load_id = {CURRENT_LOAD}"),
 ]

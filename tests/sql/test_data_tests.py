@@ -159,8 +159,8 @@ def test_the_demo_warehouse_passes_every_declared_test(warehouse):
 
 def test_a_bad_row_in_the_real_warehouse_fires_the_declared_test(warehouse):
     warehouse.execute(
-        """UPDATE int_offers_historized SET pricing_model = 'reserved_5y'
-           WHERE rowid = (SELECT min(rowid) FROM int_offers_historized WHERE valid_to IS NULL)"""
+        """UPDATE snp_offers_history SET pricing_model = 'reserved_5y'
+           WHERE rowid = (SELECT min(rowid) FROM snp_offers_history WHERE valid_to IS NULL)"""
     )
     sql_runner.materialise(warehouse)  # as a refresh does before its assertions
     failures = {r.name for r in sql_runner.run_assertions(warehouse) if r.failures}

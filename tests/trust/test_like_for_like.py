@@ -35,7 +35,7 @@ def zonal(tmp_path_factory, demo_warehouse):
     ]
     for zone, model, price in rows:
         con.execute(
-            """insert into int_offers_historized by name
+            """insert into snp_offers_history by name
                select 'testcloud' as connector, 'testcloud' as provider, 'r1' as region,
                       ? as zone, 'box.8' as instance_type, ? as pricing_model,
                       'H100' as gpu_name, 80.0 as gpu_memory_gib, 8.0 as gpu_count,

@@ -333,10 +333,10 @@ def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(tmp_path
     refresh(path, azure_demo())
     con = duckdb.connect(str(path))
     # an accelerator-only row far below every machine price
-    con.execute("""INSERT INTO int_offers_historized BY NAME
+    con.execute("""INSERT INTO snp_offers_history BY NAME
         SELECT * REPLACE ('Standard_GPU_only' AS instance_type, 0.01 AS price_usd_per_hour,
                           0.01 AS price_usd_per_gpu_hour, false AS host_included)
-        FROM int_offers_historized
+        FROM snp_offers_history
         WHERE instance_type = 'Standard_ND96asr_v4' AND region = 'eastus' AND pricing_model = 'on_demand'""")
     sql_runner.materialise(con)  # the marts a refresh stores, rebuilt from that history
     con.close()
@@ -400,7 +400,7 @@ def test_a_parser_fix_reaches_the_open_history_rows_in_place(tmp_path, monkeypat
     path = tmp_path / "w.duckdb"
     refresh(path, azure_demo())
     con = duckdb.connect(str(path))
-    con.execute("UPDATE int_offers_historized SET gpu_name = 'WRONG' WHERE gpu_name = 'A100'")
+    con.execute("UPDATE snp_offers_history SET gpu_name = 'WRONG' WHERE gpu_name = 'A100'")
     con.close()
     monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser fix")
     summary = refresh(path, azure_demo())
