@@ -926,8 +926,15 @@ def breakeven_spot(
 
 
 def _break_even_text(doc: dict[str, Any]) -> str:
-    spot_with_overhead = doc["spot_rate_usd_per_gpu_hour"] * (1 + doc["checkpoint_overhead"])
-    if spot_with_overhead >= doc["on_demand_rate_usd_per_gpu_hour"]:
+    # models.breakeven's verdict: a break-even of 0 means spot costs more even with no
+    # preemption, at its cost per useful hour then (checkpoint overhead only)
+    if doc["break_even_preemption_rate_per_hour"] == 0:
+        spot_with_overhead = doc["spot_rate_usd_per_gpu_hour"] * breakeven.spot_time_multiplier(
+            doc["checkpoint_overhead"],
+            doc["checkpoint_interval_hours"],
+            0.0,
+            restart_hours=doc["restart_hours"],
+        )
         return (
             f"none: spot is not cheaper than on-demand at any preemption rate "
             f"({spot_with_overhead:.4f} USD/GPU-hour with checkpoint overhead, even with "
