@@ -114,6 +114,8 @@ PrecisionOpt = Annotated[
     ),
 ]
 
+# an offer as --json shows it: the offer columns of the queries estimate_offers and
+# offer_by_key (gpu_pricing/queries/)
 OFFER_COLUMNS = [
     "provider",
     "region",
@@ -136,6 +138,7 @@ OFFER_COLUMNS = [
     "load_id",
 ]
 
+# the columns of the query gpu_variant_specs, taken from the bundled seed without a warehouse
 SPEC_COLUMNS = [
     "gpu_name",
     "gpu_memory_gib",

@@ -13,7 +13,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from gpu_pricing import queries, report
+from gpu_pricing import api, queries, report
+from gpu_pricing.cli import costs
 from warehouse import db
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -162,6 +163,15 @@ PARAMS = {
 }
 
 
+# the columns the Python reading a query relies on, by query
+EXPECTED_COLUMNS = {
+    "gpu_specs": list(api.SPEC_SCHEMA),  # the bundled seed's columns, its stand-in
+    "gpu_variant_specs": costs.SPEC_COLUMNS,
+    "estimate_offers": [*costs.OFFER_COLUMNS, "peak_tflops"],
+    "offer_by_key": costs.OFFER_COLUMNS,
+}
+
+
 @pytest.mark.parametrize("path", QUERY_FILES, ids=lambda p: p.stem)
 def test_each_query_runs_on_a_refreshed_warehouse(path, demo_warehouse):
     text = path.read_text(encoding="utf-8")
@@ -173,6 +183,8 @@ def test_each_query_runs_on_a_refreshed_warehouse(path, demo_warehouse):
     finally:
         con.close()
     assert isinstance(frame, pl.DataFrame) and frame.width > 0
+    if path.stem in EXPECTED_COLUMNS:
+        assert frame.columns == EXPECTED_COLUMNS[path.stem]
 
 
 def test_the_report_shows_no_cost_figure_when_its_marts_are_missing(tmp_path, demo_warehouse):
