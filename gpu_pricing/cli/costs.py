@@ -38,9 +38,6 @@ breakeven_app = typer.Typer(
     no_args_is_help=True, help="Buy vs rent, and spot vs on-demand with checkpointing."
 )
 
-# the provenances that count by default (sql/intermediate/int_provenances.sql is the rule;
-# this is only for wording)
-VERIFIED_PROVENANCES = ("api", "published_sheet")
 ALTERNATIVES = 5
 # offers read before the memory-fit ordering (the cheapest few may all be too small)
 FIT_CANDIDATES = 200
@@ -131,6 +128,7 @@ OFFER_COLUMNS = [
     "price_usd_per_gpu_hour",
     "price_flag",
     "provenance",
+    "is_verified",
     "source_effective_at",
     "first_seen_at",
     "effective_at",
@@ -283,11 +281,8 @@ def describe_offer(offer: dict[str, Any]) -> str:
         else f"{seen} (first seen; the source states no date)"
     )
     detail = f" ({offer['pricing_detail']})" if offer["pricing_detail"] else ""
-    mark = (
-        f" [{offer['provenance'].upper()} price]"
-        if offer.get("provenance") not in (None, *VERIFIED_PROVENANCES)
-        else ""
-    )
+    # is_verified: the provenance rule of int_provenances, as the offer's own column
+    mark = f" [{offer['provenance'].upper()} price]" if offer["is_verified"] is False else ""
     return (
         f"{where} {offer['instance_type']}, {offer['pricing_model']}{detail}, "
         f"as of {as_of}{mark}"

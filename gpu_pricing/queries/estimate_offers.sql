@@ -9,8 +9,8 @@
 -- first row is its pick.
 SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib,
        o.gpu_count, o.gpu_variant, o.pricing_model, o.pricing_detail, o.price_usd_per_hour,
-       o.price_usd_per_gpu_hour, o.price_flag, o.provenance, o.source_effective_at,
-       o.first_seen_at, o.effective_at, o.fetched_at, o.load_id,
+       o.price_usd_per_gpu_hour, o.price_flag, o.provenance, o.is_verified,
+       o.source_effective_at, o.first_seen_at, o.effective_at, o.fetched_at, o.load_id,
        CASE $precision
            WHEN 'fp32' THEN g.fp32_tflops WHEN 'tf32' THEN g.tf32_tflops
            WHEN 'bf16' THEN g.bf16_tflops WHEN 'fp8' THEN g.fp8_tflops
