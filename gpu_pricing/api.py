@@ -30,9 +30,10 @@ import duckdb
 import polars as pl
 
 from gpu_pricing import plan as planner
+from gpu_pricing import queries
 from models import _checks, breakeven, inference, training
+from models.costs import HOURS_PER_MONTH
 from warehouse import db
-from warehouse.errors import WarehouseError
 
 SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"
 SPEC_SCHEMA = {
@@ -52,28 +53,6 @@ SPEC_SCHEMA = {
 }
 PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
 
-# The offers every planner reads: mart_gpu_offers_current, usable machines only (an
-# accelerator-only price such as a GCP per-GPU SKU is not a machine), with the published
-# interruption frequency of spot offers as a preemption rate per instance-hour
-# (mart_spot_on_demand_pairs, from dim_spot_interruption_buckets).
-OFFERS_SQL = """
-    SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib,
-           o.gpu_count, o.vcpus, o.memory_gib, o.pricing_model, o.pricing_detail,
-           o.price_usd_per_hour, o.price_usd_per_gpu_hour, o.price_flag, o.effective_at,
-           o.fetched_at, o.load_id,
-           CASE WHEN o.pricing_model = 'spot' THEN s.preemption_rate_per_hour END
-               AS preemption_rate_per_hour,
-           CASE WHEN o.pricing_model = 'spot' THEN s.interruption_bucket END
-               AS interruption_bucket
-    FROM int_offers_usable o  -- the one usable-offer rule: verified, priced, whole machines
-    LEFT JOIN mart_spot_on_demand_pairs s
-      ON s.provider = o.provider AND s.region = o.region AND s.instance_type = o.instance_type
-     AND s.zone IS NOT DISTINCT FROM o.zone
-    ORDER BY o.price_usd_per_gpu_hour, o.provider, o.region, o.zone NULLS FIRST, o.instance_type,
-             o.pricing_model
-"""
-
-
 def warehouse_path(warehouse: str | Path | None = None) -> Path:
     """The warehouse file: the argument, else $GPU_PRICING_WAREHOUSE, else
     gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb."""
@@ -92,24 +71,15 @@ def connect(warehouse: str | Path | None = None) -> Iterator[duckdb.DuckDBPyConn
         con.close()
 
 
-def _run(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None) -> pl.DataFrame:
-    try:
-        return db.query(con, sql, params)
-    except duckdb.CatalogException as exc:
-        raise WarehouseError(
-            f"the warehouse lacks a relation ({str(exc).splitlines()[0]}): "
-            "run `gpu-pricing refresh` first"
-        ) from None
-
-
-def _query(warehouse: str | Path | None, sql: str, params: dict | None = None) -> pl.DataFrame:
+def _query(warehouse: str | Path | None, name: str, params: dict | None = None) -> pl.DataFrame:
+    """The rows of query `name` (gpu_pricing/queries/<name>.sql) in the warehouse."""
     with connect(warehouse) as con:
-        return _run(con, sql, params)
+        return queries.read(con, name, params)
 
 
 def read_offers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Every usable current offer: the one place the planners read offers from."""
-    return _run(con, OFFERS_SQL)
+    return queries.read(con, "offers_usable")
 
 
 def offers(warehouse: str | Path | None = None) -> pl.DataFrame:
@@ -132,12 +102,9 @@ def seed_gpu_specs() -> pl.DataFrame:
     )
 
 
-SPECS_SQL = f"SELECT {', '.join(SPEC_SCHEMA)} FROM dim_gpus ORDER BY gpu_name, gpu_memory_gib"
-
-
 def read_gpu_specs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """dim_gpus."""
-    return _run(con, SPECS_SQL)
+    return queries.read(con, "gpu_specs")
 
 
 def gpu_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
@@ -162,15 +129,7 @@ def rates(
     _check_pricing(pricing)
     return _query(
         warehouse,
-        """SELECT * FROM mart_gpu_offers_current
-           WHERE ($gpu IS NULL OR gpu_name = upper($gpu))
-             AND ($memory IS NULL OR gpu_memory_gib = $memory)
-             AND ($pricing IS NULL OR pricing_model = $pricing)
-             AND ($provider IS NULL OR provider = $provider)
-             AND ($region IS NULL OR region = $region)
-           ORDER BY price_usd_per_gpu_hour NULLS LAST, price_usd_per_hour, provider, region,
-                    instance_type
-           LIMIT coalesce($limit, 1e12::BIGINT)""",
+        "current_offers",
         {
             "gpu": gpu,
             "memory": memory,
@@ -186,7 +145,7 @@ def cheapest(warehouse: str | Path | None = None) -> pl.DataFrame:
     """mart_cheapest_gpu_hour: per GPU and pricing model, the cheapest offer now."""
     return _query(
         warehouse,
-        "SELECT * FROM mart_cheapest_gpu_hour ORDER BY gpu_name, gpu_memory_gib, pricing_model",
+        "cheapest",
     )
 
 
@@ -202,11 +161,7 @@ def history(
     _check_pricing(pricing)
     return _query(
         warehouse,
-        """SELECT * FROM fct_gpu_prices
-           WHERE gpu_name = upper($gpu) AND ($memory IS NULL OR gpu_memory_gib = $memory)
-             AND ($pricing IS NULL OR pricing_model = $pricing)
-             AND ($provider IS NULL OR provider = $provider)
-           ORDER BY valid_from, provider, region, instance_type, pricing_model""",
+        "price_history",
         {"gpu": gpu, "memory": memory, "pricing": pricing, "provider": provider},
     )
 
@@ -273,9 +228,7 @@ def read_default_preemption_rate(con: duckdb.DuckDBPyConnection) -> float:
     """The rate assumed for spot offers with no published interruption frequency: the
     worst published bucket's (AWS Spot Advisor '>20%', p = -ln(0.8) / 720 per hour)."""
     return float(
-        _run(con, "SELECT max(preemption_rate_per_hour) AS p FROM dim_spot_interruption_buckets")[
-            "p"
-        ][0]
+        queries.read(con, "default_preemption_rate")["p"][0]
     )
 
 
@@ -546,7 +499,7 @@ def plan_serve(
         "precision": precision,
         "bytes_per_param": bytes_per_param,
         "budget_usd": budget_usd,
-        "hours_per_month": 720.0,
+        "hours_per_month": HOURS_PER_MONTH,
     }
     if plans.is_empty():
         raise planner.NoFeasiblePlan(

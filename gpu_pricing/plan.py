@@ -672,8 +672,15 @@ def serve_candidates(
         )
         # a marketplace machine serves only if it alone holds the peak
         .filter(~single_machine | (pl.col("peak_gpus") <= pl.col("gpu_count")))
+        # the offer mart_cheapest_gpu_hour would pick: price, provider, region, zone (none
+        # first), instance type
         .sort(
-            "rate_usd_per_gpu_hour", "provider", "region", "zone", "instance_type", nulls_last=True
+            "rate_usd_per_gpu_hour",
+            "provider",
+            "region",
+            "zone",
+            "instance_type",
+            nulls_last=[True, True, True, False, True],
         )
         .group_by("gpu_name", "gpu_memory_gib", "provider", "pricing_model", maintain_order=True)
         .first()

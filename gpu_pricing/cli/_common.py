@@ -13,6 +13,7 @@ import typer
 
 from connectors import registry
 from connectors.errors import InvalidInput, PricingError
+from gpu_pricing import queries
 from gpu_pricing.cli._output import err
 from warehouse import db
 from warehouse.errors import AssertionsFailed, WarehouseError
@@ -89,7 +90,7 @@ def run(fn, *args, **kwargs):
 def providers_in(con) -> list[str]:
     """The providers a warehouse holds prices for (a sheet may add one)."""
     try:
-        return [r[0] for r in db.run(con, "SELECT DISTINCT provider FROM fct_gpu_prices")]
+        return [r[0] for r in db.run(con, queries.sql("providers_seen"))]
     except duckdb.Error:
         return []
 

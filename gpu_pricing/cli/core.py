@@ -12,6 +12,7 @@ import typer
 
 from connectors import registry
 from connectors.errors import InvalidInput
+from gpu_pricing import queries
 from gpu_pricing.cli._common import (
     JsonOpt,
     WarehouseOpt,
@@ -26,14 +27,6 @@ from warehouse import db
 
 app = typer.Typer()
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
-
-
-CHEAPEST_SQL = """
-    SELECT gpu_name, gpu_memory_gib, pricing_model, price_usd_per_gpu_hour, provider, region,
-           instance_type, median_provider_usd_per_gpu_hour, providers
-    FROM mart_cheapest_gpu_hour
-    ORDER BY gpu_name, gpu_memory_gib, pricing_model
-"""
 
 
 @app.command()
@@ -90,7 +83,7 @@ def refresh(
             )
         con = db.connect_readonly(path)
         try:
-            cheapest = db.query(con, CHEAPEST_SQL)
+            cheapest = db.query(con, queries.sql("cheapest_summary"))
         finally:
             con.close()
         if json_out:
@@ -150,27 +143,7 @@ def rates(
             name = names.provider(provider, extra=providers_in(con)) if provider else None
             df = db.query(
                 con,
-                """
-                SELECT provider, region, zone, instance_type, gpu_name, gpu_memory_gib, gpu_count,
-                       vcpus, memory_gib, pricing_model, pricing_detail, price_usd_per_hour,
-                       price_usd_per_gpu_hour, price_flag, host_included, provenance,
-                       effective_at, fetched_at, load_id,
-                       nullif(concat_ws('; ',
-                           CASE WHEN NOT is_verified THEN provenance || ' price, not ranked by default' END,
-                           CASE WHEN NOT host_included THEN 'GPU only: host billed apart' END,
-                           price_flag), '') AS note
-                FROM mart_gpu_offers_current
-                WHERE (is_verified OR $include_illustrative)
-                  AND (host_included OR $include_gpu_only)
-                  AND ($gpu IS NULL OR gpu_name = $gpu)
-                  AND ($variant IS NULL OR gpu_variant = $variant)
-                  AND ($memory IS NULL OR gpu_memory_gib = $memory)
-                  AND ($pricing IS NULL OR pricing_model = $pricing)
-                  AND ($provider IS NULL OR provider = $provider)
-                  AND ($region IS NULL OR lower(region) = lower($region))
-                ORDER BY price_usd_per_gpu_hour NULLS LAST, price_usd_per_hour, provider, region, instance_type
-                LIMIT $limit
-                """,
+                queries.sql("rates"),
                 {
                     "gpu": choice.name if choice else None,
                     "variant": choice.variant if choice else None,
@@ -251,29 +224,13 @@ def history(
             if model == "spot":
                 df = db.query(
                     con,
-                    """
-                    SELECT provider, region, zone, instance_type, gpu_name, gpu_memory_gib,
-                           price_usd_per_hour, price_usd_per_gpu_hour, observed_at
-                    FROM fct_spot_prices
-                    WHERE gpu_name = $gpu AND ($memory IS NULL OR gpu_memory_gib = $memory)
-                      AND ($provider IS NULL OR provider = $provider)
-                      AND ($since IS NULL OR observed_at >= $since) AND $pricing = 'spot'
-                    ORDER BY provider, region, zone, instance_type, observed_at""",
+                    queries.sql("spot_history"),
                     params,
                 )
             else:
                 df = db.query(
                     con,
-                    """
-                    SELECT provider, region, zone, instance_type, pricing_model, pricing_detail,
-                           gpu_name, gpu_memory_gib, price_usd_per_hour, price_usd_per_gpu_hour,
-                           valid_from, valid_to
-                    FROM fct_gpu_prices
-                    WHERE gpu_name = $gpu AND ($memory IS NULL OR gpu_memory_gib = $memory)
-                      AND ($pricing IS NULL OR pricing_model = $pricing)
-                      AND ($provider IS NULL OR provider = $provider)
-                      AND ($since IS NULL OR coalesce(valid_to, TIMESTAMP '9999-12-31') >= $since)
-                    ORDER BY valid_from, provider, region, instance_type, pricing_model""",
+                    queries.sql("price_periods"),
                     params,
                 )
         finally:

@@ -24,6 +24,7 @@ import typer
 from connectors.errors import InvalidInput
 from flows import names
 from flows.config import gpu_specs
+from gpu_pricing import queries
 from gpu_pricing.api import seed_gpu_specs
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, table
@@ -37,9 +38,6 @@ breakeven_app = typer.Typer(
     no_args_is_help=True, help="Buy vs rent, and spot vs on-demand with checkpointing."
 )
 
-# the provenances that count by default (sql/intermediate/int_provenances.sql is the rule;
-# this is only for wording)
-VERIFIED_PROVENANCES = ("api", "published_sheet")
 ALTERNATIVES = 5
 # offers read before the memory-fit ordering (the cheapest few may all be too small)
 FIT_CANDIDATES = 200
@@ -113,6 +111,8 @@ PrecisionOpt = Annotated[
     ),
 ]
 
+# an offer as --json shows it: the offer columns of the queries estimate_offers and
+# offer_by_key (gpu_pricing/queries/)
 OFFER_COLUMNS = [
     "provider",
     "region",
@@ -128,6 +128,7 @@ OFFER_COLUMNS = [
     "price_usd_per_gpu_hour",
     "price_flag",
     "provenance",
+    "is_verified",
     "source_effective_at",
     "first_seen_at",
     "effective_at",
@@ -135,6 +136,7 @@ OFFER_COLUMNS = [
     "load_id",
 ]
 
+# the columns of the query gpu_variant_specs, taken from the bundled seed without a warehouse
 SPEC_COLUMNS = [
     "gpu_name",
     "gpu_memory_gib",
@@ -147,73 +149,6 @@ SPEC_COLUMNS = [
     "capex_as_of",
     "capex_source",
 ]
-# dim_gpus rows of --gpu, with the peaks of the form factor it named (H100 PCIe) where
-# dim_gpu_variants lists it, else the default variant's
-SPECS_SQL = """
-    SELECT d.gpu_name, d.gpu_memory_gib,
-           coalesce(v.fp32_tflops, d.fp32_tflops) AS fp32_tflops,
-           coalesce(v.tf32_tflops, d.tf32_tflops) AS tf32_tflops,
-           coalesce(v.bf16_tflops, d.bf16_tflops) AS bf16_tflops,
-           coalesce(v.fp8_tflops, d.fp8_tflops) AS fp8_tflops,
-           coalesce(v.tdp_watts, d.tdp_watts) AS tdp_watts,
-           d.capex_usd, d.capex_as_of, d.capex_source
-    FROM dim_gpus d
-    LEFT JOIN dim_gpu_variants v
-      ON v.gpu_name = d.gpu_name AND v.gpu_memory_gib = d.gpu_memory_gib
-     AND v.gpu_variant = $variant
-    WHERE d.gpu_name = $gpu
-    ORDER BY d.gpu_memory_gib
-"""
-
-# The cheapest current offers for a GPU and pricing model, each with the peak of its own
-# (name, memory) row: ties broken by provider, region, zone, instance type so the pick is
-# reproducible.
-OFFERS_SQL = f"""
-    SELECT {", ".join(f"o.{c}" for c in OFFER_COLUMNS)},
-           CASE $precision
-               WHEN 'fp32' THEN g.fp32_tflops WHEN 'tf32' THEN g.tf32_tflops
-               WHEN 'bf16' THEN g.bf16_tflops WHEN 'fp8' THEN g.fp8_tflops
-           END AS peak_tflops
-    FROM mart_gpu_offers_current o
-    -- each offer at its own form factor's peak (H100 PCIe 756 BF16 TFLOPS, SXM 989)
-    LEFT JOIN dim_gpu_variants g USING (gpu_name, gpu_memory_gib, gpu_variant)
-    WHERE o.gpu_name = $gpu
-      AND ($variant IS NULL OR o.gpu_variant = $variant)
-      AND ($memory IS NULL OR o.gpu_memory_gib = $memory)
-      AND o.pricing_model = $pricing
-      -- rankable (a whole machine with a per-GPU rate) and verified unless asked:
-      -- both rules are columns of mart_gpu_offers_current (sql/intermediate/int_offers_current)
-      AND o.is_comparable
-      AND (o.is_verified OR $include_illustrative)
-      AND (NOT $need_peak OR peak_tflops IS NOT NULL)
-    ORDER BY o.price_usd_per_gpu_hour, o.provider, o.region, o.zone NULLS FIRST, o.instance_type
-    LIMIT $limit
-"""
-
-# Same-instance spot/on-demand pairs at the user's checkpointing assumptions (the
-# spot_breakeven table macro, sql/macros/spot_breakeven.sql).
-SPOT_PAIRS_SQL = """
-    SELECT provider, region, zone, on_demand_zone, instance_type, gpu_name, gpu_memory_gib,
-           gpu_count, is_verified, spot_usd_per_gpu_hour, on_demand_usd_per_gpu_hour, spot_discount,
-           break_even_preemption_rate_per_hour, interruption_bucket, preemption_rate_per_hour,
-           effective_spot_usd_per_gpu_hour, spot_is_cheaper, spot_fetched_at, spot_load_id
-    FROM spot_breakeven(checkpoint_overhead := $overhead,
-                        checkpoint_interval_hours := $interval,
-                        restart_hours := $restart,
-                        include_illustrative := $include_illustrative)
-    WHERE gpu_name = $gpu AND ($memory IS NULL OR gpu_memory_gib = $memory)
-    ORDER BY spot_usd_per_gpu_hour, provider, region, zone NULLS FIRST, instance_type
-    LIMIT $limit
-"""
-
-
-# One current offer by its key (the two sides of a spot/on-demand pair).
-OFFER_BY_KEY_SQL = f"""
-    SELECT {", ".join(OFFER_COLUMNS)}
-    FROM mart_gpu_offers_current
-    WHERE provider = $provider AND region = $region AND zone IS NOT DISTINCT FROM $zone
-      AND instance_type = $instance_type AND pricing_model = $pricing
-"""
 
 
 def checked(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -239,7 +174,8 @@ class Warehouse:
     def exists(self) -> bool:
         return self.path.exists()
 
-    def query(self, sql: str, params: dict[str, Any]) -> pl.DataFrame:
+    def query(self, name: str, params: dict[str, Any]) -> pl.DataFrame:
+        """The rows of query `name` (gpu_pricing/queries/<name>.sql)."""
         if self._con is None:
             if not self.exists:
                 raise InvalidInput(
@@ -248,7 +184,7 @@ class Warehouse:
                 )
             self._con = open_readonly(self.path)
         try:
-            return db.query(self._con, sql, params)
+            return db.query(self._con, queries.sql(name), params)
         except duckdb.CatalogException as exc:
             raise InvalidInput(
                 f"warehouse {self.path} has no cost marts ({str(exc).splitlines()[0]}): "
@@ -264,7 +200,7 @@ class Warehouse:
         from the bundled seed dim_gpus is built from when there is no warehouse (default
         variants only); unknown names are an input error."""
         if self.exists:
-            rows = self.query(SPECS_SQL, {"gpu": gpu, "variant": variant})
+            rows = self.query("gpu_variant_specs", {"gpu": gpu, "variant": variant})
         else:
             seed = seed_gpu_specs().filter(pl.col("gpu_name") == gpu)
             rows = seed.select(SPEC_COLUMNS).sort("gpu_memory_gib")
@@ -293,7 +229,7 @@ class Warehouse:
         variant: str | None = None,
     ) -> pl.DataFrame:
         return self.query(
-            OFFERS_SQL,
+            "estimate_offers",
             {
                 "variant": variant,
                 "include_illustrative": include_illustrative,
@@ -345,11 +281,8 @@ def describe_offer(offer: dict[str, Any]) -> str:
         else f"{seen} (first seen; the source states no date)"
     )
     detail = f" ({offer['pricing_detail']})" if offer["pricing_detail"] else ""
-    mark = (
-        f" [{offer['provenance'].upper()} price]"
-        if offer.get("provenance") not in (None, *VERIFIED_PROVENANCES)
-        else ""
-    )
+    # is_verified: the provenance rule of int_provenances, as the offer's own column
+    mark = f" [{offer['provenance'].upper()} price]" if offer["is_verified"] is False else ""
     return (
         f"{where} {offer['instance_type']}, {offer['pricing_model']}{detail}, "
         f"as of {as_of}{mark}"
@@ -922,7 +855,7 @@ def breakeven_spot(
                 wh.specs(name, memory)
                 # same-instance pairs only where there is a warehouse to list them from
                 pairs = [] if not wh.exists else wh.query(
-                    SPOT_PAIRS_SQL,
+                    "spot_pairs",
                     {
                         "overhead": checkpoint_overhead,
                         "interval": checkpoint_interval_hours,
@@ -939,7 +872,7 @@ def breakeven_spot(
                     best, paired = pairs[0], True
                     for pricing, zone in (("spot", best["zone"]), ("on_demand", best["on_demand_zone"])):
                         found = wh.query(
-                            OFFER_BY_KEY_SQL,
+                            "offer_by_key",
                             {
                                 "provider": best["provider"],
                                 "region": best["region"],
@@ -991,8 +924,15 @@ def breakeven_spot(
 
 
 def _break_even_text(doc: dict[str, Any]) -> str:
-    spot_with_overhead = doc["spot_rate_usd_per_gpu_hour"] * (1 + doc["checkpoint_overhead"])
-    if spot_with_overhead >= doc["on_demand_rate_usd_per_gpu_hour"]:
+    # models.breakeven's verdict: a break-even of 0 means spot costs more even with no
+    # preemption, at its cost per useful hour then (checkpoint overhead only)
+    if doc["break_even_preemption_rate_per_hour"] == 0:
+        spot_with_overhead = doc["spot_rate_usd_per_gpu_hour"] * breakeven.spot_time_multiplier(
+            doc["checkpoint_overhead"],
+            doc["checkpoint_interval_hours"],
+            0.0,
+            restart_hours=doc["restart_hours"],
+        )
         return (
             f"none: spot is not cheaper than on-demand at any preemption rate "
             f"({spot_with_overhead:.4f} USD/GPU-hour with checkpoint overhead, even with "

@@ -1,15 +1,24 @@
 """The app layer's queries, one `.sql` file each, read by name.
 
-The command line, the Python API, the report and the alerts read the warehouse through
-these files only; each reads marts, intermediate views or table macros (`sql/`) and never
-re-derives a rule those define. Parameters are DuckDB named parameters (`$gpu`), bound at
-execution: `con.execute(queries.sql("rates"), {"gpu": "H100"})`.
+The command line, the Python API and the report read the warehouse through these files
+only; each reads marts, intermediate views or table macros (`sql/`) and never re-derives a
+rule those define. Each file starts with a comment saying what it returns and what it reads.
+Parameters are DuckDB named parameters (`$gpu`), bound at execution; an optional filter is a
+parameter that may be null (`$gpu IS NULL OR gpu_name = $gpu`), never SQL pasted together:
+`read(con, "current_offers", {"gpu": "H100", ...})`.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from warehouse import db
+from warehouse.errors import WarehouseError
 
 QUERIES_DIR = Path(__file__).resolve().parent
 
@@ -21,3 +30,17 @@ def sql(name: str) -> str:
     if not path.is_file():
         raise KeyError(f"no query named {name!r} in {QUERIES_DIR}")
     return path.read_text(encoding="utf-8")
+
+
+def read(
+    con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any] | None = None
+) -> pl.DataFrame:
+    """The rows of query `name`. A relation the warehouse lacks (one built before that mart
+    existed, or never refreshed) is a one-line WarehouseError asking for a refresh."""
+    try:
+        return db.query(con, sql(name), params)
+    except duckdb.CatalogException as exc:
+        raise WarehouseError(
+            f"the warehouse lacks a relation ({str(exc).splitlines()[0]}): "
+            "run `gpu-pricing refresh` first"
+        ) from None

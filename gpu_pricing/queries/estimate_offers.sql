@@ -1,0 +1,28 @@
+-- The offers `estimate` and `breakeven` price with: current offers of
+-- mart_gpu_offers_current for GPU $gpu and pricing model $pricing (variant and memory null:
+-- any), cheapest per-GPU-hour rate first, at most $limit rows, each with `peak_tflops`, the
+-- dense peak at $precision (fp32 | tf32 | bf16 | fp8) of its own form factor
+-- (dim_gpu_variants: H100 PCIe 756 BF16 TFLOPS, SXM 989); with $need_peak, only offers that
+-- have one. Only rankable offers (is_comparable: a priced whole machine), and verified ones
+-- (is_verified) unless $include_illustrative; both rules are columns of
+-- mart_gpu_offers_current. Ties are broken as mart_cheapest_gpu_hour breaks them, so the
+-- first row is its pick.
+SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib,
+       o.gpu_count, o.gpu_variant, o.pricing_model, o.pricing_detail, o.price_usd_per_hour,
+       o.price_usd_per_gpu_hour, o.price_flag, o.provenance, o.is_verified,
+       o.source_effective_at, o.first_seen_at, o.effective_at, o.fetched_at, o.load_id,
+       CASE $precision
+           WHEN 'fp32' THEN g.fp32_tflops WHEN 'tf32' THEN g.tf32_tflops
+           WHEN 'bf16' THEN g.bf16_tflops WHEN 'fp8' THEN g.fp8_tflops
+       END AS peak_tflops
+FROM mart_gpu_offers_current o
+LEFT JOIN dim_gpu_variants g USING (gpu_name, gpu_memory_gib, gpu_variant)
+WHERE o.gpu_name = $gpu
+  AND ($variant IS NULL OR o.gpu_variant = $variant)
+  AND ($memory IS NULL OR o.gpu_memory_gib = $memory)
+  AND o.pricing_model = $pricing
+  AND o.is_comparable
+  AND (o.is_verified OR $include_illustrative)
+  AND (NOT $need_peak OR peak_tflops IS NOT NULL)
+ORDER BY o.price_usd_per_gpu_hour, o.provider, o.region, o.zone NULLS FIRST, o.instance_type
+LIMIT $limit
