@@ -32,7 +32,7 @@ import polars as pl
 from gpu_pricing import plan as planner
 from gpu_pricing import queries
 from models import _checks, breakeven, inference, training
-from models.costs import HOURS_PER_MONTH
+from models.conventions import HOURS_PER_MONTH
 from warehouse import db
 
 SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"

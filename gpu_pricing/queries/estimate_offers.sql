@@ -5,8 +5,8 @@
 -- (dim_gpu_variants: H100 PCIe 756 BF16 TFLOPS, SXM 989); with $need_peak, only offers that
 -- have one. Only rankable offers (is_comparable: a priced whole machine), and verified ones
 -- (is_verified) unless $include_illustrative; both rules are columns of
--- mart_gpu_offers_current. Ties are broken as mart_cheapest_gpu_hour breaks them, so the
--- first row is its pick.
+-- mart_gpu_offers_current. Ordered by cheapest_order, the one cheapest-first order
+-- (int_offers_current), so the first row is mart_cheapest_gpu_hour's pick.
 SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib,
        o.gpu_count, o.gpu_variant, o.pricing_model, o.pricing_detail, o.price_usd_per_hour,
        o.price_usd_per_gpu_hour, o.price_flag, o.provenance, o.is_verified,
@@ -24,5 +24,5 @@ WHERE o.gpu_name = $gpu
   AND o.is_comparable
   AND (o.is_verified OR $include_illustrative)
   AND (NOT $need_peak OR peak_tflops IS NOT NULL)
-ORDER BY o.price_usd_per_gpu_hour, o.provider, o.region, o.zone NULLS FIRST, o.instance_type
+ORDER BY o.cheapest_order
 LIMIT $limit

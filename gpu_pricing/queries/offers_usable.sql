@@ -1,11 +1,11 @@
 -- Every usable current offer (int_offers_usable: verified, priced, whole machines), cheapest
--- first, with the published interruption frequency of spot offers as a preemption rate per
+-- first (cheapest_order, the one cheapest-first order), with the published interruption frequency of spot offers as a preemption rate per
 -- instance-hour (mart_spot_on_demand_pairs, from dim_spot_interruption_buckets). The offers
 -- the planners read (gpu_pricing.api.offers).
 SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib,
        o.gpu_count, o.vcpus, o.memory_gib, o.pricing_model, o.pricing_detail,
        o.price_usd_per_hour, o.price_usd_per_gpu_hour, o.price_flag, o.effective_at,
-       o.fetched_at, o.load_id,
+       o.fetched_at, o.load_id, o.cheapest_order,
        CASE WHEN o.pricing_model = 'spot' THEN s.preemption_rate_per_hour END
            AS preemption_rate_per_hour,
        CASE WHEN o.pricing_model = 'spot' THEN s.interruption_bucket END
@@ -14,5 +14,4 @@ FROM int_offers_usable o
 LEFT JOIN mart_spot_on_demand_pairs s
   ON s.provider = o.provider AND s.region = o.region AND s.instance_type = o.instance_type
  AND s.zone IS NOT DISTINCT FROM o.zone
-ORDER BY o.price_usd_per_gpu_hour, o.provider, o.region, o.zone NULLS FIRST, o.instance_type,
-         o.pricing_model
+ORDER BY o.cheapest_order

@@ -58,23 +58,37 @@ resolved as (
         partition by r.provider, r.region, r.zone, r.instance_type, r.pricing_model
         order by v.gpu_variant is not distinct from r.gpu_variant desc
     ) = 1
+),
+
+current_offers as (
+    select
+        r.provider, r.region, r.zone, r.instance_type, r.gpu_name, x.resolved_gpu_variant as gpu_variant,
+        r.gpu_memory_gib, r.gpu_count,
+        r.vcpus, r.memory_gib, r.pricing_model, r.pricing_detail, r.price_usd_per_hour,
+        r.price_usd_per_gpu_hour, r.price_flag,
+        coalesce(r.host_included, true) as host_included,
+        coalesce(r.provenance, 'api') as provenance,
+        coalesce(p.is_verified, false) as is_verified,
+        r.gpu_name is not null and r.price_usd_per_gpu_hour is not null
+            and coalesce(r.host_included, true) as is_comparable,
+        r.effective_at as source_effective_at, r.fetched_at as first_seen_at,
+        r.effective_at, r.fetched_at, r.load_id, r.connector
+    from ranked r
+    left join provenances p on p.provenance = coalesce(r.provenance, 'api')
+    left join resolved x
+      on x.provider = r.provider and x.region = r.region and x.zone is not distinct from r.zone
+     and x.instance_type = r.instance_type and x.pricing_model = r.pricing_model
+    where r.variant_rank = 1
 )
 
+-- cheapest_order: the one cheapest-first order every ranking uses (int_offers_ranked, the
+-- estimate, the report, the planner): per-GPU-hour price, then provider, region, zone (none
+-- first), instance type, then GPU, pricing model and variant so the order is total and a
+-- refresh deterministic. Offers without a per-GPU-hour price come last.
 select
-    r.provider, r.region, r.zone, r.instance_type, r.gpu_name, x.resolved_gpu_variant as gpu_variant,
-    r.gpu_memory_gib, r.gpu_count,
-    r.vcpus, r.memory_gib, r.pricing_model, r.pricing_detail, r.price_usd_per_hour,
-    r.price_usd_per_gpu_hour, r.price_flag,
-    coalesce(r.host_included, true) as host_included,
-    coalesce(r.provenance, 'api') as provenance,
-    coalesce(p.is_verified, false) as is_verified,
-    r.gpu_name is not null and r.price_usd_per_gpu_hour is not null
-        and coalesce(r.host_included, true) as is_comparable,
-    r.effective_at as source_effective_at, r.fetched_at as first_seen_at,
-    r.effective_at, r.fetched_at, r.load_id, r.connector
-from ranked r
-left join provenances p on p.provenance = coalesce(r.provenance, 'api')
-left join resolved x
-  on x.provider = r.provider and x.region = r.region and x.zone is not distinct from r.zone
- and x.instance_type = r.instance_type and x.pricing_model = r.pricing_model
-where r.variant_rank = 1
+    *,
+    row_number() over (
+        order by price_usd_per_gpu_hour nulls last, provider, region, zone nulls first,
+                 instance_type, gpu_name, gpu_memory_gib, pricing_model, pricing_detail nulls first
+    ) as cheapest_order
+from current_offers
