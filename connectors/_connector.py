@@ -101,7 +101,7 @@ class Parsed:
 
     def __post_init__(self) -> None:
         kept = [c for c in OFFER_EXTRA_COLUMNS if c in self.offers.columns]
-        offers = conform(self.offers).with_columns(self.offers.select(kept))
+        offers = conform(self.offers).with_columns(self.offers.select(kept).get_columns())
         object.__setattr__(self, "offers", offers)
         object.__setattr__(self, "staged", MappingProxyType(dict(self.staged)))
 

@@ -89,6 +89,30 @@ def test_a_new_connector_reaches_the_union_with_its_registry_line_alone(tmp_path
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if _non_empty(DEMO_DIR / n)])
+def test_every_connector_parses_its_demo_pages_into_the_declared_contract(name):
+    """`Connector.parse` returns one `Parsed`: canonical offers, and for every table the
+    connector declares (`Connector.staged`) rows that insert into the table its declared
+    DDL creates."""
+    import duckdb
+
+    from connectors._connector import Parsed
+    from warehouse import db
+    from warehouse.schemas import OFFER_SCHEMA
+
+    connector = registry.get(name)
+    parsed = connector.parse(_demo_pages(name))
+    assert isinstance(parsed, Parsed) and parsed.offers.height
+    assert [c for c in parsed.offers.columns if c != "_item"] == list(OFFER_SCHEMA)
+    assert set(parsed.staged) == {t.name for t in connector.staged}
+    con = duckdb.connect()
+    for table in connector.staged:
+        rows = parsed.staged[table.name]
+        assert rows.schema == table.columns, table.name
+        db.run(con, table.ddl)
+        assert db.insert_frame(con, table.name, rows) == rows.height
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if _non_empty(DEMO_DIR / n)])
 def test_every_gpu_a_connector_emits_from_its_demo_pages_is_in_the_gpu_reference(name):
     parsed = registry.get(name).parse(_demo_pages(name)).offers
     emitted = (
