@@ -289,3 +289,35 @@ def test_a_declared_series_is_appended_and_watermarked_without_the_pipeline_know
     assert pipeline.watermarks(path, "newcloud")[("ticks", "north")] == datetime(
         2026, 11, 20, 3, 30
     )
+
+
+def test_a_parse_that_breaks_its_declaration_fails_that_provider_alone(tmp_path, monkeypatch):
+    path = tmp_path / "w.duckdb"
+    snap = snapshot(tmp_path / "n1", [("a", "2026-11-20T01:00:00", 1.0)], "2026-11-20T02:05:00Z")
+    shutil.copytree(DEMO_DIR / "cloudrift", snap / "cloudrift")
+
+    def refresh() -> pipeline.RunSummary:
+        fetched = {n: pipeline.fetch_pages(n, snap, FetchContext()) for n in ("newcloud", "cloudrift")}
+        return pipeline.load_and_publish(path, fetched, source="test")
+
+    monkeypatch.setitem(registry.PROVIDERS, "newcloud", newcloud([]))
+    assert refresh().exit_code == 0
+
+    def drifted(pages, latest):
+        rows = ticks(pages).rename({"value": "price"})
+        return Parsed(lambda_parse.parse(pages.filter(pl.col("endpoint") == LAMBDA_ENDPOINT)),
+                      {TICKS.name: rows})
+
+    monkeypatch.setitem(registry.PROVIDERS, "newcloud", newcloud([], parse_pages=drifted))
+    monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser change")  # re-parse
+    summary = refresh()
+    status = {p.provider: (p.status, p.failed) for p in summary.providers}
+    assert status["cloudrift"] == ("ok", [])
+    assert status["newcloud"][0] == "failed"
+    assert "stg_newcloud__ticks" in status["newcloud"][1][0]
+    assert "['value']" in status["newcloud"][1][0] and "['price']" in status["newcloud"][1][0]
+    con = db.connect_readonly(path)
+    try:  # the last good rows stay
+        assert db.run(con, "SELECT series_id, value FROM stg_newcloud__ticks") == [("a", 1.0)]
+    finally:
+        con.close()
