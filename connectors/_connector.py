@@ -149,10 +149,10 @@ class Connector:
         names = [t.name for t in self.staged]
         if len(set(names)) != len(names) or self.staging_table in names:
             raise ValueError(f"{self.name}: staged table names repeat: {names}")
-        for t in self.staged:
-            if t.series is not None and self.endpoints.get(t.series.endpoint) != APPEND:
+        for t, series in self.series_tables:
+            if self.endpoints.get(series.endpoint) != APPEND:
                 raise ValueError(
-                    f"{self.name}: {t.name} accumulates {t.series.endpoint!r}, "
+                    f"{self.name}: {t.name} accumulates {series.endpoint!r}, "
                     "which is not one of its APPEND endpoints"
                 )
         if self.batched_endpoint is not None and (
@@ -165,8 +165,9 @@ class Connector:
         return f"stg_{self.name}__offers"
 
     @property
-    def series_tables(self) -> tuple[StagedTable, ...]:
-        return tuple(t for t in self.staged if t.series is not None)
+    def series_tables(self) -> tuple[tuple[StagedTable, Series], ...]:
+        """The staged tables that accumulate a time series, each with its `Series`."""
+        return tuple((t, t.series) for t in self.staged if t.series is not None)
 
     def parse(
         self, pages: pl.DataFrame, latest: Mapping[str, pl.DataFrame] | None = None

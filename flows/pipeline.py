@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from connectors import _snapshot, registry
-from connectors._connector import Connector, StagedTable
+from connectors._connector import Connector, Series, StagedTable
 from connectors._normalise import Normalised, combine, normalise
 from connectors._page import FetchContext, FetchFailure, Page, pages_frame, utc_now
 from connectors.errors import PricingError, UnexpectedResponse
@@ -118,13 +118,11 @@ def watermarks(path: Path, provider: str) -> dict[tuple[str, str], datetime]:
                FROM _loads l WHERE provider = $p AND status = 'ok' GROUP BY ALL""",
             {"p": provider, "version_format": connector.source_version_format},
         )
-        for table in connector.series_tables:
+        for table, series in connector.series_tables:
             if not db.run(
                 con, "SELECT 1 FROM duckdb_tables() WHERE table_name = $t", {"t": table.name}
             ):
                 continue
-            series = table.series
-            assert series is not None
             points = db.query(
                 con,
                 f"""SELECT $endpoint AS endpoint, {series.scope} AS scope,
@@ -208,7 +206,7 @@ def _since(con, index: pl.DataFrame, connector: Connector, run_id: str) -> pl.Da
     """`index` without the series endpoints' pages that a successful load of `run_id` (the
     last parse) or of an earlier run listed: those were parsed. By sha256, not by the load
     that first stored a page: that load may have failed, its pages parsed by none."""
-    appended = [t.series.endpoint for t in connector.series_tables if t.series]
+    appended = [series.endpoint for _, series in connector.series_tables]
     parsed = db.query(
         con,
         """SELECT DISTINCT p.sha256 FROM _load_pages p JOIN _loads l ON l.load_id = p.load_id
@@ -223,9 +221,7 @@ def _latest(con, connector: Connector) -> dict[str, pl.DataFrame]:
     """The newest stored row of each series of the connector's series tables: what its
     parse gets in place of the series pages it does not re-read."""
     latest = {}
-    for table in connector.series_tables:
-        series = table.series
-        assert series is not None
+    for table, series in connector.series_tables:
         latest[table.name] = db.query(
             con,
             f"""SELECT * FROM {table.name} QUALIFY row_number() OVER (
@@ -234,14 +230,13 @@ def _latest(con, connector: Connector) -> dict[str, pl.DataFrame]:
     return latest
 
 
-def _append_rows(con, table: StagedTable, rows: pl.DataFrame) -> None:
+def _append_rows(con, table: StagedTable, series: Series, rows: pl.DataFrame) -> None:
     """Add the rows of the newly landed series pages whose key is not staged yet (one
     staged row per key, checked here, once: an earlier load keeps a row that a later page
     repeats)."""
-    assert table.series is not None
     con.register("_new_rows", rows.to_arrow())
     try:
-        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in table.series.key)
+        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in series.key)
         run(
             con,
             f"""INSERT INTO {table.name} BY NAME
@@ -281,7 +276,7 @@ def _stage_provider(
         del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
         for table in connector.staged:
             if since is not None and table.series is not None:
-                _append_rows(con, table, parsed.staged[table.name])
+                _append_rows(con, table, table.series, parsed.staged[table.name])
             else:
                 staging.replace_staged(con, table.name, parsed.staged[table.name], ddl=table.ddl)
         result = normalise(parsed.offers)
