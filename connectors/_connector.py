@@ -149,6 +149,9 @@ class Connector:
         names = [t.name for t in self.staged]
         if len(set(names)) != len(names) or self.staging_table in names:
             raise ValueError(f"{self.name}: staged table names repeat: {names}")
+        foreign = [n for n in names if not n.startswith(f"stg_{self.name}__")]
+        if foreign:
+            raise ValueError(f"{self.name}: staged tables must be named stg_{self.name}__*: {foreign}")
         for t, series in self.series_tables:
             if self.endpoints.get(series.endpoint) != APPEND:
                 raise ValueError(

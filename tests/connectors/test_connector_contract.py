@@ -207,6 +207,8 @@ def test_declarations_that_cannot_hold_are_refused_when_the_connector_is_built()
         newcloud([], endpoints={LAMBDA_ENDPOINT: "snapshot", "ticks": "snapshot"})
     with pytest.raises(ValueError, match="in batches"):
         newcloud([], batched_endpoint="ticks")
+    with pytest.raises(ValueError, match=r"stg_othercloud__\*"):
+        newcloud([], name="othercloud")  # another connector's name on the same tables
 
 
 def test_a_declared_table_is_created_with_its_declared_types_and_constraints():
