@@ -1,16 +1,125 @@
-"""The shape every provider package exposes, so CLI, flows and tests can iterate them."""
+"""The connector contract: the shape every provider package exposes, so the CLI, the flows
+and the tests iterate them, and nothing outside a provider's folder knows its columns.
+
+A connector declares its endpoints, a live fetch, a pure parse from the pages frame
+(`connectors._page.PAGES_SCHEMA`) to one `Parsed` result, and the tables it stages
+besides its offers (`StagedTable`: columns, constraints, and for a time series how its
+rows accumulate across refreshes). `Connector.parse` checks the result against those
+declarations, so a parser that drifts from them fails at the boundary, by name.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import polars as pl
 
-from connectors._page import FetchContext, FetchFailure, Page
+from connectors._page import PAGES_SCHEMA, FetchContext, FetchFailure, Page
+from connectors.errors import PricingError
+from warehouse.schemas import conform, table_ddl
 
 APPEND = "append"  # every page ever landed is part of the current state (time series)
 SNAPSHOT = "snapshot"  # only the latest successful load of each scope is current
+
+# Columns a parse may add to its offers besides the canonical ones: the raw record of a
+# row, kept for quarantine (connectors._normalise turns it into `record`).
+OFFER_EXTRA_COLUMNS = ("_item",)
+
+
+@dataclass(frozen=True)
+class Series:
+    """How a staged table accumulates a time series from an APPEND endpoint's pages. A
+    refresh whose parsing code is unchanged parses only the pages landed since the last
+    parse, adds their rows whose `key` is not staged yet, and hands `parse` the newest
+    stored row of each series (by `time`) in place of the pages it did not re-read. The
+    newest `time` stored per `scope` is where the next live fetch of that scope starts."""
+
+    endpoint: str  # the APPEND endpoint whose pages hold the points
+    key: tuple[str, ...]  # the columns that make a row unique
+    series: tuple[str, ...]  # the columns of one series
+    time: str  # when a point was observed
+    scope: str  # the column that holds the fetch scope (a region) of a point
+
+
+@dataclass(frozen=True)
+class StagedTable:
+    """A table a connector stages besides `stg_<provider>__offers`, declared once: its DDL
+    is generated from these columns (warehouse.schemas.table_ddl) and every parse's rows
+    for it are checked against them."""
+
+    name: str
+    columns: pl.Schema
+    not_null: frozenset[str] = frozenset()
+    primary_key: tuple[str, ...] = ()
+    series: Series | None = None
+
+    def __post_init__(self) -> None:
+        named = set(self.not_null) | set(self.primary_key)
+        if self.series is not None:
+            s = self.series
+            named |= {*s.key, *s.series, s.time, s.scope}
+        unknown = named - set(self.columns)
+        if unknown:
+            raise ValueError(f"{self.name}: declares unknown column(s) {sorted(unknown)}")
+
+    @property
+    def ddl(self) -> str:
+        return table_ddl(self.name, self.columns, self.not_null, self.primary_key)
+
+    def conform(self, rows: pl.DataFrame) -> pl.DataFrame:
+        """`rows` with exactly the declared columns, in order, cast to the declared types;
+        a missing or undeclared column raises."""
+        missing = [c for c in self.columns if c not in rows.columns]
+        extra = [c for c in rows.columns if c not in self.columns]
+        if missing or extra:
+            raise ContractError(
+                f"{self.name}: parse returned rows without column(s) {missing} "
+                f"and with undeclared column(s) {extra}"
+            )
+        return rows.select([pl.col(c).cast(t, strict=True) for c, t in self.columns.items()])
+
+
+class ContractError(PricingError):
+    """A parse result that does not match what its connector declares (a code error): the
+    refresh fails that provider, which keeps its last good data, as for any parse error."""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What one parse of a provider's pages produces: the canonical offers and the rows of
+    each declared staged table, by table name.
+
+    `offers` is conformed when built: exactly warehouse.schemas.OFFER_SCHEMA's columns in
+    order (a column the parse left out is null; a value that does not cast to the declared
+    type raises), plus `_item` where the parse kept it; a parse's own working columns are
+    dropped here. Rejected and excluded rows carry their `status` and `reason`."""
+
+    offers: pl.DataFrame
+    staged: Mapping[str, pl.DataFrame] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        kept = [c for c in OFFER_EXTRA_COLUMNS if c in self.offers.columns]
+        offers = conform(self.offers).with_columns(self.offers.select(kept).get_columns())
+        object.__setattr__(self, "offers", offers)
+        object.__setattr__(self, "staged", MappingProxyType(dict(self.staged)))
+
+
+# the connector's own parse: (pages frame, the newest stored row of each series of its
+# Series tables, by table name; empty on a full parse) -> Parsed
+ParseFn = Callable[[pl.DataFrame, Mapping[str, pl.DataFrame]], Parsed]
+
+
+def offers_only(parse_offers: Callable[[pl.DataFrame], pl.DataFrame]) -> ParseFn:
+    """The parse of a connector that stages nothing but its offers."""
+
+    def parse(pages: pl.DataFrame, latest: Mapping[str, pl.DataFrame]) -> Parsed:
+        return Parsed(parse_offers(pages))
+
+    parse.__doc__ = parse_offers.__doc__
+    parse.__wrapped__ = parse_offers  # type: ignore[attr-defined]
+    return parse
 
 
 @dataclass(frozen=True)
@@ -20,33 +129,69 @@ class Connector:
     endpoints: dict[str, str]
     # live fetch: builds its clients from the standard credential chains
     fetch_live: Callable[[FetchContext], Iterator[Page | FetchFailure]]
-    # pure: a frame of raw pages (endpoint, load_id, fetched_at, scope, source_url,
-    # request, payload) -> canonical offers (warehouse.schemas.OFFER_SCHEMA, plus an
-    # optional `_item` struct holding the raw record for quarantine)
-    parse: Callable[[pl.DataFrame], pl.DataFrame]
-    # extra staged entities: table name -> (DDL, parser over the same pages frame)
-    extra_staging: dict[str, tuple[str, Callable[[pl.DataFrame], pl.DataFrame]]] = field(
-        default_factory=dict
-    )
+    # pure: no clock, no network, no DuckDB (call it through `Connector.parse`)
+    parse_pages: ParseFn
+    # the tables it stages besides its offers
+    staged: tuple[StagedTable, ...] = ()
     # providers a connector's rows may carry (sheets publish rows for coreweave, ...)
     emits_providers: tuple[str, ...] = ()
     # an endpoint whose pages parse independently of each other: the pipeline then parses
     # them in batches of about BATCH_BYTES of payload (each batch together with every page
-    # of the other endpoints), so memory stays bounded however large the crawl
+    # of the other endpoints), so memory stays bounded however large the crawl; only for a
+    # connector that stages nothing but offers (a staged table needs every page at once)
     batched_endpoint: str | None = None
-    # an APPEND endpoint whose rows an extra staged table accumulates (a time series):
-    # endpoint -> its table, the columns that make a row unique, and the columns of one
-    # series (whose newest row by `observed_at` is the series' current offer). A refresh
-    # whose parsing code is unchanged then parses only the pages landed since the last
-    # parse, appends their new rows, and calls `parse(pages, latest=...)` with the newest
-    # stored row of each series in place of the pages it did not re-read.
-    append_staging: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = field(
-        default_factory=dict
-    )
+    # the strptime format of the source versions its pages record (request key
+    # `source_version`, kept in `_loads`) when a version is the source's publication time:
+    # the next live fetch then starts from the newest version stored
+    source_version_format: str | None = None
+
+    def __post_init__(self) -> None:
+        names = [t.name for t in self.staged]
+        if len(set(names)) != len(names) or self.staging_table in names:
+            raise ValueError(f"{self.name}: staged table names repeat: {names}")
+        foreign = [n for n in names if not n.startswith(f"stg_{self.name}__")]
+        if foreign:
+            raise ValueError(f"{self.name}: staged tables must be named stg_{self.name}__*: {foreign}")
+        for t, series in self.series_tables:
+            if self.endpoints.get(series.endpoint) != APPEND:
+                raise ValueError(
+                    f"{self.name}: {t.name} accumulates {series.endpoint!r}, "
+                    "which is not one of its APPEND endpoints"
+                )
+        if self.batched_endpoint is not None and (
+            self.staged or self.batched_endpoint not in self.endpoints
+        ):
+            raise ValueError(f"{self.name}: cannot parse {self.batched_endpoint!r} in batches")
 
     @property
     def staging_table(self) -> str:
         return f"stg_{self.name}__offers"
 
-    def raw_table(self, endpoint: str) -> str:
-        return f"raw_{self.name}__{endpoint}"
+    @property
+    def series_tables(self) -> tuple[tuple[StagedTable, Series], ...]:
+        """The staged tables that accumulate a time series, each with its `Series`."""
+        return tuple((t, t.series) for t in self.staged if t.series is not None)
+
+    def parse(
+        self, pages: pl.DataFrame, latest: Mapping[str, pl.DataFrame] | None = None
+    ) -> Parsed:
+        """Parse a pages frame (exactly `PAGES_SCHEMA`: build it with `pages_frame`) into
+        the declared result: every staged table's rows, conformed to its columns."""
+        if pages.schema != PAGES_SCHEMA:
+            raise ContractError(
+                f"{self.name}: parse takes a pages frame {dict(PAGES_SCHEMA)}, "
+                f"got {dict(pages.schema)} (build it with connectors._page.pages_frame)"
+            )
+        result = self.parse_pages(pages, MappingProxyType(dict(latest or {})))
+        if not isinstance(result, Parsed):
+            raise ContractError(f"{self.name}: parse returned {type(result).__name__}, not Parsed")
+        declared = {t.name: t for t in self.staged}
+        if set(result.staged) != set(declared):
+            raise ContractError(
+                f"{self.name}: parse returned rows for {sorted(result.staged)}, "
+                f"declared {sorted(declared)}"
+            )
+        return Parsed(
+            result.offers,
+            {name: declared[name].conform(rows) for name, rows in result.staged.items()},
+        )

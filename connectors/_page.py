@@ -1,5 +1,6 @@
 """`Page`: one recorded API response (or one downloaded file), the unit that flows from
-`fetch()` into the raw store and from the raw store back into `parse()`.
+`fetch()` into the raw store and from the raw store back into `parse()`, and the pages
+frame (`PAGES_SCHEMA`, built by `pages_frame`) in which `parse()` receives them.
 
 The body is kept exactly as received. `sha256` covers the request and the body bytes (not
 the fetch time), so a page that comes back unchanged is recognised and not stored twice.
@@ -9,21 +10,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
+import polars as pl
+
+from warehouse.schemas import utc_now as utc_now  # naive UTC, the one clock of fetch times
 
 # Request keys that say which slice of a provider a page belongs to. A load covers one
 # (provider, endpoint, scope); the current state of an endpoint is the latest successful
 # load of each of its scopes, so a region that fails tonight keeps yesterday's pages.
 SCOPE_KEYS = ("region", "sheet", "scope")
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def dumps(value: Any) -> str:
@@ -125,6 +126,54 @@ class Page:
                 h.update(self.content)
             self._sha.append(h.hexdigest())
         return self._sha[0]
+
+
+# The pages frame `parse()` receives: one row per stored page of the provider's current
+# state. `load_id` is the load that first stored the page (its lineage), `scope` the load's
+# scope (region, sheet ...), `request` the request as canonical JSON text, and `payload` the
+# body as text exactly as stored (JSON text, or a downloaded file's text).
+PAGES_SCHEMA = pl.Schema(
+    {
+        "endpoint": pl.String(),
+        "load_id": pl.String(),
+        "fetched_at": pl.Datetime("us"),  # naive UTC
+        "scope": pl.String(),
+        "source_url": pl.String(),
+        "request": pl.String(),
+        "payload": pl.String(),
+    }
+)
+
+
+def pages_frame(
+    pages: Iterable[Page] | pl.DataFrame, *, load_ids: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """The pages frame (`PAGES_SCHEMA`, its columns in that order), the one way it is built:
+    from `Page`s (a test, a benchmark, a replayed snapshot; `load_ids` default to
+    `load-0`, `load-1` ... one per page), or from a frame that holds its columns and maybe
+    more (the ledger's current pages with their payloads read from the raw store: the
+    extra columns are dropped). A missing column or a value of another type raises."""
+    if isinstance(pages, pl.DataFrame):
+        missing = [c for c in PAGES_SCHEMA if c not in pages.columns]
+        if missing:
+            raise ValueError(f"a pages frame needs the column(s) {missing}")
+        return pages.select([pl.col(c).cast(t, strict=True) for c, t in PAGES_SCHEMA.items()])
+    pages = list(pages)
+    ids = list(load_ids) if load_ids is not None else [f"load-{i}" for i in range(len(pages))]
+    if len(ids) != len(pages):
+        raise ValueError(f"{len(pages)} pages but {len(ids)} load ids")
+    return pl.DataFrame(
+        {
+            "endpoint": [p.endpoint for p in pages],
+            "load_id": ids,
+            "fetched_at": [p.fetched_at for p in pages],
+            "scope": [p.scope for p in pages],
+            "source_url": [p.source_url for p in pages],
+            "request": [canonical_json(p.request) for p in pages],
+            "payload": [p.payload for p in pages],
+        },
+        schema=PAGES_SCHEMA,
+    )
 
 
 @dataclass(frozen=True)

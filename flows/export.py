@@ -12,6 +12,7 @@ from connectors import _snapshot
 from connectors._page import Page
 from warehouse import db, raw
 from warehouse.rawstore import RawStore
+from warehouse.schemas import raw_table_source
 
 
 def database_file(con) -> Path:
@@ -35,7 +36,7 @@ def _ledger_pages(con, load_id: str | None) -> pl.DataFrame:
 
 def _legacy_pages(con, table: str, load_id: str | None) -> pl.DataFrame:
     """The same from a warehouse not yet moved to the raw store (a `raw_*` table)."""
-    provider, endpoint = table.removeprefix("raw_").split("__", 1)
+    provider, endpoint = raw_table_source(table)
     return db.query(
         con,
         f"""SELECT DISTINCT $provider AS provider, $endpoint AS endpoint,

@@ -23,8 +23,9 @@ from typing import Any
 import polars as pl
 
 from connectors import _snapshot, registry
+from connectors._connector import Connector, Series, StagedTable
 from connectors._normalise import Normalised, combine, normalise
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
+from connectors._page import FetchContext, FetchFailure, Page, pages_frame, utc_now
 from connectors.errors import PricingError, UnexpectedResponse
 from flows import progress
 from warehouse import db, history, raw, sql_runner, staging
@@ -98,40 +99,40 @@ def fetch_pages(
 def watermarks(path: Path, provider: str) -> dict[tuple[str, str], datetime]:
     """What incremental fetches start from, per (endpoint, scope) already published:
     - by default the newest successful load's finish time;
-    - where the loads recorded a source version that is a timestamp (AWS offer files:
-      Version "20250912225308" = its publication time), the newest version stored, so an
-      unchanged file is recognised before it is downloaded;
-    - for a time series whose points are staged (an extra staging table with `endpoint`,
-      `region` and `observed_at` columns: AWS spot price history), the newest point stored
-      per region, so the next fetch starts where the stored series ends.
+    - where the connector declares its source versions to be publication times
+      (`Connector.source_version_format`), the newest version stored, so an unchanged
+      file is recognised before it is downloaded;
+    - for a time series it stages (a `StagedTable` with a `Series`), the newest point
+      stored per scope, so the next fetch starts where the stored series ends.
     Empty when the warehouse does not exist yet."""
     if not path.exists():
         return {}
+    connector = registry.get(provider)
     con = db.connect_readonly(path)
     try:
         rows = db.query(
             con,
             """SELECT endpoint, scope,
-                      coalesce(max(try_strptime(source_version, '%Y%m%d%H%M%S')),
+                      coalesce(max(try_strptime(source_version, $version_format)),
                                max(l.finished_at)) AS at
                FROM _loads l WHERE provider = $p AND status = 'ok' GROUP BY ALL""",
-            {"p": provider},
+            {"p": provider, "version_format": connector.source_version_format},
         )
-        for table in registry.get(provider).extra_staging:
-            columns = db.query(
+        for table, series in connector.series_tables:
+            if not db.run(
+                con, "SELECT 1 FROM duckdb_tables() WHERE table_name = $t", {"t": table.name}
+            ):
+                continue
+            points = db.query(
                 con,
-                "SELECT column_name FROM duckdb_columns() WHERE table_name = $t",
-                {"t": table},
-            )["column_name"].to_list()
-            if {"endpoint", "region", "observed_at"} <= set(columns):
-                points = db.query(
-                    con,
-                    f"""SELECT endpoint, region AS scope, max(observed_at) AS at
-                        FROM {table} GROUP BY ALL""",
-                )
-                rows = pl.concat([rows, points], how="vertical_relaxed").unique(
-                    ["endpoint", "scope"], keep="last", maintain_order=True
-                )
+                f"""SELECT $endpoint AS endpoint, {series.scope} AS scope,
+                           max({series.time}) AS at
+                    FROM {table.name} GROUP BY {series.scope}""",
+                {"endpoint": series.endpoint},
+            )
+            rows = pl.concat([rows, points], how="vertical_relaxed").unique(
+                ["endpoint", "scope"], keep="last", maintain_order=True
+            )
     finally:
         con.close()
     return {(r["endpoint"], r["scope"]): r["at"] for r in rows.iter_rows(named=True)}
@@ -169,20 +170,23 @@ def sql_digest() -> str:
     return h.hexdigest()
 
 
-def _normalise_in_batches(connector, index: pl.DataFrame, store: RawStore) -> Normalised:
+def _normalise_in_batches(
+    connector: Connector, index: pl.DataFrame, store: RawStore
+) -> Normalised:
     """Parse the batched endpoint's pages ~BATCH_BYTES at a time, read straight from the
     raw store (each batch with every page of the other endpoints), so a million-item
     crawl never sits in memory whole."""
     big = connector.batched_endpoint
-    rest = raw.with_payloads(index.filter(pl.col("endpoint") != big), store)
+    rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
     index = index.filter(pl.col("endpoint") == big)
     batches: list[Normalised] = []
-    for pages in raw.iter_batches(index, store, BATCH_BYTES):
+    for batch in raw.iter_batches(index, store, BATCH_BYTES):
+        pages = pages_frame(batch)
         if rest.height:
-            pages = pl.concat([rest, pages], how="vertical_relaxed")
-        batches.append(normalise(connector.parse(pages)))
+            pages = pl.concat([rest, pages], how="vertical")
+        batches.append(normalise(connector.parse(pages).offers))
     if not batches and rest.height:  # only the other endpoints have pages
-        batches.append(normalise(connector.parse(rest)))
+        batches.append(normalise(connector.parse(rest).offers))
     if not batches:
         raise UnexpectedResponse(connector.name, big, "no current pages to parse")
     return combine(batches)
@@ -198,11 +202,11 @@ def unique_offers(offers: pl.DataFrame) -> pl.DataFrame:
     ).unique(OFFER_KEY, keep="first", maintain_order=True)
 
 
-def _since(con, index: pl.DataFrame, connector, run_id: str) -> pl.DataFrame:
-    """`index` without the append endpoints' pages that a successful load of `run_id` (the
+def _since(con, index: pl.DataFrame, connector: Connector, run_id: str) -> pl.DataFrame:
+    """`index` without the series endpoints' pages that a successful load of `run_id` (the
     last parse) or of an earlier run listed: those were parsed. By sha256, not by the load
     that first stored a page: that load may have failed, its pages parsed by none."""
-    appended = list(connector.append_staging)
+    appended = [series.endpoint for _, series in connector.series_tables]
     parsed = db.query(
         con,
         """SELECT DISTINCT p.sha256 FROM _load_pages p JOIN _loads l ON l.load_id = p.load_id
@@ -213,31 +217,33 @@ def _since(con, index: pl.DataFrame, connector, run_id: str) -> pl.DataFrame:
     return index.filter(~pl.col("endpoint").is_in(appended) | ~pl.col("sha256").is_in(parsed.implode()))
 
 
-def _append_rows(con, connector, pages: pl.DataFrame) -> pl.DataFrame:
-    """Append the rows of the newly landed append-endpoint pages whose key is not staged
-    yet (one staged row per key, checked here, once: an earlier load keeps a row that a
-    later page repeats), and return the newest staged row of each series."""
-    latest = []
-    for table, key, series in connector.append_staging.values():
-        parser = connector.extra_staging[table][1]
-        con.register("_new_rows", parser(pages).to_arrow())
-        try:
-            same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in key)
-            run(
-                con,
-                f"""INSERT INTO {table} BY NAME
-                    SELECT n.* FROM _new_rows n ANTI JOIN {table} t ON {same}""",
-            )
-        finally:
-            con.unregister("_new_rows")
-        latest.append(
-            db.query(
-                con,
-                f"""SELECT * FROM {table} QUALIFY row_number() OVER (
-                        PARTITION BY {", ".join(series)} ORDER BY observed_at DESC) = 1""",
-            )
+def _latest(con, connector: Connector) -> dict[str, pl.DataFrame]:
+    """The newest stored row of each series of the connector's series tables: what its
+    parse gets in place of the series pages it does not re-read."""
+    latest = {}
+    for table, series in connector.series_tables:
+        latest[table.name] = db.query(
+            con,
+            f"""SELECT * FROM {table.name} QUALIFY row_number() OVER (
+                    PARTITION BY {", ".join(series.series)} ORDER BY {series.time} DESC) = 1""",
         )
-    return pl.concat(latest, how="diagonal_relaxed")
+    return latest
+
+
+def _append_rows(con, table: StagedTable, series: Series, rows: pl.DataFrame) -> None:
+    """Add the rows of the newly landed series pages whose key is not staged yet (one
+    staged row per key, checked here, once: an earlier load keeps a row that a later page
+    repeats)."""
+    con.register("_new_rows", rows.to_arrow())
+    try:
+        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in series.key)
+        run(
+            con,
+            f"""INSERT INTO {table.name} BY NAME
+                SELECT n.* FROM _new_rows n ANTI JOIN {table.name} t ON {same}""",
+        )
+    finally:
+        con.unregister("_new_rows")
 
 
 def _stage_provider(
@@ -257,25 +263,23 @@ def _stage_provider(
         summary.reused = True
         summary.loaded = run(con, f"SELECT count(*) FROM {connector.staging_table}")[0][0]
         return False
-    # same parsing code as the last parse: an append endpoint's older pages are parsed
+    # same parsing code as the last parse: a series endpoint's older pages are parsed
     # already (their rows are staged), so only the pages landed since then are read
-    since = staged[0][2] if staged and staged[0][1] == code and connector.append_staging else None
-    if connector.batched_endpoint and not connector.extra_staging:
+    since = staged[0][2] if staged and staged[0][1] == code and connector.series_tables else None
+    if connector.batched_endpoint:
         result = _normalise_in_batches(connector, index, store)
     else:
         if since is not None:
             index = _since(con, index, connector, since)
-        pages = raw.with_payloads(index, store)
-        if since is None:
-            parsed = connector.parse(pages)
-        else:
-            parsed = connector.parse(pages, latest=_append_rows(con, connector, pages))
-        appended = {table for table, _, _ in connector.append_staging.values()}
-        for table, (ddl, parser) in connector.extra_staging.items():
-            if since is None or table not in appended:
-                staging.replace_staged(con, table, parser(pages), ddl=ddl)
+        pages = pages_frame(raw.with_payloads(index, store))
+        parsed = connector.parse(pages, None if since is None else _latest(con, connector))
         del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
-        result = normalise(parsed)
+        for table in connector.staged:
+            if since is not None and table.series is not None:
+                _append_rows(con, table, table.series, parsed.staged[table.name])
+            else:
+                staging.replace_staged(con, table.name, parsed.staged[table.name], ddl=table.ddl)
+        result = normalise(parsed.offers)
         del parsed
     if result.offers.is_empty():
         # a price source that answers with no prices is broken (schema drift, an error
@@ -370,8 +374,8 @@ def load_and_publish(
             run(con, staging_ddl(connector.staging_table))
             for migration in staging_migrations(connector.staging_table):
                 run(con, migration)
-            for ddl, _ in connector.extra_staging.values():
-                run(con, ddl)
+            for table in connector.staged:
+                run(con, table.ddl)
         refreshed = []
         for name in list(fetched):
             connector = registry.get(name)

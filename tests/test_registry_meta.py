@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from connectors import registry
+from connectors._page import pages_frame
 from connectors._snapshot import DEMO_DIR, read_provider
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,20 +29,8 @@ def _seed_gpus() -> set[tuple[str, float]]:
         return {(r["gpu_name"], float(r["gpu_memory_gib"])) for r in csv.DictReader(fh)}
 
 
-def _pages_frame(provider: str) -> pl.DataFrame:
-    pages = list(read_provider(DEMO_DIR, provider))
-    return pl.DataFrame(
-        {
-            "endpoint": [p.endpoint for p in pages],
-            "load_id": [f"{provider}-demo-{i}" for i in range(len(pages))],
-            "fetched_at": [p.fetched_at for p in pages],
-            "scope": [p.scope for p in pages],
-            "source_url": [p.source_url for p in pages],
-            "request": ["{}"] * len(pages),
-            "payload": [p.payload for p in pages],
-        },
-        schema_overrides={"source_url": pl.String, "fetched_at": pl.Datetime("us")},
-    )
+def _demo_pages(provider: str) -> pl.DataFrame:
+    return pages_frame(read_provider(DEMO_DIR, provider))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -114,8 +103,32 @@ def test_a_new_connector_reaches_the_union_with_its_registry_line_alone(tmp_path
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if _non_empty(DEMO_DIR / n)])
+def test_every_connector_parses_its_demo_pages_into_the_declared_contract(name):
+    """`Connector.parse` returns one `Parsed`: canonical offers, and for every table the
+    connector declares (`Connector.staged`) rows that insert into the table its declared
+    DDL creates."""
+    import duckdb
+
+    from connectors._connector import Parsed
+    from warehouse import db
+    from warehouse.schemas import OFFER_SCHEMA
+
+    connector = registry.get(name)
+    parsed = connector.parse(_demo_pages(name))
+    assert isinstance(parsed, Parsed) and parsed.offers.height
+    assert [c for c in parsed.offers.columns if c != "_item"] == list(OFFER_SCHEMA)
+    assert set(parsed.staged) == {t.name for t in connector.staged}
+    con = duckdb.connect()
+    for table in connector.staged:
+        rows = parsed.staged[table.name]
+        assert rows.schema == table.columns, table.name
+        db.run(con, table.ddl)
+        assert db.insert_frame(con, table.name, rows) == rows.height
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if _non_empty(DEMO_DIR / n)])
 def test_every_gpu_a_connector_emits_from_its_demo_pages_is_in_the_gpu_reference(name):
-    parsed = registry.get(name).parse(_pages_frame(name))
+    parsed = registry.get(name).parse(_demo_pages(name)).offers
     emitted = (
         parsed.filter(pl.col("gpu_name").is_not_null())
         .select("gpu_name", pl.col("gpu_memory_gib").cast(pl.Float64))
@@ -135,5 +148,5 @@ def test_the_gpu_reference_has_the_gpus_the_demo_relies_on():
 
 def test_the_sheets_connector_declares_every_provider_its_sheets_publish():
     sheets = registry.get("sheets")
-    parsed = sheets.parse(_pages_frame("sheets"))
+    parsed = sheets.parse(_demo_pages("sheets")).offers
     assert set(parsed["provider"].drop_nulls()) <= set(sheets.emits_providers)

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -27,6 +27,7 @@ import polars as pl
 
 from warehouse.db import insert_frame, query, run
 from warehouse.rawstore import RawStore
+from warehouse.schemas import utc_now
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +46,9 @@ class Load:
     source_version: str | None = None
 
 
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
 def new_run_id() -> str:
     # microseconds: run ids (and so load ids) sort in time order even within a second
-    return f"{_now():%Y%m%dT%H%M%S.%fZ}-{uuid.uuid4().hex[:8]}"
+    return f"{utc_now():%Y%m%dT%H%M%S.%fZ}-{uuid.uuid4().hex[:8]}"
 
 
 def _load_id(run_id: str, provider: str, endpoint: str, scope: str) -> str:
@@ -82,7 +79,7 @@ def land(
         load = loads.get(key)
         if load is None:
             load = loads[key] = Load(
-                _load_id(run_id, provider, *key), provider, key[0], key[1], _now()
+                _load_id(run_id, provider, *key), provider, key[0], key[1], utc_now()
             )
         if hasattr(item, "error"):  # a FetchFailure: skipped (no credentials) or failed
             load.status = "skipped" if item.skipped else "failed"
@@ -155,7 +152,7 @@ def land(
                 "scope": ld.scope,
                 "status": ld.status,
                 "started_at": ld.started_at,
-                "finished_at": _now(),
+                "finished_at": utc_now(),
                 "pages": ld.pages,
                 "pages_unchanged": ld.pages_unchanged,
                 "error": ld.error,

@@ -7,7 +7,16 @@ shift them, and Polars and DuckDB agree on them without the ICU extension.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+from datetime import UTC, datetime
+
 import polars as pl
+
+
+def utc_now() -> datetime:
+    """The current time as the warehouse stores times: naive UTC, microseconds."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
 
 # on_demand, spot, reserved_1y/3y (reservations and committed use, effective hourly);
 # capacity_block (AWS Capacity Blocks for ML: a dated block of N instances x duration,
@@ -111,12 +120,37 @@ def conform(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def table_ddl(
+    table: str,
+    columns: Mapping[str, pl.DataType | type[pl.DataType]],
+    not_null: Collection[str] = (),
+    primary_key: Collection[str] = (),
+) -> str:
+    """`CREATE TABLE IF NOT EXISTS` for declared Polars columns: the one way a staged
+    table's DDL is written, so its DuckDB types are the ones its frames carry."""
+    unknown = (set(not_null) | set(primary_key)) - set(columns)
+    if unknown:
+        raise ValueError(f"{table}: constraints name undeclared columns {sorted(unknown)}")
+    key = tuple(primary_key)
+
+    def column(name: str, dtype: pl.DataType | type[pl.DataType]) -> str:
+        sql = f"{name} {_DUCK_TYPES[_dtype(dtype)]}"
+        if key == (name,):
+            return f"{sql} PRIMARY KEY"
+        return f"{sql} NOT NULL" if name in not_null else sql
+
+    cols = [column(c, t) for c, t in columns.items()]
+    if len(key) > 1:
+        cols.append(f"PRIMARY KEY ({', '.join(key)})")
+    return f"CREATE TABLE IF NOT EXISTS {table} (\n  " + ",\n  ".join(cols) + "\n)"
+
+
+def _dtype(dtype: pl.DataType | type[pl.DataType]) -> pl.DataType:
+    return dtype() if isinstance(dtype, type) else dtype
+
+
 def staging_ddl(table: str) -> str:
-    cols = ",\n  ".join(
-        f"{c} {_DUCK_TYPES[OFFER_SCHEMA[c]]}{' NOT NULL' if c in _NOT_NULL else ''}"
-        for c in STAGED_COLUMNS
-    )
-    return f"CREATE TABLE IF NOT EXISTS {table} (\n  {cols}\n)"
+    return table_ddl(table, {c: OFFER_SCHEMA[c] for c in STAGED_COLUMNS}, _NOT_NULL)
 
 
 def staging_migrations(table: str) -> list[str]:
@@ -125,6 +159,18 @@ def staging_migrations(table: str) -> list[str]:
         f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {c} {_DUCK_TYPES[OFFER_SCHEMA[c]]}"
         for c in STAGED_COLUMNS
     ]
+
+
+def raw_table(provider: str, endpoint: str) -> str:
+    """`raw_<provider>__<endpoint>`: the table an endpoint's payloads lived in before the
+    raw store (the one place that name is built or read)."""
+    return f"raw_{provider}__{endpoint}"
+
+
+def raw_table_source(table: str) -> tuple[str, str]:
+    """The provider and endpoint a `raw_table` name stands for."""
+    provider, endpoint = table.removeprefix("raw_").split("__", 1)
+    return provider, endpoint
 
 
 def raw_ddl(table: str) -> str:

@@ -433,7 +433,7 @@ class OfferVersion:
 
     @property
     def published_at(self) -> datetime:
-        return datetime.strptime(self.version, "%Y%m%d%H%M%S")
+        return datetime.strptime(self.version, s.OFFER_VERSION_FORMAT)
 
 
 def offer_versions(

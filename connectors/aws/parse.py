@@ -24,12 +24,13 @@ has no vectorised decoder) and the one over the Advisor's regions is over schema
 from __future__ import annotations
 
 import io
-import weakref
+from collections.abc import Mapping
 from pathlib import Path
 
 import polars as pl
 import polars.selectors as cs
 
+from connectors._connector import Parsed, Series, StagedTable
 from connectors._json import explode_pages
 from connectors._normalise import verdict
 from connectors.aws import settings as s
@@ -176,8 +177,8 @@ SPEC_COLUMNS = {
     "gpu_count": pl.Float64,
     "vcpus": pl.Float64,
     "memory_gib": pl.Float64,
-    "accelerator": pl.String,
-    "source": pl.String,
+    "accelerator": pl.String,  # gpu | neuron | null (not accelerated)
+    "source": pl.String,  # describe_instance_types | bundled
     "load_id": pl.String,
     "fetched_at": pl.Datetime("us"),
 }
@@ -186,12 +187,46 @@ ADVISOR_COLUMNS = {
     "region": pl.String,
     "os": pl.String,
     "instance_type": pl.String,
+    # the feed's label: <5%, 5-10%, 10-15%, 15-20%, >20%
     "interruption_bucket": pl.String,
+    # the label's upper bound: 5, 10, 15, 20, 100
     "interruption_rate_max_pct": pl.Float64,
     "savings_pct": pl.Float64,
     "load_id": pl.String,
     "fetched_at": pl.Datetime("us"),
 }
+SPOT_KEY = ["region", "zone", "instance_type", "product_description", "observed_at"]
+
+# The tables AWS stages besides its offers (DDL generated from these columns).
+# Spot points: one row per (region, zone, instance_type, product_description, observed_at),
+# deduplicated in parse (tested; sql/tests/assert_spot_points_unique.sql checks the table);
+# no PRIMARY KEY, whose index upkeep cost 3-4 s per million points per refresh. A time
+# series: a refresh adds the points of the pages landed since the last parse.
+SPOT_PRICES = StagedTable(
+    "stg_aws__spot_prices",
+    pl.Schema(SPOT_POINT_COLUMNS),
+    not_null=frozenset(SPOT_POINT_COLUMNS) - {"product_description"},
+    series=Series(
+        endpoint=s.SPOT_HISTORY,
+        key=tuple(SPOT_KEY),
+        series=("region", "zone", "instance_type"),
+        time="observed_at",
+        scope="region",
+    ),
+)
+INSTANCE_TYPES = StagedTable(
+    "stg_aws__instance_types",
+    pl.Schema(SPEC_COLUMNS),
+    not_null=frozenset({"source"}),
+    primary_key=("instance_type",),
+)
+SPOT_ADVISOR = StagedTable(
+    "stg_aws__spot_advisor",
+    pl.Schema(ADVISOR_COLUMNS),
+    not_null=frozenset(ADVISOR_COLUMNS)
+    - {"interruption_bucket", "interruption_rate_max_pct", "savings_pct"},
+)
+STAGED = (SPOT_PRICES, INSTANCE_TYPES, SPOT_ADVISOR)
 
 
 def _endpoint(pages: pl.DataFrame, endpoint: str) -> pl.DataFrame:
@@ -344,20 +379,13 @@ def instance_specs(pages: pl.DataFrame) -> pl.DataFrame:
 # --- spot price history ---------------------------------------------------------------------
 
 
-SPOT_KEY = ["region", "zone", "instance_type", "product_description", "observed_at"]
 _SPOT_FIELDS = ("AvailabilityZone", "InstanceType", "ProductDescription", "SpotPrice", "Timestamp")
-# The staged points and the current offers both come from one decode of the same pages
-# (parse and the extra staging parser get the very same frame): the last result is kept
-# while that frame lives. A memo, not state: the result depends on the frame only.
-_last_points: tuple[weakref.ref, pl.DataFrame] | None = None
 
 
 def _spot_points_all(pages: pl.DataFrame) -> pl.DataFrame:
     """Every recorded point (valid or not) once, attributed to the earliest load that
-    brought it (AWS repeats the price in effect at StartTime on every incremental walk)."""
-    global _last_points
-    if _last_points is not None and _last_points[0]() is pages:
-        return _last_points[1]
+    brought it (AWS repeats the price in effect at StartTime on every incremental walk).
+    Decoded once per parse: the staged points and the current offers both read it."""
     raw = _endpoint(pages, s.SPOT_HISTORY)
     if raw.is_empty():
         return pl.DataFrame(
@@ -385,15 +413,7 @@ def _spot_points_all(pages: pl.DataFrame) -> pl.DataFrame:
     )
     if raw["load_id"].n_unique() > 1:  # load ids start with the run's UTC time: sortable
         points = points.sort("load_id")
-    points = points.unique(SPOT_KEY, keep="first")
-    _last_points = (weakref.ref(pages, _forget_points), points)
-    return points
-
-
-def _forget_points(_: weakref.ref) -> None:
-    """The pages frame is gone: so is the memo of its points."""
-    global _last_points
-    _last_points = None
+    return points.unique(SPOT_KEY, keep="first")
 
 
 def _spot_point_problem() -> pl.Expr:
@@ -430,24 +450,33 @@ def _spot_record() -> pl.Expr:
     ).struct.json_encode()
 
 
-def parse_spot_points(pages: pl.DataFrame) -> pl.DataFrame:
-    """stg_aws__spot_prices: every valid point once."""
-    points = _spot_points_all(pages)
+def _valid_points(points: pl.DataFrame) -> pl.DataFrame:
     return points.filter(_spot_point_problem().is_null()).select(list(SPOT_POINT_COLUMNS))
 
 
-def _spot_offers(pages: pl.DataFrame, latest: pl.DataFrame | None = None) -> pl.DataFrame:
+def parse_spot_points(pages: pl.DataFrame) -> pl.DataFrame:
+    """stg_aws__spot_prices: every valid point once."""
+    return _valid_points(_spot_points_all(pages))
+
+
+def _spot_offers(points: pl.DataFrame, latest: pl.DataFrame | None = None) -> pl.DataFrame:
     """The current spot offer of each (region, zone, instance type): its newest point. Points
     that are not valid prices are rejected rows (quarantine, with the reason). `latest`: the
-    newest staged point of each series, when the pages hold only the newly landed ones."""
-    points = _spot_points_all(pages).with_columns(_problem=_spot_point_problem())
-    valid = (
-        points.filter(pl.col("_problem").is_null())
-        if latest is None
-        else latest.select(list(SPOT_POINT_COLUMNS)).with_columns(
-            _problem=pl.lit(None, dtype=pl.String)
+    newest stored point of each series, when the pages hold only the ones landed since the
+    last parse: the current offer is then the newest of those and of the new points (a
+    new point that repeats a stored one, as every walk from the watermark does, is the
+    stored one: the earlier load keeps it)."""
+    points = points.with_columns(_problem=_spot_point_problem())
+    valid = points.filter(pl.col("_problem").is_null())
+    if latest is not None:
+        stored = latest.select(list(SPOT_POINT_COLUMNS))
+        valid = pl.concat(
+            [
+                stored.with_columns(_problem=pl.lit(None, dtype=pl.String)),
+                valid.join(stored, on=SPOT_KEY, how="anti", nulls_equal=True),
+            ],
+            how="diagonal_relaxed",
         )
-    )
     current = (
         valid.group_by("region", "zone", "instance_type")
         .agg(pl.all().top_k_by("observed_at", 1).first())
@@ -1092,19 +1121,41 @@ def _with_specs(offers: pl.DataFrame, specs: pl.DataFrame) -> pl.DataFrame:
     ).drop(cs.starts_with("_"))
 
 
-def parse(pages: pl.DataFrame, latest: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Canonical offers (warehouse.schemas.OFFER_SCHEMA) from every AWS endpoint. `latest`:
-    the newest staged spot point of each series, when `pages` holds only the spot pages
-    landed since the last parse (the snapshot endpoints' pages are always whole)."""
+def _offers(
+    pages: pl.DataFrame, points: pl.DataFrame, specs: pl.DataFrame, latest: pl.DataFrame | None
+) -> pl.DataFrame:
     listed = [f for f in (_price_list_offers(pages), _offer_csv_offers(pages)) if f.height]
-    frames = [_spot_offers(pages, latest)]
+    frames = [_spot_offers(points, latest)]
     for extra in (_capacity_block_offers(pages), _savings_plan_offers(pages)):
         if extra.height:
             frames.append(extra)
     if listed:
         frames.append(_one_per_offer(pl.concat(listed, how="vertical_relaxed")))
     offers = pl.concat(frames, how="diagonal_relaxed")
-    return _with_specs(offers, instance_specs(pages))
+    return _with_specs(offers, specs)
+
+
+def parse(pages: pl.DataFrame, latest: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Canonical offers (warehouse.schemas.OFFER_SCHEMA) from every AWS endpoint. `latest`:
+    the newest stored spot point of each series, when `pages` holds only the spot pages
+    landed since the last parse (the snapshot endpoints' pages are always whole)."""
+    return _offers(pages, _spot_points_all(pages), instance_specs(pages), latest)
+
+
+def parse_pages(pages: pl.DataFrame, latest: Mapping[str, pl.DataFrame]) -> Parsed:
+    """The connector's parse: the offers and every staged table (`STAGED`), each page
+    decoded once. `latest[SPOT_PRICES.name]`, when given: the newest stored point of each
+    series, the pages holding only the spot pages landed since the last parse."""
+    points = _spot_points_all(pages)
+    specs = instance_specs(pages)
+    return Parsed(
+        _offers(pages, points, specs, latest.get(SPOT_PRICES.name)),
+        {
+            SPOT_PRICES.name: _valid_points(points),
+            INSTANCE_TYPES.name: specs,
+            SPOT_ADVISOR.name: parse_spot_advisor(pages),
+        },
+    )
 
 
 # --- Spot Instance Advisor ------------------------------------------------------------------------

@@ -128,6 +128,8 @@ PRICING_INSTANCE_FAMILIES = ("GPU instance", "Machine Learning ASIC Instances")
 OFFERS_BASE_URL = "https://pricing.us-east-1.amazonaws.com"
 REGION_INDEX_PATH = "/offers/v1.0/aws/AmazonEC2/current/region_index.json"
 OFFER_METADATA_LINES = 5  # FormatVersion, Disclaimer, Publication Date, Version, OfferCode
+# An offer file's Version ("20250912225308") is its publication time, UTC.
+OFFER_VERSION_FORMAT = "%Y%m%d%H%M%S"
 # Where the full download is streamed to before the GPU rows are kept (the full file is
 # deleted afterwards unless ctx.settings["aws_keep_offer_csv"] is true). Config:
 # ctx.settings["aws_cache_dir"] or env GPU_PRICING_CACHE_DIR.

@@ -1,13 +1,13 @@
 """Azure: Retail Prices API (public) for prices, Resource SKUs (ARM) for VM specs."""
 
-from connectors._connector import SNAPSHOT, Connector
+from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.azure import fetch, parse
 
 CONNECTOR = Connector(
     name="azure",
     endpoints={"retail_prices": SNAPSHOT, "resource_skus": SNAPSHOT},
     fetch_live=fetch.fetch_live,
-    parse=parse.parse,
+    parse_pages=offers_only(parse.parse),
     # retail pages are independent; resource_skus (specs) rides along with every batch
     batched_endpoint="retail_prices",
 )

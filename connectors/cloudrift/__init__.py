@@ -1,7 +1,7 @@
 """CloudRift: public `POST /api/v1/instance-types/list` -> on-demand VM offers per
 variant and datacenter."""
 
-from connectors._connector import SNAPSHOT, Connector
+from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.cloudrift import fetch, parse
 from connectors.cloudrift.settings import ENDPOINT, PROVIDER
 
@@ -9,5 +9,5 @@ CONNECTOR = Connector(
     name=PROVIDER,
     endpoints={ENDPOINT: SNAPSHOT},
     fetch_live=fetch.fetch_live,
-    parse=parse.parse,
+    parse_pages=offers_only(parse.parse),
 )

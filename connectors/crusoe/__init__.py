@@ -1,7 +1,7 @@
 """Crusoe: VM types and capacities (signed API requests) priced from the published
 per-GPU-hour table -> on-demand and spot offers per location with capacity."""
 
-from connectors._connector import SNAPSHOT, Connector
+from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.crusoe import fetch, parse
 from connectors.crusoe.settings import CAPACITIES, PROVIDER, VM_TYPES
 
@@ -9,5 +9,5 @@ CONNECTOR = Connector(
     name=PROVIDER,
     endpoints={VM_TYPES: SNAPSHOT, CAPACITIES: SNAPSHOT},
     fetch_live=fetch.fetch_live,
-    parse=parse.parse,
+    parse_pages=offers_only(parse.parse),
 )

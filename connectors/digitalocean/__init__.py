@@ -1,7 +1,7 @@
 """DigitalOcean: `GET /v2/sizes` (bearer token, paged) -> on-demand GPU Droplet offers
 per region."""
 
-from connectors._connector import SNAPSHOT, Connector
+from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.digitalocean import fetch, parse
 from connectors.digitalocean.settings import ENDPOINT, PROVIDER
 
@@ -9,5 +9,5 @@ CONNECTOR = Connector(
     name=PROVIDER,
     endpoints={ENDPOINT: SNAPSHOT},
     fetch_live=fetch.fetch_live,
-    parse=parse.parse,
+    parse_pages=offers_only(parse.parse),
 )

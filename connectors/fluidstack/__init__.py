@@ -1,7 +1,7 @@
 """FluidStack: `GET /list_available_configurations` (API key) -> per-GPU-hour on-demand
 offers per GPU type and region."""
 
-from connectors._connector import SNAPSHOT, Connector
+from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.fluidstack import fetch, parse
 from connectors.fluidstack.settings import ENDPOINT, PROVIDER
 
@@ -9,5 +9,5 @@ CONNECTOR = Connector(
     name=PROVIDER,
     endpoints={ENDPOINT: SNAPSHOT},
     fetch_live=fetch.fetch_live,
-    parse=parse.parse,
+    parse_pages=offers_only(parse.parse),
 )

@@ -1,7 +1,7 @@
 """Hot Aisle: `GET /api/teams/{team}/virtual_machines/available/` (API key and team) ->
 on-demand AMD Instinct VM offers."""
 
-from connectors._connector import SNAPSHOT, Connector
+from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.hotaisle import fetch, parse
 from connectors.hotaisle.settings import ENDPOINT, PROVIDER
 
@@ -9,5 +9,5 @@ CONNECTOR = Connector(
     name=PROVIDER,
     endpoints={ENDPOINT: SNAPSHOT},
     fetch_live=fetch.fetch_live,
-    parse=parse.parse,
+    parse_pages=offers_only(parse.parse),
 )

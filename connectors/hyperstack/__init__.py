@@ -1,7 +1,7 @@
 """Hyperstack: `GET /v1/pricebook` (API key) -> one per-GPU-hour offer per GPU entry,
 on demand and spot ("-spot" entries), region 'global'."""
 
-from connectors._connector import SNAPSHOT, Connector
+from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.hyperstack import fetch, parse
 from connectors.hyperstack.settings import ENDPOINT, PROVIDER
 
@@ -9,5 +9,5 @@ CONNECTOR = Connector(
     name=PROVIDER,
     endpoints={ENDPOINT: SNAPSHOT},
     fetch_live=fetch.fetch_live,
-    parse=parse.parse,
+    parse_pages=offers_only(parse.parse),
 )

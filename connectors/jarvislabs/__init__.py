@@ -1,7 +1,7 @@
 """JarvisLabs: `GET /misc/server_meta` (API key) -> per-GPU-hour offers per GPU type,
 region and workload (VM or container), spot for containers."""
 
-from connectors._connector import SNAPSHOT, Connector
+from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.jarvislabs import fetch, parse
 from connectors.jarvislabs.settings import ENDPOINT, PROVIDER
 
@@ -9,5 +9,5 @@ CONNECTOR = Connector(
     name=PROVIDER,
     endpoints={ENDPOINT: SNAPSHOT},
     fetch_live=fetch.fetch_live,
-    parse=parse.parse,
+    parse_pages=offers_only(parse.parse),
 )

@@ -1,7 +1,7 @@
 """Lambda Cloud: `GET /api/v1/instance-types` (API key) -> on-demand offers per region
 with listed capacity (region 'any' when none is listed)."""
 
-from connectors._connector import SNAPSHOT, Connector
+from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.lambdalabs import fetch, parse
 from connectors.lambdalabs.settings import ENDPOINT, PROVIDER
 
@@ -9,5 +9,5 @@ CONNECTOR = Connector(
     name=PROVIDER,
     endpoints={ENDPOINT: SNAPSHOT},
     fetch_live=fetch.fetch_live,
-    parse=parse.parse,
+    parse_pages=offers_only(parse.parse),
 )

@@ -1,5 +1,5 @@
-"""Shared helpers for the AWS tests: recorded fixtures and a pages frame like the one
-`raw.current_pages` hands to parse."""
+"""Shared helpers for the AWS tests: recorded fixtures and pages (parse takes them as
+`connectors._page.pages_frame(pages)`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import json
 from collections.abc import Callable
 from datetime import datetime
 
-import polars as pl
 import pytest
 
 from connectors._page import Page
@@ -23,35 +22,6 @@ def aws_fixture() -> Callable[[str], dict]:
         return json.loads((AWS_FIXTURES / name).read_text())
 
     return load
-
-
-def frame_of(pages: list[Page], load_ids: list[str] | None = None) -> pl.DataFrame:
-    ids = load_ids or [f"run-1:aws:{p.endpoint}:{p.scope or '-'}" for p in pages]
-    return pl.DataFrame(
-        {
-            "endpoint": [p.endpoint for p in pages],
-            "load_id": ids,
-            "fetched_at": [p.fetched_at for p in pages],
-            "scope": [p.scope for p in pages],
-            "source_url": [p.source_url for p in pages],
-            "request": [json.dumps(p.request) for p in pages],
-            "payload": [p.payload for p in pages],
-        },
-        schema={
-            "endpoint": pl.String,
-            "load_id": pl.String,
-            "fetched_at": pl.Datetime("us"),
-            "scope": pl.String,
-            "source_url": pl.String,
-            "request": pl.String,
-            "payload": pl.String,
-        },
-    )
-
-
-@pytest.fixture
-def pages_frame() -> Callable[..., pl.DataFrame]:
-    return frame_of
 
 
 def page(endpoint: str, body: dict, region: str = "us-east-1", at: datetime = FETCHED_AT) -> Page:

@@ -14,10 +14,10 @@ from botocore.stub import Stubber
 
 from connectors._http import RetryPolicy
 from connectors._normalise import normalise
-from connectors._page import FetchContext, FetchFailure, Page
+from connectors._page import FetchContext, FetchFailure, Page, pages_frame
 from connectors.aws import fetch, parse, settings
 from connectors.errors import SourceUnavailable
-from tests.aws.conftest import AWS_FIXTURES, frame_of, page
+from tests.aws.conftest import AWS_FIXTURES, page
 from tests.aws.test_aws_fetch_ec2 import StubClients, ec2_client, empty_pricing
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)
@@ -199,7 +199,7 @@ def test_credentialed_walk_asks_only_regions_where_blocks_are_sold():
 def parsed(*bodies: dict, region: str = "us-east-2") -> pl.DataFrame:
     pages = [page(settings.CAPACITY_BLOCKS, b, region=region) for b in bodies]
     ids = [f"run-1:aws:capacity_blocks:{region}:{n}" for n in range(len(pages))]
-    return parse.parse(frame_of(pages, ids)).filter(pl.col("pricing_model") == "capacity_block")
+    return parse.parse(pages_frame(pages, load_ids=ids)).filter(pl.col("pricing_model") == "capacity_block")
 
 
 def test_upfront_fee_becomes_usd_per_instance_hour_and_per_gpu_hour():

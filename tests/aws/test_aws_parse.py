@@ -21,9 +21,9 @@ from benchmarks.shapes import (
     aws_spot_price_item,
 )
 from connectors._normalise import normalise
-from connectors._page import Page
+from connectors._page import Page, pages_frame
 from connectors.aws import parse, settings
-from tests.aws.conftest import AWS_FIXTURES, FETCHED_AT, frame_of, page
+from tests.aws.conftest import AWS_FIXTURES, FETCHED_AT, page
 
 SEED = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_gpu_specs.csv"
 
@@ -46,7 +46,7 @@ def recorded_gpu_items() -> list[dict]:
 
 
 def specs_of(items: list[dict]) -> dict[str, dict]:
-    pages = frame_of([page("instance_types", {"InstanceTypes": items, "NextToken": None})])
+    pages = pages_frame([page("instance_types", {"InstanceTypes": items, "NextToken": None})])
     return {r["instance_type"]: r for r in parse.parse_instance_types(pages).iter_rows(named=True)}
 
 
@@ -178,7 +178,7 @@ def test_every_bundled_gpu_is_in_the_seed_except_the_listed_gaps():
 
 def test_live_specs_override_the_bundled_table(aws_fixture):
     body = aws_fixture("describe_instance_types.json")
-    pages = frame_of([page("instance_types", body)])
+    pages = pages_frame([page("instance_types", body)])
     specs = parse.instance_specs(pages)
     sources = dict(specs.select("instance_type", "source").iter_rows())
     assert sources["p5.48xlarge"] == "describe_instance_types"
@@ -191,7 +191,7 @@ def test_live_specs_override_the_bundled_table(aws_fixture):
 
 def test_recorded_spot_page_points_parse_with_decimal_prices(aws_fixture):
     recorded = aws_fixture("describe_spot_price_history.json")["instance_selector_page"]
-    points = parse.parse_spot_points(frame_of([spot_page(recorded["SpotPriceHistory"])]))
+    points = parse.parse_spot_points(pages_frame([spot_page(recorded["SpotPriceHistory"])]))
     assert points.height == 4
     row = points.filter(pl.col("zone") == "us-east-1f").row(0, named=True)
     assert row["price_usd_per_hour"] == 0.0437
@@ -205,7 +205,7 @@ def test_both_timestamp_forms_parse():
         aws_spot_price_item("us-east-1b", "p4d.24xlarge", "9.200000", "2014-01-06T07:10:55.000Z"),
         aws_spot_price_item("us-east-1c", "p4d.24xlarge", "9.300000", "2021-02-09T01:40:10+00:00"),
     ]
-    parsed = parse.parse_spot_points(frame_of([spot_page(points)]))
+    parsed = parse.parse_spot_points(pages_frame([spot_page(points)]))
     assert parsed["observed_at"].null_count() == 0
 
 
@@ -216,7 +216,7 @@ def test_current_spot_offer_is_the_newest_point_per_zone():
         aws_spot_price_item("us-east-1a", "p4d.24xlarge", "9.500000", "2026-11-18T23:00:00Z"),
         aws_spot_price_item("us-east-1b", "p4d.24xlarge", "11.000000", "2026-11-17T00:00:00Z"),
     ]
-    offers = ok(parse.parse(frame_of([spot_page(points)])))
+    offers = ok(parse.parse(pages_frame([spot_page(points)])))
     got = {r["zone"]: r["price_usd_per_hour"] for r in offers.iter_rows(named=True)}
     assert got == {"us-east-1a": 9.8, "us-east-1b": 11.0}
     row = offers.filter(pl.col("zone") == "us-east-1a").row(0, named=True)
@@ -234,7 +234,7 @@ def test_spot_points_repeated_across_loads_are_stored_once():
         aws_spot_price_item("us-east-1a", "g5.xlarge", "0.410000", "2026-11-19T05:00:00Z"),
         aws_spot_price_item("us-east-1a", "g5.xlarge", "0.430000", "2026-11-19T08:00:00Z"),
     ]
-    frame = frame_of([spot_page(first), spot_page(second)], ["load-1", "load-2"])
+    frame = pages_frame([spot_page(first), spot_page(second)], load_ids=["load-1", "load-2"])
     points = parse.parse_spot_points(frame)
     assert points.height == 3
     repeated = points.filter(pl.col("price_usd_per_hour") == 0.41).row(0, named=True)
@@ -247,7 +247,7 @@ def test_spot_point_that_is_not_a_price_is_rejected_with_its_reason():
         aws_spot_price_item("us-east-1b", "g5.xlarge", "N/A", "2026-11-19T02:00:00Z"),
         aws_spot_price_item("us-east-1c", "g5.xlarge", "0.000000", "2026-11-19T03:00:00Z"),
     ]
-    frame = frame_of([spot_page(points)])
+    frame = pages_frame([spot_page(points)])
     parsed = parse.parse(frame)
     rejected = parsed.filter(pl.col("status") == "rejected")
     assert sorted(rejected["reason"]) == [
@@ -262,7 +262,7 @@ def test_spot_point_that_is_not_a_price_is_rejected_with_its_reason():
 
 
 def test_p4d_list_price_normalises_to_4_0966_per_gpu_hour():
-    result = normalise(parse.parse(frame_of([price_list_page(p4d_item())])))
+    result = normalise(parse.parse(pages_frame([price_list_page(p4d_item())])))
     row = result.offers.filter(pl.col("pricing_model") == "on_demand").row(0, named=True)
     assert (row["instance_type"], row["gpu_name"], row["gpu_memory_gib"], row["gpu_count"]) == (
         "p4d.24xlarge",
@@ -275,7 +275,7 @@ def test_p4d_list_price_normalises_to_4_0966_per_gpu_hour():
 
 
 def test_reserved_upfront_fee_is_amortised_over_the_term():
-    offers = ok(parse.parse(frame_of([price_list_page(p4d_item())])))
+    offers = ok(parse.parse(pages_frame([price_list_page(p4d_item())])))
     got = {
         (r["pricing_model"], r["pricing_detail"]): r["price_usd_per_hour"]
         for r in offers.filter(pl.col("pricing_model") != "on_demand").iter_rows(named=True)
@@ -289,7 +289,7 @@ def test_reserved_upfront_fee_is_amortised_over_the_term():
 
 def test_recorded_get_products_item_reserved_options_match_their_term_attributes(aws_fixture):
     item = aws_fixture("get_products_m5_large.json")["decoded_price_list_item"]
-    rows = parse.parse(frame_of([price_list_page(json.dumps(item))]))
+    rows = parse.parse(pages_frame([price_list_page(json.dumps(item))]))
     got = {
         (r["pricing_model"], r["pricing_detail"]): round(r["price_usd_per_hour"], 6)
         for r in rows.iter_rows(named=True)
@@ -307,7 +307,7 @@ def test_recorded_get_products_item_reserved_options_match_their_term_attributes
 
 
 def test_price_list_item_is_kept_whole_as_the_record_for_quarantine():
-    rows = parse.parse(frame_of([price_list_page(p4d_item(on_demand=0.0))]))
+    rows = parse.parse(pages_frame([price_list_page(p4d_item(on_demand=0.0))]))
     result = normalise(rows)
     assert result.rejected.height == 1
     assert result.rejected["reason"][0] == "price 0.0 USD/h is not positive"
@@ -327,7 +327,7 @@ def test_capacity_block_only_type_gets_no_on_demand_price():
         on_demand=31.464,
         market_option="CapacityBlock",
     )
-    frame = frame_of([spot_page(spot, "us-west-2"), price_list_page(block, region="us-west-2")])
+    frame = pages_frame([spot_page(spot, "us-west-2"), price_list_page(block, region="us-west-2")])
     result = normalise(parse.parse(frame))
     p5e = result.offers.filter(pl.col("instance_type") == "p5e.48xlarge")
     assert p5e["pricing_model"].to_list() == ["spot"]
@@ -342,7 +342,7 @@ def test_spot_equal_to_on_demand_is_kept():
     # rule (sql/intermediate/int_offer_pairs.sql) sees every current offer:
     # tests/aws/test_aws_pipeline.py checks spot_equals_on_demand there
     spot = [aws_spot_price_item("us-east-1a", "p4d.24xlarge", "32.772600", "2026-11-19T01:00:00Z")]
-    frame = frame_of([spot_page(spot), price_list_page(p4d_item(reserved=None))])
+    frame = pages_frame([spot_page(spot), price_list_page(p4d_item(reserved=None))])
     offers = normalise(parse.parse(frame)).offers
     row = offers.filter(pl.col("pricing_model") == "spot").row(0, named=True)
     assert row["price_usd_per_hour"] == 32.7726
@@ -361,7 +361,7 @@ def test_non_accelerated_type_is_excluded_and_unknown_gpu_type_is_kept():
     g9 = aws_price_list_item(
         instance_type="g9.xlarge", region="us-east-1", vcpus=4, memory_gib=16, gpus=1, on_demand=1.2
     )
-    result = normalise(parse.parse(frame_of([price_list_page(m5, g9)])))
+    result = normalise(parse.parse(pages_frame([price_list_page(m5, g9)])))
     assert result.offers["instance_type"].to_list() == ["g9.xlarge"]
     row = result.offers.row(0, named=True)
     assert (row["gpu_name"], row["gpu_count"], row["vcpus"], row["memory_gib"]) == (None, 1, 4, 16)
@@ -390,7 +390,7 @@ def g5_csv_rows(region: str = "eu-west-1", **kwargs) -> list[dict]:
 
 def test_offer_csv_rows_become_on_demand_and_amortised_reserved_offers(tmp_path):
     text = aws_offer_csv_text(g5_csv_rows())
-    offers = ok(parse.parse(frame_of([csv_page(text, "eu-west-1", tmp_path)])))
+    offers = ok(parse.parse(pages_frame([csv_page(text, "eu-west-1", tmp_path)])))
     got = {
         (r["pricing_model"], r["pricing_detail"]): r["price_usd_per_hour"]
         for r in offers.iter_rows(named=True)
@@ -414,7 +414,7 @@ def test_offer_csv_is_read_by_header_name_whatever_the_column_order(tmp_path):
         folder = tmp_path / str(n)
         folder.mkdir()
         text = aws_offer_csv_text(g5_csv_rows(), header=header)
-        results.append(parse.parse(frame_of([csv_page(text, "eu-west-1", folder)])).select(key))
+        results.append(parse.parse(pages_frame([csv_page(text, "eu-west-1", folder)])).select(key))
     expected = results[0].sort(key)
     assert expected.height == 3
     for other in results[1:]:
@@ -430,7 +430,7 @@ def test_local_zone_rows_are_excluded_with_the_reason(tmp_path):
         gpus=1,
         on_demand=0.631,
     )
-    parsed = parse.parse(frame_of([csv_page(aws_offer_csv_text(rows), "us-east-1", tmp_path)]))
+    parsed = parse.parse(pages_frame([csv_page(aws_offer_csv_text(rows), "us-east-1", tmp_path)]))
     local = parsed.filter(pl.col("region") == "us-east-1-nyc-1")
     assert local["status"].to_list() == ["excluded"]
     assert "not an EC2 API region" in local["reason"][0]
@@ -442,7 +442,7 @@ def test_out_of_scope_rows_are_excluded_each_with_its_reason(tmp_path):
         + g5_csv_rows(tenancy="Dedicated")
         + g5_csv_rows(capacity_status="UnusedCapacityReservation")
     )
-    parsed = parse.parse(frame_of([csv_page(aws_offer_csv_text(rows), "eu-west-1", tmp_path)]))
+    parsed = parse.parse(pages_frame([csv_page(aws_offer_csv_text(rows), "eu-west-1", tmp_path)]))
     assert set(parsed["status"]) == {"excluded"}
     reasons = {r.split(" (")[0] for r in parsed["reason"]}
     assert reasons == {
@@ -454,7 +454,7 @@ def test_out_of_scope_rows_are_excluded_each_with_its_reason(tmp_path):
 
 def test_recorded_offer_csv_sample_rows_are_all_accounted_for(tmp_path):
     text = (AWS_FIXTURES / "offer_index_sample.csv").read_text()
-    parsed = parse.parse(frame_of([csv_page(text, "ap-southeast-2", tmp_path)]))
+    parsed = parse.parse(pages_frame([csv_page(text, "ap-southeast-2", tmp_path)]))
     table = list(csv.DictReader(io.StringIO(text.split("\n", 5)[5])))
     terms = {(r["SKU"], r["OfferTermCode"]) for r in table}
     assert parsed.height == len(terms)  # one offer per (SKU, term): none dropped silently
@@ -476,7 +476,7 @@ def test_offer_priced_by_both_routes_is_kept_once(tmp_path):
         ),
         publication_date="2026-11-18T17:00:00Z",
     )
-    frame = frame_of(
+    frame = pages_frame(
         [
             price_list_page(p4d_item(reserved=None, publication_date="2026-11-18T17:00:00Z")),
             csv_page(text, "us-east-1", tmp_path),
@@ -495,7 +495,7 @@ def test_offer_priced_by_both_routes_is_kept_once(tmp_path):
 
 def test_spot_advisor_buckets_and_their_upper_bounds(aws_fixture):
     body = aws_fixture("spot_advisor_data.json")
-    rows = parse.parse_spot_advisor(frame_of([page("spot_advisor", body, region="")]))
+    rows = parse.parse_spot_advisor(pages_frame([page("spot_advisor", body, region="")]))
     got = {
         (r["region"], r["instance_type"]): (
             r["interruption_bucket"],
@@ -523,7 +523,7 @@ def test_a_spot_point_for_another_operating_system_is_never_the_linux_price():
         **aws_spot_price_item("us-east-1a", "g5.xlarge", "0.900000", "2026-11-19T05:00:00Z"),
         "ProductDescription": "Windows",
     }
-    frame = frame_of([spot_page([linux, windows])])
+    frame = pages_frame([spot_page([linux, windows])])
     offers = ok(parse.parse(frame))
     assert offers["price_usd_per_hour"].to_list() == [0.4]
     rejected = parse.parse(frame).filter(pl.col("status") == "rejected")
@@ -536,5 +536,5 @@ def test_a_spot_point_for_another_operating_system_is_never_the_linux_price():
 def test_a_spot_advisor_region_with_no_linux_types_is_skipped(aws_fixture):
     body = aws_fixture("spot_advisor_data.json")
     body["spot_advisor"]["xx-empty-1"] = {"Linux": {}, "Windows": {}}
-    rows = parse.parse_spot_advisor(frame_of([page("spot_advisor", body, region="")]))
+    rows = parse.parse_spot_advisor(pages_frame([page("spot_advisor", body, region="")]))
     assert rows.height and "xx-empty-1" not in rows["region"].to_list()

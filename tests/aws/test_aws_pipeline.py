@@ -299,13 +299,13 @@ def test_demo_p4d_on_demand_is_4_0966_per_gpu_hour_and_traceable(demo_warehouse)
 
 
 def test_spot_point_uniqueness_assertion_catches_a_duplicate():
-    from connectors.aws import SPOT_PRICES_DDL
+    from connectors.aws.parse import SPOT_PRICES
 
     sql = (
         Path(__file__).parents[2] / "sql" / "tests" / "assert_spot_points_unique.sql"
     ).read_text()
     con = duckdb.connect()
-    db.run(con, SPOT_PRICES_DDL)
+    db.run(con, SPOT_PRICES.ddl)
     row = "('aws', 'us-east-1', 'us-east-1a', 'g5.xlarge', 'Linux/UNIX', 0.4, TIMESTAMP '2026-11-19 01:00', 'spot_price_history', 'l1', TIMESTAMP '2026-11-20 02:00')"
     db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row}")
     assert db.run(con, sql) == []

@@ -14,9 +14,10 @@ from werkzeug import Response
 
 from connectors._http import RetryPolicy
 from connectors._normalise import normalise
+from connectors._page import pages_frame
 from connectors.aws import fetch, parse, settings
 from connectors.errors import UnexpectedResponse
-from tests.aws.conftest import AWS_FIXTURES, frame_of, page
+from tests.aws.conftest import AWS_FIXTURES, page
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)
 RECORDED = json.loads((AWS_FIXTURES / "savings_plan_us_east_1.json").read_text())
@@ -88,7 +89,7 @@ def test_region_file_keeps_only_accelerated_linux_shared_tenancy_ec2_rates(https
 
 def parsed_offers(body: dict) -> pl.DataFrame:
     pages = [page(settings.SAVINGS_PLANS, body, region="us-east-1")]
-    return parse.parse(frame_of(pages)).filter(pl.col("pricing_model").str.starts_with("savings"))
+    return parse.parse(pages_frame(pages)).filter(pl.col("pricing_model").str.starts_with("savings"))
 
 
 def test_each_rate_is_a_savings_plan_offer_with_plan_type_and_payment_option():

@@ -9,23 +9,14 @@ import polars as pl
 import pytest
 
 from connectors._normalise import normalise
+from connectors._page import Page, pages_frame
 from connectors.azure import parse, settings
 from tests.conftest import FIXTURES
 
 
-def pages_frame(*bodies: dict, endpoint: str = "retail_prices") -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "endpoint": [endpoint] * len(bodies),
-            "load_id": [f"load-{i}" for i in range(len(bodies))],
-            "fetched_at": [datetime(2026, 11, 20, 2)] * len(bodies),
-            "scope": ["eastus"] * len(bodies),
-            "source_url": [None] * len(bodies),
-            "request": ["{}"] * len(bodies),
-            "payload": [json.dumps(b) for b in bodies],
-        },
-        schema_overrides={"source_url": pl.String},
-    )
+def retail_pages(*bodies: dict, endpoint: str = "retail_prices") -> pl.DataFrame:
+    at = datetime(2026, 11, 20, 2)
+    return pages_frame(Page("azure", endpoint, at, {"region": "eastus"}, body=b) for b in bodies)
 
 
 def fixture(name: str) -> dict:
@@ -38,7 +29,7 @@ def item(**overrides) -> dict:
 
 
 def parsed(*items: dict) -> pl.DataFrame:
-    return parse.parse(pages_frame({"Items": list(items), "NextPageLink": None}))
+    return parse.parse(retail_pages({"Items": list(items), "NextPageLink": None}))
 
 
 def test_nd96asr_v4_on_demand_is_3_3996_per_gpu_hour():
@@ -81,7 +72,7 @@ def test_out_of_scope_meters_are_excluded_with_their_reason(overrides, reason):
 
 
 def test_the_recorded_learn_example_item_is_excluded_not_dropped():
-    rows = parse.parse(pages_frame(fixture("retail_page_1")))
+    rows = parse.parse(retail_pages(fixture("retail_page_1")))
     real = rows.filter(pl.col("armSkuName") == "Standard_D14").row(0, named=True)
     assert real["status"] == "excluded"  # Windows DevTest spot meter of a non-GPU size
 
@@ -130,12 +121,12 @@ def test_a_numeric_price_sent_as_a_string_still_parses():
 
 
 def test_missing_price_field_is_rejected_not_guessed():
-    result = normalise(parse.parse(pages_frame(fixture("retail_page_missing_price"))))
+    result = normalise(parse.parse(retail_pages(fixture("retail_page_missing_price"))))
     assert result.rejected["reason"].to_list() == ["missing field retailPrice"]
 
 
 def test_unknown_fields_are_ignored():
-    offers = normalise(parse.parse(pages_frame(fixture("retail_page_2_new_fields")))).offers
+    offers = normalise(parse.parse(retail_pages(fixture("retail_page_2_new_fields")))).offers
     # the NV6ads item's savingsPlan entry is a third offer (savings_plan_1y)
     assert offers["instance_type"].to_list() == [
         "Standard_NV6ads_A10_v5", "Standard_NG8ads_V620_v1", "Standard_NV6ads_A10_v5"]
@@ -182,8 +173,8 @@ def test_resource_skus_specs_override_the_bundled_table_but_not_fractions():
         {"resourceType": "disks", "name": "Premium_LRS", "capabilities": []},
     ]}
     frame = pl.concat([
-        pages_frame({"Items": [item(), item(armSkuName="Standard_NV6ads_A10_v5")], "NextPageLink": None}),
-        pages_frame(skus, endpoint="resource_skus"),
+        retail_pages({"Items": [item(), item(armSkuName="Standard_NV6ads_A10_v5")], "NextPageLink": None}),
+        retail_pages(skus, endpoint="resource_skus"),
     ])
     rows = parse.parse(frame).sort("instance_type")
     assert rows["memory_gib"].to_list() == [900.5, 55.0]
@@ -192,7 +183,7 @@ def test_resource_skus_specs_override_the_bundled_table_but_not_fractions():
 
 def test_recorded_resource_skus_page_parses_to_specs():
     body = fixture("resource_skus_page")
-    specs = parse.parse_resource_skus(pages_frame(body, endpoint="resource_skus"))
+    specs = parse.parse_resource_skus(retail_pages(body, endpoint="resource_skus"))
     row = specs.row(0, named=True)
     assert row == {"arm_sku_name": "Standard_A0", "vcpus": 1.0, "memory_gib": 0.75, "gpu_count": None}
 
@@ -214,7 +205,7 @@ def test_an_item_whose_price_is_an_object_is_quarantined_alone():
 def test_an_array_in_a_text_field_is_quarantined_and_other_pages_still_parse():
     healthy = {"Items": [item()], "NextPageLink": None}
     broken = {"Items": [item(armRegionName=["eastus", "westus"])], "NextPageLink": None}
-    result = normalise(parse.parse(pages_frame(healthy, broken)))
+    result = normalise(parse.parse(retail_pages(healthy, broken)))
     assert result.offers["load_id"].to_list() == ["load-0"]
     assert result.rejected.select("load_id", "reason").rows() == [
         ("load-1", "armRegionName holds an object or a list, not a value")

@@ -13,7 +13,7 @@ from connectors._http import make_client
 from connectors._normalise import normalise
 from connectors.azure import fetch, parse, settings
 from tests.azure.test_azure_fetch import FAST
-from tests.azure.test_azure_parse import item, pages_frame, parsed
+from tests.azure.test_azure_parse import item, parsed, retail_pages
 from tests.conftest import FIXTURES
 
 PAGE = json.loads((FIXTURES / "azure" / "retail_page_savings_plan.json").read_text())
@@ -37,7 +37,7 @@ def test_fetch_asks_the_api_version_that_returns_savings_plans_and_keeps_them(ht
 
 
 def test_each_savings_plan_term_is_its_own_pricing_model_at_the_hourly_rate():
-    offers = normalise(parse.parse(pages_frame(PAGE))).offers.sort("pricing_model")
+    offers = normalise(parse.parse(retail_pages(PAGE))).offers.sort("pricing_model")
     rows = offers.select(
         "pricing_model", "pricing_detail", "price_usd_per_hour", "price_usd_per_gpu_hour"
     ).rows()
@@ -52,7 +52,7 @@ def test_each_savings_plan_term_is_its_own_pricing_model_at_the_hourly_rate():
 
 
 def test_a_windows_items_savings_plans_are_excluded_with_it():
-    result = normalise(parse.parse(pages_frame(PAGE)))
+    result = normalise(parse.parse(retail_pages(PAGE)))
     windows = result.excluded.filter(pl.col("reason") == settings.EXCLUDE_WINDOWS)
     assert windows["n"].to_list() == [3]  # the item and its two plans
 

@@ -12,7 +12,7 @@ import pytest
 from werkzeug import Response
 
 from connectors import _snapshot
-from connectors._page import FetchContext, FetchFailure, Page
+from connectors._page import FetchContext, FetchFailure, Page, pages_frame
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
 from connectors.gcp import fetch, parse, settings
 from tests.conftest import FIXTURES
@@ -81,7 +81,6 @@ def test_page_body_is_the_rest_json_of_the_recording(httpserver):
 
 
 def test_recorded_pages_replay_through_a_snapshot_to_the_same_offers(httpserver, tmp_path):
-    import polars as pl
     from polars.testing import assert_frame_equal
 
     serve_catalog(httpserver)
@@ -90,17 +89,7 @@ def test_recorded_pages_replay_through_a_snapshot_to_the_same_offers(httpserver,
     replayed = list(_snapshot.read_provider(tmp_path, "gcp"))
     assert [p.decoded() for p in replayed] == [p.body for p in live]
 
-    def frame(pages: list[Page]) -> pl.DataFrame:
-        return pl.DataFrame(
-            {
-                "endpoint": [p.endpoint for p in pages],
-                "load_id": ["load-1"] * len(pages),
-                "fetched_at": [live[0].fetched_at] * len(pages),
-                "payload": [p.payload for p in pages],
-            }
-        )
-
-    assert_frame_equal(parse.parse(frame(replayed)), parse.parse(frame(live)))
+    assert_frame_equal(parse.parse(pages_frame(replayed)), parse.parse(pages_frame(live)))
 
 
 def test_api_key_is_sent_as_a_header_and_never_stored(httpserver, monkeypatch, tmp_path):

@@ -13,6 +13,7 @@ import pytest
 
 from benchmarks.shapes import gcp_sku, gcp_sku_id
 from connectors._normalise import normalise
+from connectors._page import Page, pages_frame
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import parse, settings
 from tests.conftest import FIXTURES
@@ -25,26 +26,9 @@ def fixture(name: str) -> dict:
     return json.loads((FIXTURES / "gcp" / f"{name}.json").read_text())
 
 
-def pages_frame(*bodies: dict) -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "endpoint": ["skus"] * len(bodies),
-            "load_id": [f"load-{i}" for i in range(len(bodies))],
-            "fetched_at": [FETCHED] * len(bodies),
-            "scope": [settings.SERVICE] * len(bodies),
-            "source_url": [None] * len(bodies),
-            "request": ["{}"] * len(bodies),
-            "payload": [json.dumps(b) for b in bodies],
-        },
-        schema={
-            "endpoint": pl.String,
-            "load_id": pl.String,
-            "fetched_at": pl.Datetime("us"),
-            "scope": pl.String,
-            "source_url": pl.String,
-            "request": pl.String,
-            "payload": pl.String,
-        },
+def sku_pages(*bodies: dict) -> pl.DataFrame:
+    return pages_frame(
+        Page("gcp", "skus", FETCHED, {"scope": settings.SERVICE}, body=b) for b in bodies
     )
 
 
@@ -64,12 +48,12 @@ def sku(description: str, price: float, usage: str = "OnDemand", regions=("us-ce
 
 
 def parsed(*skus: dict) -> pl.DataFrame:
-    return parse.parse(pages_frame({"skus": list(skus), "nextPageToken": ""}))
+    return parse.parse(sku_pages({"skus": list(skus), "nextPageToken": ""}))
 
 
 def recorded() -> pl.DataFrame:
     """Both fixture pages: the opencost recording and the recorded-shape page 2."""
-    return parse.parse(pages_frame(fixture("skus_page_1"), fixture("skus_page_2")))
+    return parse.parse(sku_pages(fixture("skus_page_1"), fixture("skus_page_2")))
 
 
 def offer(frame: pl.DataFrame, instance_type: str, region: str, model: str = "on_demand") -> dict:
@@ -499,11 +483,11 @@ def test_the_published_offers_are_unique_per_offer_key():
 
 
 def test_parse_of_no_pages_is_empty():
-    assert parse.parse(pages_frame()).is_empty()
+    assert parse.parse(sku_pages()).is_empty()
 
 
 def test_a_stored_page_that_is_not_a_list_skus_response_names_its_load():
-    frame = pages_frame(fixture("skus_page_1"))
+    frame = sku_pages(fixture("skus_page_1"))
     frame = pl.concat(
         [frame, frame.with_columns(load_id=pl.lit("load-bad"), payload=pl.lit('{"skus": 5}'))]
     )
@@ -516,6 +500,6 @@ def test_parse_does_not_modify_or_depend_on_row_order():
     reordered = copy.deepcopy(body)
     reordered["skus"].reverse()
     key = ["region", "instance_type", "pricing_model"]
-    a = normalise(parse.parse(pages_frame(body))).offers.sort(key)
-    b = normalise(parse.parse(pages_frame(reordered))).offers.sort(key)
+    a = normalise(parse.parse(sku_pages(body))).offers.sort(key)
+    b = normalise(parse.parse(sku_pages(reordered))).offers.sort(key)
     assert a.drop("load_id").equals(b.drop("load_id"))

@@ -9,6 +9,7 @@ from datetime import datetime
 import polars as pl
 import pytest
 
+from connectors import _page
 from connectors._http import RetryPolicy
 from tests.conftest import FIXTURES
 
@@ -34,22 +35,14 @@ def recorded():
 
 @pytest.fixture
 def pages_frame():
-    """The frame parse() receives: one row per page, payload = the stored body text."""
+    """Pages of one endpoint as parse() receives them (`pages_frame`): payload = the
+    stored body text (a dict is written as JSON text, a str kept as it is)."""
 
     def build(endpoint: str, *payloads, scopes=None, fetched_at=FETCHED_AT) -> pl.DataFrame:
         texts = [p if isinstance(p, str) else json.dumps(p) for p in payloads]
-        n = len(texts)
-        return pl.DataFrame(
-            {
-                "endpoint": [endpoint] * n,
-                "load_id": [f"load-{i}" for i in range(n)],
-                "fetched_at": [fetched_at] * n,
-                "scope": list(scopes) if scopes else [""] * n,
-                "source_url": [None] * n,
-                "request": ["{}"] * n,
-                "payload": texts,
-            },
-            schema_overrides={"source_url": pl.String, "fetched_at": pl.Datetime("us")},
+        return _page.pages_frame(
+            _page.Page("test", endpoint, fetched_at, {"scope": scope} if scope else {}, text=text)
+            for text, scope in zip(texts, scopes or [""] * len(texts), strict=True)
         )
 
     return build

@@ -11,7 +11,7 @@ from connectors import _fx
 from connectors._normalise import normalise
 from connectors.azure import parse as azure_parse
 from connectors.errors import InvalidInput
-from tests.azure.test_azure_parse import fixture, pages_frame
+from tests.azure.test_azure_parse import fixture, retail_pages
 
 
 def azure_offers(currency: str):
@@ -19,7 +19,7 @@ def azure_offers(currency: str):
     base = page["Items"][1]  # ND96asr v4, on-demand, eastus: 27.197 per hour
     body = {"BillingCurrency": currency, "Items": [{**base, "currencyCode": currency}],
             "NextPageLink": None}  # fmt: skip
-    return normalise(azure_parse.parse(pages_frame(body)))
+    return normalise(azure_parse.parse(retail_pages(body)))
 
 
 def test_an_azure_item_in_eur_becomes_usd_with_the_recorded_rate():

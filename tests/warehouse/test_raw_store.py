@@ -20,7 +20,7 @@ from flows import pipeline
 from flows.export import export_snapshot
 from warehouse import db
 from warehouse.rawstore import RawStore
-from warehouse.schemas import raw_ddl
+from warehouse.schemas import raw_ddl, raw_table
 
 MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour"]
 
@@ -160,7 +160,7 @@ def downgrade(path: Path) -> None:
             if not row["unchanged"]:
                 old_rows.append(
                     {
-                        "table": f"raw_{row['provider']}__{row['endpoint']}",
+                        "table": raw_table(row["provider"], row["endpoint"]),
                         "_load_id": row["load_id"],
                         "_fetched_at": row["fetched_at"],
                         "_scope": row["scope"],
