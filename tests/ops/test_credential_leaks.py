@@ -260,7 +260,7 @@ def server():
 def nebius_server():
     """Nebius' gRPC services, answering every call UNAUTHENTICATED with the IAM token
     echoed in the status details and the trailing metadata."""
-    from tests.specialty.nebius_server import serve
+    from tests.connectors.nebius.nebius_server import serve
 
     with serve(echo=True) as fake:
         yield fake

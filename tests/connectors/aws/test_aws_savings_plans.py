@@ -16,7 +16,7 @@ from connectors._http import RetryPolicy
 from connectors._normalise import normalise
 from connectors.aws import fetch, parse, settings
 from connectors.errors import UnexpectedResponse
-from tests.aws.conftest import AWS_FIXTURES, frame_of, page
+from tests.connectors.aws.conftest import AWS_FIXTURES, frame_of, page
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)
 RECORDED = json.loads((AWS_FIXTURES / "savings_plan_us_east_1.json").read_text())

@@ -12,9 +12,9 @@ import pytest
 from connectors._http import make_client
 from connectors._normalise import normalise
 from connectors.azure import fetch, parse, settings
-from tests.azure.test_azure_fetch import FAST
-from tests.azure.test_azure_parse import item, pages_frame, parsed
 from tests.conftest import FIXTURES
+from tests.connectors.azure.test_azure_fetch import FAST
+from tests.connectors.azure.test_azure_parse import item, pages_frame, parsed
 
 PAGE = json.loads((FIXTURES / "azure" / "retail_page_savings_plan.json").read_text())
 

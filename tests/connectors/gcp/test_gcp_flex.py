@@ -11,7 +11,7 @@ import pytest
 
 from connectors._normalise import normalise
 from connectors.gcp import settings
-from tests.gcp.test_gcp_parse import offer, parsed, sku
+from tests.connectors.gcp.test_gcp_parse import offer, parsed, sku
 
 # Real descriptions and prices (SKU ids 341A-49A5-0C07, 9A32-36B2-7FBC, ED19-A584-4A84,
 # 2303-1D6A-9C08)

@@ -11,7 +11,7 @@ from connectors import _fx
 from connectors._normalise import normalise
 from connectors.azure import parse as azure_parse
 from connectors.errors import InvalidInput
-from tests.azure.test_azure_parse import fixture, pages_frame
+from tests.connectors.azure.test_azure_parse import fixture, pages_frame
 
 
 def azure_offers(currency: str):

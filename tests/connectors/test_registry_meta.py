@@ -13,7 +13,7 @@ import pytest
 from connectors import registry
 from connectors._snapshot import DEMO_DIR, read_provider
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 SEED = ROOT / "sql" / "seeds" / "seed_gpu_specs.csv"
 NAMES = sorted(registry.PROVIDERS)

@@ -21,7 +21,7 @@ import polars as pl
 import pytest
 
 from connectors._normalise import normalise
-from tests.gcp.test_gcp_parse import parsed, sku
+from tests.connectors.gcp.test_gcp_parse import parsed, sku
 
 SSD_PER_GIB_MONTH = 0.08
 HOURS_PER_MONTH = 730

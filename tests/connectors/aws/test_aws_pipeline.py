@@ -302,7 +302,7 @@ def test_spot_point_uniqueness_assertion_catches_a_duplicate():
     from connectors.aws import SPOT_PRICES_DDL
 
     sql = (
-        Path(__file__).parents[2] / "sql" / "tests" / "assert_spot_points_unique.sql"
+        Path(__file__).parents[3] / "sql" / "tests" / "assert_spot_points_unique.sql"
     ).read_text()
     con = duckdb.connect()
     db.run(con, SPOT_PRICES_DDL)

@@ -17,7 +17,7 @@ from connectors.errors import UnexpectedResponse
 from connectors.gcp import parse, settings
 from tests.conftest import FIXTURES
 
-SEED = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_gpu_specs.csv"
+SEED = Path(__file__).resolve().parents[3] / "sql" / "seeds" / "seed_gpu_specs.csv"
 FETCHED = datetime(2026, 11, 20, 2)
 
 

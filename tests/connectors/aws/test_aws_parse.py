@@ -23,9 +23,9 @@ from benchmarks.shapes import (
 from connectors._normalise import normalise
 from connectors._page import Page
 from connectors.aws import parse, settings
-from tests.aws.conftest import AWS_FIXTURES, FETCHED_AT, frame_of, page
+from tests.connectors.aws.conftest import AWS_FIXTURES, FETCHED_AT, frame_of, page
 
-SEED = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_gpu_specs.csv"
+SEED = Path(__file__).resolve().parents[3] / "sql" / "seeds" / "seed_gpu_specs.csv"
 
 
 def recorded_gpu_items() -> list[dict]:
@@ -340,7 +340,7 @@ def test_capacity_block_only_type_gets_no_on_demand_price():
 def test_spot_equal_to_on_demand_is_kept():
     # kept as the source says it; the flag is set in the warehouse, where the one pairing
     # rule (sql/intermediate/int_offer_pairs.sql) sees every current offer:
-    # tests/aws/test_aws_pipeline.py checks spot_equals_on_demand there
+    # tests/connectors/aws/test_aws_pipeline.py checks spot_equals_on_demand there
     spot = [aws_spot_price_item("us-east-1a", "p4d.24xlarge", "32.772600", "2026-11-19T01:00:00Z")]
     frame = frame_of([spot_page(spot), price_list_page(p4d_item(reserved=None))])
     offers = normalise(parse.parse(frame)).offers

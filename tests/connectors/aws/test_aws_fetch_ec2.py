@@ -20,7 +20,7 @@ from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedR
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)
 NOW = datetime(2026, 11, 20, 2, 0)
 TYPE_FILTER = [{"Name": "instance-type", "Values": ["p*", "g*", "trn*", "inf*", "dl*"]}]
-# Capacity Block searches (tests/aws/test_aws_capacity_blocks.py) switched off where a test
+# Capacity Block searches (tests/connectors/aws/test_aws_capacity_blocks.py) switched off where a test
 # stubs only the other EC2 walks
 NO_CAPACITY_BLOCKS = {"aws_capacity_block_types": {}}
 

@@ -17,8 +17,8 @@ from connectors._normalise import normalise
 from connectors._page import FetchContext, FetchFailure, Page
 from connectors.aws import fetch, parse, settings
 from connectors.errors import SourceUnavailable
-from tests.aws.conftest import AWS_FIXTURES, frame_of, page
-from tests.aws.test_aws_fetch_ec2 import StubClients, ec2_client, empty_pricing
+from tests.connectors.aws.conftest import AWS_FIXTURES, frame_of, page
+from tests.connectors.aws.test_aws_fetch_ec2 import StubClients, ec2_client, empty_pricing
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)
 NOW = datetime(2026, 11, 20, 2, 0)

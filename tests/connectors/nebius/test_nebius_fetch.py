@@ -9,7 +9,7 @@ import pytest
 from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
 from connectors.nebius import fetch
-from tests.specialty.nebius_server import serve
+from tests.connectors.nebius.nebius_server import serve
 
 TOKEN = "nebius-iam-secret-token"
 
@@ -82,7 +82,7 @@ def test_an_unreachable_endpoint_is_one_failed_scope_without_the_token(monkeypat
 @pytest.fixture(scope="module")
 def recorded_page() -> dict:
     """The fixture the parse tests read is what this fetch produced (regenerate with
-    `uv run python -m tests.specialty.test_nebius_fetch`)."""
+    `uv run python -m tests.connectors.nebius.test_nebius_fetch`)."""
     from tests.conftest import FIXTURES
 
     return json.loads((FIXTURES / "nebius" / "regions.json").read_text())
@@ -103,7 +103,7 @@ if __name__ == "__main__":
     os.environ["NEBIUS_IAM_TOKEN"] = TOKEN
     with serve() as fake:
         bodies = [p.body for p in fetch_all(fake.address)]
-    out = {"_source": "Built by tests/specialty/test_nebius_fetch.py: the nebius SDK's fetch "
-           "against tests/specialty/nebius_server.py (published protos, illustrative values).",
+    out = {"_source": "Built by tests/connectors/nebius/test_nebius_fetch.py: the nebius SDK's fetch "
+           "against tests/connectors/nebius/nebius_server.py (published protos, illustrative values).",
            "pages": bodies}  # fmt: skip
     (FIXTURES / "nebius" / "regions.json").write_text(json.dumps(out, indent=1) + "\n")

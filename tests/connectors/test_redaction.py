@@ -16,7 +16,7 @@ from connectors._page import FetchFailure
 from connectors._redact import MASK, redact
 from connectors.errors import UnexpectedResponse
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # AWS's documented example key id, assembled so secret scanners do not flag the tree
 AWS_DOC_KEY_ID = "AKIA" + "IOSFODNN7EXAMPLE"
