@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from gpu_pricing import plan
-from tests.plan.test_train_planner import SPECS, offers
+from tests.app.plan.test_train_planner import SPECS, offers
 
 PER_GPU = 0.3 * 989e12 / (2 * 7e9)  # 21,192.86 tokens/s per H100 at utilisation 0.3
 MONTH = 720 * 3600

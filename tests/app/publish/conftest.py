@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-DEMO = Path(__file__).resolve().parents[2] / "connectors" / "demo_snapshot"
+DEMO = Path(__file__).resolve().parents[3] / "connectors" / "demo_snapshot"
 
 
 def _free_port() -> int:

@@ -8,7 +8,7 @@ import duckdb
 
 from flows import alerts, config
 from gpu_pricing import report
-from tests.trust._cli import cli, cli_json
+from tests._cli import cli, cli_json
 
 TRAIN = ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"]
 

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from connectors._gpu import form_factor
-from tests.trust._cli import cli_json
+from tests._cli import cli_json
 
 SEEDS = Path(__file__).resolve().parents[2] / "sql" / "seeds"
 

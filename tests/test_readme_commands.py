@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 INSTALL = "python -m pip install uv==0.13.8 && "
 TEST_COMMAND = INSTALL + "uv run --frozen pytest"

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from flows import publish as pub
 from gpu_pricing.cli import app
-from tests.publish.test_publish_s3 import NAMES, duck, same_rows
+from tests.app.publish.test_publish_s3 import NAMES, duck, same_rows
 
 
 def test_local_path_gets_the_standard_layout_and_a_sql_catalog(warehouse, tmp_path):

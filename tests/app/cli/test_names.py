@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from flows import alerts, config, names
-from tests.trust._cli import cli, cli_json
+from tests._cli import cli, cli_json
 
 TRAIN = ["estimate", "train", "--tokens", "2e12", "--gpu", "H100", "--rate", "2"]
 

@@ -13,7 +13,7 @@ import pytest
 
 from gpu_pricing import report
 from models import memory_fit
-from tests.trust._cli import cli, cli_json
+from tests._cli import cli, cli_json
 from warehouse import sql_runner
 
 

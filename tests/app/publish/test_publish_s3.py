@@ -14,7 +14,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from flows import publish as pub
-from tests.publish.conftest import refresh_night2
+from tests.app.publish.conftest import refresh_night2
 
 pytestmark = pytest.mark.slow
 
