@@ -12,7 +12,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from benchmarks.shapes import (
+from connectors._normalise import normalise
+from connectors._page import Page
+from connectors.aws import parse, settings
+from tests.builders import (
     AWS_OFFER_CSV_HEADER,
     aws_instance_type_item,
     aws_offer_csv_rows,
@@ -20,9 +23,6 @@ from benchmarks.shapes import (
     aws_price_list_item,
     aws_spot_price_item,
 )
-from connectors._normalise import normalise
-from connectors._page import Page
-from connectors.aws import parse, settings
 from tests.connectors.aws.conftest import AWS_FIXTURES, FETCHED_AT, frame_of, page
 
 SEED = Path(__file__).resolve().parents[3] / "sql" / "seeds" / "seed_gpu_specs.csv"

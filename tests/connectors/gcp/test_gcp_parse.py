@@ -11,10 +11,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from benchmarks.shapes import gcp_sku, gcp_sku_id
 from connectors._normalise import normalise
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import parse, settings
+from tests.builders import gcp_sku, gcp_sku_id
 from tests.conftest import FIXTURES
 
 SEED = Path(__file__).resolve().parents[3] / "sql" / "seeds" / "seed_gpu_specs.csv"

@@ -1,5 +1,5 @@
 """Builders of API items in the real response shapes (recordings published in open-source repositories; each builder names its source),
-shared by the demo-snapshot builder and the benchmarks. Only the values vary; every key
+shared by the tests, the demo-snapshot builder and the benchmarks. Only the values vary; every key
 and type is the recorded one."""
 
 from __future__ import annotations
