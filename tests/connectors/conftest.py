@@ -1,4 +1,4 @@
-"""Helpers for the specialty connectors' tests: pages frames as raw landing hands them to
+"""Helpers for the connectors' tests: pages frames as raw landing hands them to
 parse(), recorded-shape fixtures, and a fast retry policy."""
 
 from __future__ import annotations
