@@ -54,8 +54,9 @@ def test_every_registered_provider_has_a_parse_test_that_imports_its_parser(name
     uses_parser = re.compile(
         rf"from connectors\.{name} import [^\n]*\bparse\b|connectors\.{name}\.parse\b"
     )
-    files = [p for p in TESTS.rglob("test_*parse*.py") if uses_parser.search(p.read_text())]
-    assert files, f"no tests/**/test_*parse*.py imports connectors.{name}.parse"
+    folder = TESTS / "connectors" / name  # the tests mirror the connector packages
+    files = [p for p in folder.glob("test_*parse*.py") if uses_parser.search(p.read_text())]
+    assert files, f"no tests/connectors/{name}/test_*parse*.py imports connectors.{name}.parse"
 
 
 @pytest.mark.parametrize("name", NAMES)
