@@ -10,7 +10,13 @@ import json
 import shutil
 from pathlib import Path
 
-from benchmarks.shapes import (
+from connectors.runpod.settings import GPU_TYPES_QUERY
+from connectors.sheets.fetch import sheet_files
+from connectors.vastai.settings import PAGE_LIMIT as VAST_PAGE_LIMIT
+from connectors.vastai.settings import QUERY as VAST_QUERY
+from scripts.demo_aws import build_aws
+from scripts.demo_providers import build_all as build_more_providers
+from tests.builders import (
     azure_retail_item,
     azure_retail_page,
     gcp_sku,
@@ -25,12 +31,6 @@ from benchmarks.shapes import (
     vast_bundles_body,
     vast_offer,
 )
-from connectors.runpod.settings import GPU_TYPES_QUERY
-from connectors.sheets.fetch import sheet_files
-from connectors.vastai.settings import PAGE_LIMIT as VAST_PAGE_LIMIT
-from connectors.vastai.settings import QUERY as VAST_QUERY
-from scripts.demo_aws import build_aws
-from scripts.demo_providers import build_all as build_more_providers
 
 DEMO = Path(__file__).resolve().parent.parent / "connectors" / "demo_snapshot"
 FETCHED_AT = "2026-11-20T02:00:00Z"

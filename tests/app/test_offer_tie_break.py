@@ -4,7 +4,7 @@ zone (none first), instance type, the order mart_cheapest_gpu_hour ranks by."""
 from __future__ import annotations
 
 from gpu_pricing import plan
-from tests.plan.test_train_planner import SPECS, offers
+from tests.app.plan.test_train_planner import SPECS, offers
 
 
 def test_the_serving_planner_picks_the_zoneless_offer_of_a_tie_as_the_mart_does():

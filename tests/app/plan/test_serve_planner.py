@@ -1,0 +1,84 @@
+"""The serving planner (gpu_pricing.plan.serve_candidates) on a hand-built offer frame."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from gpu_pricing import plan
+from tests.app.plan.test_train_planner import SPECS, offers
+
+PER_GPU = 0.3 * 989e12 / (2 * 7e9)  # 21,192.86 tokens/s per H100 at utilisation 0.3
+MONTH = 720 * 3600
+
+
+def serve(frame: pl.DataFrame, average_gpus: float, peak_to_average: float, **kw) -> pl.DataFrame:
+    return plan.serve_candidates(
+        frame,
+        SPECS,
+        params=7e9,
+        tokens_per_month=average_gpus * PER_GPU * MONTH,
+        peak_to_average=peak_to_average,
+        **kw,
+    )
+
+
+ONE_GPU = offers(
+    {"gpu_count": 1.0, "instance_type": "one"},
+    {
+        "gpu_count": 1.0,
+        "instance_type": "one",
+        "pricing_model": "reserved_1y",
+        "price_usd_per_gpu_hour": 2.0,
+    },
+    {
+        "gpu_count": 1.0,
+        "instance_type": "one",
+        "pricing_model": "spot",
+        "price_usd_per_gpu_hour": 1.0,
+    },
+)
+
+
+def test_a_reserved_base_and_on_demand_peak_beats_either_alone():
+    plans = {p["strategy"]: p for p in serve(ONE_GPU, 10, 1.5).to_dicts()}
+    # average A = 10 GPUs of load, peak P = 15, low m = 2A - P = 5; u* = 2 / 4 = 0.5:
+    # base B = P - u* (P - m) = 15 - 0.5 * 10 = 10 GPUs reserved;
+    # on-demand above B: 720 * (P - B)**2 / (2 (P - m)) = 720 * 25 / 20 = 900 GPU-hours
+    mix = plans["reserved_1y + on_demand"]
+    assert (mix["peak_gpus"], mix["base_gpus"]) == (15, 10)
+    assert mix["burst_gpu_hours_per_month"] == pytest.approx(900)
+    assert mix["monthly_cost_usd"] == pytest.approx(10 * 2 * 720 + 900 * 4)  # 18,000
+    assert plans["on_demand"]["monthly_cost_usd"] == pytest.approx(15 * 4 * 720)  # 43,200
+    assert plans["reserved_1y"]["monthly_cost_usd"] == pytest.approx(15 * 2 * 720)  # 21,600
+    assert plans["reserved_1y"]["commitment_usd"] == pytest.approx(15 * 2 * 8760)
+    tokens = 10 * PER_GPU * MONTH
+    assert mix["cost_per_1m_tokens_usd"] == pytest.approx(18_000 / tokens * 1e6)
+    cheapest = serve(ONE_GPU, 10, 1.5).row(0, named=True)
+    assert cheapest["strategy"] == "reserved_1y + on_demand"
+
+
+def test_spot_is_considered_only_when_allowed():
+    assert not any("spot" in s for s in serve(ONE_GPU, 10, 1.5)["strategy"])
+    allowed = {p["strategy"]: p for p in serve(ONE_GPU, 10, 1.5, allow_spot=True).to_dicts()}
+    assert allowed["spot"]["monthly_cost_usd"] == pytest.approx(15 * 1 * 720)
+    assert "reserved_1y + spot" not in allowed  # u* = 2 / 1 >= 1: the base never pays
+
+
+def test_a_steady_load_is_all_reserved():
+    plans = {p["strategy"]: p for p in serve(ONE_GPU, 10, 1.0).to_dicts()}
+    # P = A: no burst to cover, the mix degenerates and is not listed
+    assert "reserved_1y + on_demand" not in plans
+    assert serve(ONE_GPU, 10, 1.0).row(0, named=True)["strategy"] == "reserved_1y"
+
+
+def test_the_fleet_holds_the_model_and_rounds_to_whole_instances():
+    eight = offers({"gpu_count": 8.0})
+    row = plan.serve_candidates(eight, SPECS, params=70e9, tokens_per_month=1e6).row(0, named=True)
+    # 70e9 * 2 bytes * 1.2 = 168e9 bytes = 1.96 H100s of 80 GiB; one 8-GPU instance
+    assert row["peak_gpus"] == 8
+
+
+def test_a_tiny_load_still_needs_one_instance():
+    row = serve(offers({"gpu_count": 8.0}), 1e-9, 1.0).row(0, named=True)
+    assert row["peak_gpus"] == 8 and row["monthly_cost_usd"] == pytest.approx(8 * 4 * 720)

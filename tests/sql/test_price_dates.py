@@ -1,0 +1,103 @@
+"""Every price carries the date its source states and the time we first saw it; freshness
+and history use the right one."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import duckdb
+
+from flows import alerts, config
+from gpu_pricing import report
+from tests._cli import cli
+
+TRAIN = ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"]
+
+
+def rows(path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.sql(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_the_estimate_says_the_prices_own_date_not_the_fetch_time(sheets_warehouse):
+    out = cli(*TRAIN, "--include-illustrative", "--warehouse", sheets_warehouse).stdout
+    # the FluidStack row is dated 2026-08-20; the demo snapshot was read 2026-11-20
+    assert "2026-08-20 per its source, first seen 2026-11-20 02:00 UTC" in out
+    verified = cli(*TRAIN, "--warehouse", sheets_warehouse).stdout
+    assert "paperspace" in verified and "2026-09-20 per its source" in verified
+
+
+def test_a_new_offer_opens_when_first_seen_and_keeps_its_publishers_date(demo_warehouse):
+    got = rows(
+        demo_warehouse,
+        """select distinct valid_from, first_seen_at, year(source_effective_at)
+           from fct_gpu_prices
+           where provider = 'azure' and connector = 'azure' and valid_to is null""",
+    )
+    # Azure's effectiveStartDate is 2024 for these prices; the demo fetch is 2026-11-20
+    assert {(v, f) for v, f, _ in got} == {(datetime(2026, 11, 20, 2), datetime(2026, 11, 20, 2))}
+    assert {y for _, _, y in got} <= {2023, 2024, 2025}
+    current = rows(
+        demo_warehouse,
+        """select count(*) from mart_gpu_offers_current
+           where provider = 'azure' and source_effective_at < first_seen_at""",
+    )[0][0]
+    assert current > 0
+
+
+def test_a_historical_sheet_row_keeps_the_period_its_source_states(demo_warehouse):
+    got = rows(
+        demo_warehouse,
+        """select distinct valid_from, valid_to from fct_gpu_prices
+           where pricing_detail = 'price survey 2023-04-07'""",
+    )
+    assert got == [(datetime(2023, 4, 7), datetime(2023, 4, 8))]
+
+
+def test_the_report_history_does_not_draw_a_sources_first_appearance_as_a_move(
+    demo_warehouse,
+):
+    con = duckdb.connect(str(demo_warehouse), read_only=True)
+    try:
+        section = report.history_section(con, "H100")
+    finally:
+        con.close()
+    # every source of the demo was first seen on 2026-11-19/20: no 2024 start that then
+    # "drops" when the specialty clouds appear
+    assert min(r["at"] for r in section.rows) >= datetime(2026, 11, 19)
+
+
+def test_a_months_old_sheet_is_stale_though_it_was_read_minutes_ago(sheets_warehouse):
+    [(loaded,)] = rows(sheets_warehouse, "select max(finished_at) from _loads")
+    now = loaded + timedelta(minutes=30)
+    con = duckdb.connect(str(sheets_warehouse), read_only=True)
+    try:
+        evaluations = alerts.evaluate(con, config.Config(row_drop_pct=0), now)
+    finally:
+        con.close()
+    stale = {e.rule: e for e in evaluations}
+    # freshness is per sheet provider, dated by the rows' own as_of (2026-09-20), with the
+    # sheets' limit (30 days by default)
+    assert "stale_source:sheets" not in stale
+    coreweave = stale["stale_source:coreweave"]
+    assert coreweave.alarm is True
+    assert round(coreweave.value) == round((now - datetime(2026, 9, 20)) / timedelta(hours=1))
+    assert "newest price dated 2026-09-20" in coreweave.message
+    assert coreweave.threshold == 30 * 24
+    assert {"stale_source:paperspace", "stale_source:fluidstack"} <= set(stale)
+
+
+def test_an_api_provider_is_still_dated_by_its_last_load(demo_warehouse):
+    [(loaded,)] = rows(demo_warehouse, "select max(finished_at) from _loads where provider = 'aws'")
+    con = duckdb.connect(str(demo_warehouse), read_only=True)
+    try:
+        evaluations = alerts.evaluate(
+            con, config.Config(providers={"aws": None}, row_drop_pct=0), loaded + timedelta(hours=1)
+        )
+    finally:
+        con.close()
+    [aws] = evaluations
+    assert (aws.rule, aws.alarm, round(aws.value, 3)) == ("stale_source:aws", False, 1.0)
