@@ -37,9 +37,10 @@ from prefect.utilities.math import clamped_poisson_interval
 from connectors._page import FetchContext, FetchFailure
 from connectors._redact import install_logging, redact, redact_doc
 from connectors.errors import InvalidInput, PricingError, SourceUnavailable
-from flows import alerts, artifacts, pipeline, progress
-from flows.config import Config
-from flows.config import load as load_config
+from flows import artifacts, pipeline, progress
+from gpu_pricing import notify
+from gpu_pricing.config import Config
+from gpu_pricing.config import load as load_config
 
 # the fetch retry policy, for the Prefect task and the direct run alike: two retries after
 # ~10 s and ~20 s (each delay spread +-50%), only for SourceUnavailable (timeouts, 5xx, 429)
@@ -144,12 +145,12 @@ def summary_markdown(summary: pipeline.RunSummary) -> str:
 
 
 @task(task_run_name="alerts-check", cache_policy=NO_CACHE)
-def check_alerts(path: Path, cfg: Config) -> alerts.CheckResult:
-    return alerts.check(path, cfg)
+def check_alerts(path: Path, cfg: Config) -> notify.CheckResult:
+    return notify.check(path, cfg)
 
 
 def publish_step(path: Path, cfg: Config) -> dict:
-    from flows import publish as pub
+    from gpu_pricing import publish as pub
 
     result = pub.publish(
         path,
@@ -238,7 +239,7 @@ def _refresh(
     for p in summary.providers:
         p.fetch_seconds = seconds.get(p.provider, 0.0)
     try:  # the refresh is published: an alert problem is logged, never fatal
-        checked = check_alerts(path, cfg) if orchestrated else alerts.check(path, cfg)
+        checked = check_alerts(path, cfg) if orchestrated else notify.check(path, cfg)
     except Exception as exc:
         log.error("alerts check failed (the refresh itself is published): %s", exc)
         checked = None

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from models import _checks
+from models import _validate
 
 TRAINING_BYTES_PER_PARAM = 16.0
 SERVING_BYTES_PER_PARAM = 2.0
@@ -49,12 +49,12 @@ RULES = {
 def required_gib(workload: str, params: float) -> float:
     """GiB of GPU memory ``params`` need for ``workload`` ('training' | 'serving')."""
     bytes_per_param, headroom, _ = RULES[workload]
-    return _checks.positive("params", params) * bytes_per_param * (1 + headroom) / GIB
+    return _validate.positive("params", params) * bytes_per_param * (1 + headroom) / GIB
 
 
 def min_gpus(workload: str, params: float, gpu_memory_gib: float) -> int:
     """The fewest GPUs of ``gpu_memory_gib`` whose memory holds the model."""
-    memory = _checks.positive("gpu_memory_gib", gpu_memory_gib)
+    memory = _validate.positive("gpu_memory_gib", gpu_memory_gib)
     return max(1, math.ceil(required_gib(workload, params) / memory))
 
 

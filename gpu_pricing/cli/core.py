@@ -63,7 +63,7 @@ def refresh(
 
     def body() -> int:
         from connectors import _snapshot
-        from flows.config import load
+        from gpu_pricing.config import load
 
         cfg = load(config)  # a bad config is exit 2 here, before Prefect starts
         path = cfg.warehouse_path(warehouse)
@@ -141,7 +141,7 @@ def rates(
     whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
-        from flows import names
+        from gpu_pricing import names
 
         choice = names.gpu_and_memory(gpu, memory) if gpu else None
         model = names.pricing_model(pricing) if pricing else None
@@ -229,7 +229,7 @@ def history(
     def body() -> None:
         from datetime import date
 
-        from flows import names
+        from gpu_pricing import names
 
         try:
             since_d = date.fromisoformat(since) if since else None
@@ -352,7 +352,7 @@ def snapshot_export(
     """Write raw payloads already in the warehouse back out as a snapshot."""
 
     def body() -> None:
-        from flows.export import export_snapshot
+        from gpu_pricing.snapshot_export import export_snapshot
 
         con = open_readonly(warehouse_path(warehouse))
         try:

@@ -39,8 +39,8 @@ def publish(
         import polars as pl
 
         from connectors.errors import InvalidInput
-        from flows import publish as pub
-        from flows.config import load
+        from gpu_pricing import publish as pub
+        from gpu_pricing.config import load
 
         cfg = load(config)
         target = to or cfg.publish.to

@@ -7,7 +7,7 @@ from datetime import date, datetime
 import polars as pl
 import pytest
 
-from models import alerts as m
+from models import alert_rules as m
 
 OFFER = {
     "provider": "azure",

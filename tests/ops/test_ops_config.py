@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flows import config
+from gpu_pricing import config
 from gpu_pricing.cli import app
 from warehouse import db
 

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from flows import publish as pub
+from gpu_pricing import publish as pub
 from tests.publish.conftest import refresh_night2
 
 pytestmark = pytest.mark.slow

@@ -29,7 +29,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from connectors import registry
 from connectors._redact import masked_value, register_env
 from connectors.errors import InvalidInput
-from flows import names
+from gpu_pricing import names
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
 

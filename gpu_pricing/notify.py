@@ -40,8 +40,8 @@ import polars as pl
 from connectors._page import utc_now
 from connectors._redact import redact, register
 from connectors.errors import InvalidInput
-from flows.config import Config, Target
-from models import alerts as rules
+from gpu_pricing.config import Config, Target
+from models import alert_rules as rules
 from warehouse import db, sql_runner
 
 log = logging.getLogger(__name__)
