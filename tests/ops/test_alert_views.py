@@ -1,4 +1,4 @@
-"""The sql/alerts views behind the health and move rules, on refreshes of edited demo
+"""The sql/alert_inputs views behind the health and move rules, on refreshes of edited demo
 snapshots (library calls, no Prefect)."""
 
 from __future__ import annotations

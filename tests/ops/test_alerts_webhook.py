@@ -152,7 +152,7 @@ def test_a_failed_delivery_is_recorded_and_retried_next_run_without_the_secret(
     [failure] = first.failed_deliveries
     assert failure.target == "hook" and "503" in failure.error
     [event] = events(demo_copy)
-    assert event["delivered"] is False and "503" in json.loads(event["delivery_error"])["hook"]
+    assert event["delivered"] is False and "503" in json.loads(event["pending_targets"])["hook"]
 
     second = notify.check(demo_copy, cfg)  # nothing new fires; the old event goes out
     assert second.fired == [] and [d.delivered for d in second.deliveries] == [True]
@@ -160,7 +160,7 @@ def test_a_failed_delivery_is_recorded_and_retried_next_run_without_the_secret(
     assert posted(httpserver)[1]["title"] == "[gpu-pricing] ALARM rate:h100"
     assert "state changed at" in posted(httpserver)[1]["message"]  # says it is late
     [event] = events(demo_copy)
-    assert event["delivered"] is True and event["delivery_error"] is None
+    assert event["delivered"] is True and event["pending_targets"] is None
 
     assert notify.check(demo_copy, cfg).deliveries == []  # delivered: never sent again
     assert len(httpserver.log) == 2

@@ -7,6 +7,6 @@ with ranked as (
     from alert_events
 )
 
-select rule, state, value, threshold, message, fired_at as since, delivered, delivery_error
+select rule, state, value, threshold, message, fired_at as since, delivered, pending_targets
 from ranked
 where recency = 1
