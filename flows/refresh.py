@@ -199,7 +199,7 @@ def _refresh(
     log = get_run_logger() if orchestrated else logging.getLogger("flows.refresh")
     cfg = load_config(config)  # a bad config fails here, before the warehouse is touched
     path = cfg.warehouse_path(warehouse)
-    names = providers or cfg.provider_names()
+    names = providers or cfg.connector_names()
     contexts = {
         name: FetchContext(
             watermarks=pipeline.watermarks(path, name),

@@ -44,7 +44,11 @@ def refresh(
         typer.Option(help="Replay a snapshot directory instead of the network ('demo' = bundled)."),
     ] = None,
     providers: Annotated[
-        str | None, typer.Option(help="Comma-separated providers (default: all).")
+        str | None,
+        typer.Option(
+            help="Comma-separated connectors to run, e.g. aws,sheets (default: all; "
+            "`sheets` reads the price sheets of several providers)."
+        ),
     ] = None,
     regions: Annotated[
         str | None, typer.Option(help="Comma-separated regions to fetch (live only).")
@@ -291,7 +295,8 @@ def snapshot_record(
     directory: Annotated[Path, typer.Argument(help="Where to write the snapshot.")],
     warehouse: WarehouseOpt = None,
     providers: Annotated[
-        str | None, typer.Option(help="Comma-separated providers (default: all).")
+        str | None,
+        typer.Option(help="Comma-separated connectors to record, e.g. aws,sheets (default: all)."),
     ] = None,
     regions: Annotated[str | None, typer.Option(help="Comma-separated regions to fetch.")] = None,
     json_out: JsonOpt = False,
