@@ -12,9 +12,9 @@ Retries (exponential backoff with jitter) sit on the fetch step only, and only f
 retryable errors, with the same policy both ways; a provider whose fetch fails is recorded
 in `_loads` and the others go on. A flow run leaves a table artifact and a markdown
 summary (with the cheapest offers and the alert outcome). After publishing, the budgets
-and rate rules of gpu-pricing.toml are checked (flows.alerts); an alert failure is logged
+and rate rules of gpu-pricing.toml are checked (gpu_pricing.notify); an alert failure is logged
 and never fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step
-publishes the warehouse there as Iceberg tables (flows.publish); a publish failure is
+publishes the warehouse there as Iceberg tables (gpu_pricing.publish); a publish failure is
 logged, shown in the summary and retried at the next run (publishing is idempotent), and
 never undoes the refresh.
 """

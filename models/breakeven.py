@@ -28,7 +28,7 @@ interval of work, ``c/2``. To first order the useful fraction of each hour is
 Spot 1.50 vs on-demand 4.00, 5% overhead, hourly checkpoints:
 p* = 2 * (1 - 1.5 * 1.05 / 4) = 1.2125 preemptions per hour. ``restart_hours`` (time to
 get a replacement and reload, lost per preemption) generalises ``c/2`` to
-``c/2 + restart_hours``; it defaults to 0, the issue's formula.
+``c/2 + restart_hours``; it defaults to 0, which gives the formula above.
 
 Reserved vs on-demand (``reserved``). A commitment bills every hour of the term whether
 used or not; on-demand bills only hours used. At utilisation ``u`` the on-demand cost

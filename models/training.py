@@ -8,7 +8,7 @@ The arithmetic (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", Â
     cost_usd         = gpu_hours * rate_usd_per_gpu_hour
     cost_per_1m_tokens_usd = cost_usd / tokens * 1e6
 
-Worked example (the issue's): 70B dense on 2T tokens = 6 * 70e9 * 2e12 = 8.4e23 FLOPs;
+Worked example: 70B dense on 2T tokens = 6 * 70e9 * 2e12 = 8.4e23 FLOPs;
 on H100 SXM (989 dense BF16 TFLOPS) at MFU 0.45 that is
 8.4e23 / (0.45 * 989e12 * 3600) = 524,286 GPU-hours, 2.10M USD at 4 USD/GPU-hour.
 

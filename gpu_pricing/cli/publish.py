@@ -1,5 +1,5 @@
 """`gpu-pricing publish`: the warehouse as Iceberg tables, the DuckDB file and a manifest on
-a local path or object storage (flows.publish)."""
+a local path or object storage (gpu_pricing.publish)."""
 
 from pathlib import Path
 from typing import Annotated

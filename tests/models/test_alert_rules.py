@@ -1,4 +1,4 @@
-"""models/alerts.py: rule evaluation and state changes, with the arithmetic in the tests."""
+"""models/alert_rules.py: rule evaluation and state changes, with the arithmetic in the tests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`flows.publish` against a real S3-compatible server (moto, loopback): two nights
+"""`gpu_pricing.publish` against a real S3-compatible server (moto, loopback): two nights
 published, read back with pyiceberg and Polars, compared with the DuckDB marts; time travel
 to the first night; an interrupted publish leaves the previous night readable."""
 
