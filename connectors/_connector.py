@@ -1,4 +1,4 @@
-"""The shape every provider package exposes, so CLI, flows and tests can iterate them."""
+"""The shape every connector package exposes, so CLI, flows and tests can iterate them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The refresh: fetch every provider concurrently, then one writer lands, parses, stages,
+"""The refresh: run every connector's fetch concurrently, then one writer lands, parses, stages,
 merges history, rebuilds views, asserts and publishes.
 
 One body (`_refresh`) runs two ways:
@@ -9,7 +9,7 @@ One body (`_refresh`) runs two ways:
   job of a few seconds.
 
 Retries (exponential backoff with jitter) sit on the fetch step only, and only for
-retryable errors, with the same policy both ways; a provider whose fetch fails is recorded
+retryable errors, with the same policy both ways; a connector whose fetch fails is recorded
 in `_loads` and the others go on. A flow run leaves a table artifact and a markdown
 summary (with the cheapest offers and the alert outcome). After publishing, the budgets
 and rate rules of gpu-pricing.toml are checked (gpu_pricing.notify); an alert failure is logged
@@ -126,7 +126,7 @@ def summary_markdown(summary: pipeline.RunSummary) -> str:
         f"History: {summary.history.get('opened', 0)} price periods opened, "
         f"{summary.history.get('closed', 0)} closed.",
         "",
-        "| provider | status | pages | unchanged | offers | rejected | excluded | unknown GPU "
+        "| connector | status | pages | unchanged | offers | rejected | excluded | unknown GPU "
         "| fetch s | land s | parse/stage s |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
