@@ -1,4 +1,6 @@
-"""The one dict of providers that the CLI, the flows and the tests iterate."""
+"""The one dict of connectors (name -> the code that reads one source) that the CLI, the
+flows and the tests iterate. A connector is named after the provider it reads, except
+`sheets`, which reads the price sheets of several providers."""
 
 from __future__ import annotations
 
@@ -49,5 +51,5 @@ def get(name: str) -> Connector:
         return PROVIDERS[name]
     except KeyError:
         raise InvalidInput(
-            f"unknown provider {name!r}; known: {', '.join(sorted(PROVIDERS))}"
+            f"unknown connector {name!r}; known: {', '.join(sorted(PROVIDERS))}"
         ) from None

@@ -1,4 +1,4 @@
-"""Progress of a refresh, step by step: who (a provider, or "warehouse") does what, and
+"""Progress of a refresh, step by step: who (a connector, or "warehouse") does what, and
 for how long.
 
 The refresh code reports through `step(who, stage)`; what is shown depends on the reporter
@@ -38,7 +38,7 @@ class Reporter:
 
 
 class RichReporter(Reporter):
-    """One line per provider (and one for the warehouse) on stderr: the stage it is in, a
+    """One line per connector (and one for the warehouse) on stderr: the stage it is in, a
     spinner and its elapsed time; each finished stage is noted with its duration."""
 
     def __init__(self) -> None:

@@ -1,4 +1,4 @@
-"""The refresh: fetch every provider concurrently, then one writer lands, parses, stages,
+"""The refresh: run every connector's fetch concurrently, then one writer lands, parses, stages,
 merges history, rebuilds views, asserts and publishes.
 
 One body (`_refresh`) runs two ways:
@@ -9,12 +9,12 @@ One body (`_refresh`) runs two ways:
   job of a few seconds.
 
 Retries (exponential backoff with jitter) sit on the fetch step only, and only for
-retryable errors, with the same policy both ways; a provider whose fetch fails is recorded
+retryable errors, with the same policy both ways; a connector whose fetch fails is recorded
 in `_loads` and the others go on. A flow run leaves a table artifact and a markdown
 summary (with the cheapest offers and the alert outcome). After publishing, the budgets
-and rate rules of gpu-pricing.toml are checked (flows.alerts); an alert failure is logged
+and rate rules of gpu-pricing.toml are checked (gpu_pricing.notify); an alert failure is logged
 and never fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step
-publishes the warehouse there as Iceberg tables (flows.publish); a publish failure is
+publishes the warehouse there as Iceberg tables (gpu_pricing.publish); a publish failure is
 logged, shown in the summary and retried at the next run (publishing is idempotent), and
 never undoes the refresh.
 """
@@ -37,9 +37,10 @@ from prefect.utilities.math import clamped_poisson_interval
 from connectors._page import FetchContext, FetchFailure
 from connectors._redact import install_logging, redact, redact_doc
 from connectors.errors import InvalidInput, PricingError, SourceUnavailable
-from flows import alerts, artifacts, pipeline, progress
-from flows.config import Config
-from flows.config import load as load_config
+from flows import artifacts, pipeline, progress
+from gpu_pricing import notify
+from gpu_pricing.config import Config
+from gpu_pricing.config import load as load_config
 
 # the fetch retry policy, for the Prefect task and the direct run alike: two retries after
 # ~10 s and ~20 s (each delay spread +-50%), only for SourceUnavailable (timeouts, 5xx, 429)
@@ -125,7 +126,7 @@ def summary_markdown(summary: pipeline.RunSummary) -> str:
         f"History: {summary.history.get('opened', 0)} price periods opened, "
         f"{summary.history.get('closed', 0)} closed.",
         "",
-        "| provider | status | pages | unchanged | offers | rejected | excluded | unknown GPU "
+        "| connector | status | pages | unchanged | offers | rejected | excluded | unknown GPU "
         "| fetch s | land s | parse/stage s |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -144,12 +145,12 @@ def summary_markdown(summary: pipeline.RunSummary) -> str:
 
 
 @task(task_run_name="alerts-check", cache_policy=NO_CACHE)
-def check_alerts(path: Path, cfg: Config) -> alerts.CheckResult:
-    return alerts.check(path, cfg)
+def check_alerts(path: Path, cfg: Config) -> notify.CheckResult:
+    return notify.check(path, cfg)
 
 
 def publish_step(path: Path, cfg: Config) -> dict:
-    from flows import publish as pub
+    from gpu_pricing import publish as pub
 
     result = pub.publish(
         path,
@@ -198,7 +199,7 @@ def _refresh(
     log = get_run_logger() if orchestrated else logging.getLogger("flows.refresh")
     cfg = load_config(config)  # a bad config fails here, before the warehouse is touched
     path = cfg.warehouse_path(warehouse)
-    names = providers or cfg.provider_names()
+    names = providers or cfg.connector_names()
     contexts = {
         name: FetchContext(
             watermarks=pipeline.watermarks(path, name),
@@ -238,7 +239,7 @@ def _refresh(
     for p in summary.providers:
         p.fetch_seconds = seconds.get(p.provider, 0.0)
     try:  # the refresh is published: an alert problem is logged, never fatal
-        checked = check_alerts(path, cfg) if orchestrated else alerts.check(path, cfg)
+        checked = check_alerts(path, cfg) if orchestrated else notify.check(path, cfg)
     except Exception as exc:
         log.error("alerts check failed (the refresh itself is published): %s", exc)
         checked = None

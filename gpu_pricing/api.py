@@ -31,7 +31,7 @@ import polars as pl
 
 from gpu_pricing import plan as planner
 from gpu_pricing import queries
-from models import _checks, breakeven, inference, training
+from models import _validate, breakeven, inference, training
 from models.conventions import HOURS_PER_MONTH
 from warehouse import db
 
@@ -56,7 +56,7 @@ PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
 def warehouse_path(warehouse: str | Path | None = None) -> Path:
     """The warehouse file: the argument, else $GPU_PRICING_WAREHOUSE, else
     gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb."""
-    from flows.config import load
+    from gpu_pricing.config import load
 
     return load().warehouse_path(warehouse)
 
@@ -441,19 +441,19 @@ def plan_serve(
 ) -> ServePlan:
     """The cheapest monthly way to serve `tokens_per_month` (or requests x tokens per
     request) with a model of `params` parameters (gpu_pricing.plan.serve_candidates)."""
-    from models import _checks
+    from models import _validate
 
     if (tokens_per_month is None) == (requests_per_month is None or tokens_per_request is None):
         raise ValueError(
             "give --tokens-per-month, or --requests-per-month with --tokens-per-request"
         )
     if tokens_per_month is None:
-        tokens_per_month = _checks.positive(
+        tokens_per_month = _validate.positive(
             "requests_per_month", requests_per_month
-        ) * _checks.positive("tokens_per_request", tokens_per_request)
-    _checks.positive("params", params)
-    _checks.positive("tokens_per_month", tokens_per_month)
-    _checks.fraction("utilization", utilization)
+        ) * _validate.positive("tokens_per_request", tokens_per_request)
+    _validate.positive("params", params)
+    _validate.positive("tokens_per_month", tokens_per_month)
+    _validate.fraction("utilization", utilization)
     if not peak_to_average >= 1:
         raise ValueError(f"peak_to_average must be >= 1, got {peak_to_average!r}")
     if precision not in PRECISIONS:
@@ -573,7 +573,7 @@ def estimate_train(
     from the bundled seed when it is missing)."""
     flops = training.training_flops(params, tokens)
     training.gpu_hours_for_flops(flops, 1.0, mfu)  # checks mfu
-    gpus = _checks.count("gpus", gpus)
+    gpus = _validate.count("gpus", gpus)
     priced = _priced_specs(gpu, memory, pricing, precision, rate, warehouse)
     gpu_hours = training.gpu_hours_for_flops_expr(
         pl.lit(flops), pl.col("peak_tflops"), pl.lit(float(mfu))
@@ -611,11 +611,11 @@ def estimate_infer(
 ) -> pl.DataFrame:
     """Inference cost (models.inference, 2N FLOPs per token at `utilization` of the peak) at
     every matching current offer, cheapest first; with `rate`, one row at that rate."""
-    tokens = _checks.positive("tokens_per_request", tokens_per_request) * _checks.positive(
+    tokens = _validate.positive("tokens_per_request", tokens_per_request) * _validate.positive(
         "requests", requests
     )
     flops = inference.inference_flops(params, tokens)
-    _checks.fraction("utilization", utilization)
+    _validate.fraction("utilization", utilization)
     priced = _priced_specs(gpu, memory, pricing, precision, rate, warehouse)
     # GPU-hours to run `flops` at a fraction of the peak: the same arithmetic as training's
     gpu_hours = training.gpu_hours_for_flops_expr(

@@ -342,9 +342,9 @@ def check_train_inputs(
     elif given[1]:
         scaling.allocate(compute_flops, allocation)
     else:
-        from models import _checks
+        from models import _validate
 
-        _checks.positive("compute_usd", compute_usd)
+        _validate.positive("compute_usd", compute_usd)
         scaling.allocate(1.0, allocation)  # a known allocation
 
 

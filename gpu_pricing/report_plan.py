@@ -35,7 +35,7 @@ TABLE_COLUMNS = [
 
 
 def plan_section(con, gpu: str, workload: Any = None) -> Any:
-    from flows.config import PlanWorkload
+    from gpu_pricing.config import PlanWorkload
 
     w = workload or PlanWorkload()
     limits = [

@@ -28,7 +28,7 @@ interval of work, ``c/2``. To first order the useful fraction of each hour is
 Spot 1.50 vs on-demand 4.00, 5% overhead, hourly checkpoints:
 p* = 2 * (1 - 1.5 * 1.05 / 4) = 1.2125 preemptions per hour. ``restart_hours`` (time to
 get a replacement and reload, lost per preemption) generalises ``c/2`` to
-``c/2 + restart_hours``; it defaults to 0, the formula above.
+``c/2 + restart_hours``; it defaults to 0, which gives the formula above.
 
 Reserved vs on-demand (``reserved``). A commitment bills every hour of the term whether
 used or not; on-demand bills only hours used. At utilisation ``u`` the on-demand cost
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from models import _checks
+from models import _validate
 from models.conventions import HOURS_PER_MONTH
 
 HOURS_PER_YEAR = 8760.0
@@ -55,12 +55,12 @@ def onprem_breakeven_gpu_hours(
     residual_value_usd: float = 0.0,
 ) -> float:
     """GPU-hours of use after which owning is cheaper than renting."""
-    capex = _checks.positive("capex_usd", capex_usd)
-    rate = _checks.positive("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour)
-    residual = _checks.non_negative("residual_value_usd", residual_value_usd)
+    capex = _validate.positive("capex_usd", capex_usd)
+    rate = _validate.positive("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour)
+    residual = _validate.non_negative("residual_value_usd", residual_value_usd)
     if residual >= capex:
         raise ValueError(f"residual_value_usd must be < capex_usd ({capex!r}), got {residual!r}")
-    power_usd_per_hour = _checks.non_negative("power_kw", power_kw) * _checks.non_negative(
+    power_usd_per_hour = _validate.non_negative("power_kw", power_kw) * _validate.non_negative(
         "usd_per_kwh", usd_per_kwh
     )
     saved_usd_per_hour = rate - power_usd_per_hour
@@ -76,9 +76,9 @@ def months_for_gpu_hours(
     gpu_hours: float, utilization: float = 1.0, hours_per_month: float = HOURS_PER_MONTH
 ) -> float:
     """Calendar months to accumulate ``gpu_hours`` on one GPU busy ``utilization`` of the time."""
-    return _checks.non_negative("gpu_hours", gpu_hours) / (
-        _checks.fraction("utilization", utilization)
-        * _checks.positive("hours_per_month", hours_per_month)
+    return _validate.non_negative("gpu_hours", gpu_hours) / (
+        _validate.fraction("utilization", utilization)
+        * _validate.positive("hours_per_month", hours_per_month)
     )
 
 
@@ -116,9 +116,9 @@ def onprem(
 
 
 def _lost_hours_per_preemption(checkpoint_interval_hours: float, restart_hours: float) -> float:
-    return _checks.positive(
+    return _validate.positive(
         "checkpoint_interval_hours", checkpoint_interval_hours
-    ) / 2 + _checks.non_negative("restart_hours", restart_hours)
+    ) / 2 + _validate.non_negative("restart_hours", restart_hours)
 
 
 def spot_time_multiplier(
@@ -132,8 +132,8 @@ def spot_time_multiplier(
 
     Raises when preemptions eat all the time (denominator <= 0: the job never finishes).
     """
-    overhead = _checks.non_negative("checkpoint_overhead", checkpoint_overhead)
-    rate = _checks.non_negative("preemption_rate_per_hour", preemption_rate_per_hour)
+    overhead = _validate.non_negative("checkpoint_overhead", checkpoint_overhead)
+    rate = _validate.non_negative("preemption_rate_per_hour", preemption_rate_per_hour)
     lost = _lost_hours_per_preemption(checkpoint_interval_hours, restart_hours)
     useful_fraction = 1 - rate * lost
     if useful_fraction <= 0:
@@ -154,7 +154,7 @@ def spot_time_multiplier_expr(
 ) -> pl.Expr:
     """``spot_time_multiplier`` as a Polars expression over a column of preemption rates:
     null where preemptions eat all the time (the run never finishes)."""
-    overhead = _checks.non_negative("checkpoint_overhead", checkpoint_overhead)
+    overhead = _validate.non_negative("checkpoint_overhead", checkpoint_overhead)
     lost = _lost_hours_per_preemption(checkpoint_interval_hours, restart_hours)
     useful_fraction = 1 - preemption_rate_per_hour * lost
     return pl.when(useful_fraction > 0).then((1 + overhead) / useful_fraction)
@@ -173,9 +173,9 @@ def spot_breakeven_preemption_rate(
     ``(1 - spot * (1 + o) / on_demand) / (c/2 + restart_hours)``; 0.0 when spot is not
     cheaper even with no preemptions at all.
     """
-    spot = _checks.positive("spot_rate_usd_per_hour", spot_rate_usd_per_hour)
-    on_demand = _checks.positive("on_demand_rate_usd_per_hour", on_demand_rate_usd_per_hour)
-    overhead = _checks.non_negative("checkpoint_overhead", checkpoint_overhead)
+    spot = _validate.positive("spot_rate_usd_per_hour", spot_rate_usd_per_hour)
+    on_demand = _validate.positive("on_demand_rate_usd_per_hour", on_demand_rate_usd_per_hour)
+    overhead = _validate.non_negative("checkpoint_overhead", checkpoint_overhead)
     lost = _lost_hours_per_preemption(checkpoint_interval_hours, restart_hours)
     return max(0.0, (1 - spot * (1 + overhead) / on_demand) / lost)
 
@@ -190,8 +190,8 @@ def spot(
 ) -> dict[str, float | bool | None]:
     """Spot vs on-demand: every input, the discount and the break-even preemption rate;
     with a preemption rate, the time multiplier and effective cost per useful hour."""
-    spot_rate = _checks.positive("spot_rate_usd_per_hour", spot_rate_usd_per_hour)
-    on_demand = _checks.positive("on_demand_rate_usd_per_hour", on_demand_rate_usd_per_hour)
+    spot_rate = _validate.positive("spot_rate_usd_per_hour", spot_rate_usd_per_hour)
+    on_demand = _validate.positive("on_demand_rate_usd_per_hour", on_demand_rate_usd_per_hour)
     result: dict[str, float | bool | None] = {
         "spot_rate_usd_per_hour": spot_rate,
         "on_demand_rate_usd_per_hour": on_demand,
@@ -229,9 +229,9 @@ def reserved_effective_usd_per_hour(
     upfront_usd: float, recurring_usd_per_hour: float, term_hours: float
 ) -> float:
     """Upfront payment amortised over the term plus the recurring hourly charge."""
-    return _checks.non_negative("upfront_usd", upfront_usd) / _checks.positive(
+    return _validate.non_negative("upfront_usd", upfront_usd) / _validate.positive(
         "term_hours", term_hours
-    ) + _checks.non_negative("recurring_usd_per_hour", recurring_usd_per_hour)
+    ) + _validate.non_negative("recurring_usd_per_hour", recurring_usd_per_hour)
 
 
 def reserved_breakeven_utilization(
@@ -241,9 +241,9 @@ def reserved_breakeven_utilization(
 
     A value >= 1 means the commitment never pays (it costs at least on-demand at 100% use).
     """
-    return _checks.positive(
+    return _validate.positive(
         "reserved_effective_usd_per_hour", reserved_effective_usd_per_hour
-    ) / _checks.positive("on_demand_usd_per_hour", on_demand_usd_per_hour)
+    ) / _validate.positive("on_demand_usd_per_hour", on_demand_usd_per_hour)
 
 
 def reserved(
@@ -265,7 +265,7 @@ def reserved(
         "reserved_is_cheaper": None,
     }
     if utilization is not None:
-        used = _checks.fraction("utilization", utilization)
+        used = _validate.fraction("utilization", utilization)
         result["utilization"] = used
         result["on_demand_usd_per_committed_hour"] = used * float(on_demand_usd_per_hour)
         result["reserved_is_cheaper"] = used > threshold

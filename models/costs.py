@@ -21,7 +21,7 @@ is given in TFLOPS (10^12 FLOP/s) per GPU.
 
 from __future__ import annotations
 
-from models import _checks
+from models import _validate
 
 SECONDS_PER_HOUR = 3600.0
 TERA = 1e12
@@ -29,8 +29,8 @@ TERA = 1e12
 
 def compute_cost_usd(gpu_hours: float, rate_usd_per_gpu_hour: float) -> float:
     """GPU-hours times the per-GPU-hour rate."""
-    gpu_hours = _checks.non_negative("gpu_hours", gpu_hours)
-    rate = _checks.non_negative("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour)
+    gpu_hours = _validate.non_negative("gpu_hours", gpu_hours)
+    rate = _validate.non_negative("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour)
     return gpu_hours * rate
 
 
@@ -44,12 +44,12 @@ def run_cost_usd(
     ops_usd: float = 0.0,
 ) -> float:
     """``P * R * T + network + storage + ops`` for P GPUs at R USD/GPU-hour for T hours."""
-    gpus = _checks.count("gpus", gpus)
-    hours = _checks.non_negative("hours", hours)
+    gpus = _validate.count("gpus", gpus)
+    hours = _validate.non_negative("hours", hours)
     extras = (
-        _checks.non_negative("network_usd", network_usd)
-        + _checks.non_negative("storage_usd", storage_usd)
-        + _checks.non_negative("ops_usd", ops_usd)
+        _validate.non_negative("network_usd", network_usd)
+        + _validate.non_negative("storage_usd", storage_usd)
+        + _validate.non_negative("ops_usd", ops_usd)
     )
     return compute_cost_usd(gpus * hours, rate_usd_per_gpu_hour) + extras
 
@@ -57,15 +57,15 @@ def run_cost_usd(
 def storage_cost_usd(storage_gb: float, usd_per_gb_month: float, storage_months: float) -> float:
     """Stored GB x USD per GB-month x months kept."""
     return (
-        _checks.non_negative("storage_gb", storage_gb)
-        * _checks.non_negative("usd_per_gb_month", usd_per_gb_month)
-        * _checks.non_negative("storage_months", storage_months)
+        _validate.non_negative("storage_gb", storage_gb)
+        * _validate.non_negative("usd_per_gb_month", usd_per_gb_month)
+        * _validate.non_negative("storage_months", storage_months)
     )
 
 
 def transfer_cost_usd(transfer_gb: float, usd_per_gb: float) -> float:
     """Egress / inter-region GB x USD per GB."""
-    return _checks.non_negative("transfer_gb", transfer_gb) * _checks.non_negative(
+    return _validate.non_negative("transfer_gb", transfer_gb) * _validate.non_negative(
         "usd_per_gb", usd_per_gb
     )
 
@@ -91,11 +91,11 @@ def total_run_cost(
     compute_usd = compute_cost_usd(gpu_hours, rate_usd_per_gpu_hour)
     storage_usd = storage_cost_usd(storage_gb, usd_per_gb_month, storage_months)
     transfer_usd = transfer_cost_usd(transfer_gb, usd_per_gb)
-    failed_runs = _checks.non_negative("failed_runs", failed_runs)
+    failed_runs = _validate.non_negative("failed_runs", failed_runs)
     per_failure_usd = (
         compute_usd
         if failed_run_cost_usd is None
-        else _checks.non_negative("failed_run_cost_usd", failed_run_cost_usd)
+        else _validate.non_negative("failed_run_cost_usd", failed_run_cost_usd)
     )
     failed_usd = failed_runs * per_failure_usd
     return {

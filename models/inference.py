@@ -18,7 +18,7 @@ output, never a hidden default. Prompt and generated tokens both count in
 
 from __future__ import annotations
 
-from models import _checks
+from models import _validate
 from models.conventions import INFERENCE_FLOPS_PER_PARAM_PER_TOKEN
 from models.costs import SECONDS_PER_HOUR, TERA
 
@@ -27,19 +27,19 @@ FLOPS_PER_PARAM_PER_TOKEN = INFERENCE_FLOPS_PER_PARAM_PER_TOKEN  # 2, seed_conve
 
 def inference_flops_per_token(params: float) -> float:
     """``2 * params`` FLOPs per token."""
-    return FLOPS_PER_PARAM_PER_TOKEN * _checks.positive("params", params)
+    return FLOPS_PER_PARAM_PER_TOKEN * _validate.positive("params", params)
 
 
 def inference_flops(params: float, tokens: float) -> float:
     """FLOPs to process ``tokens`` tokens."""
-    return inference_flops_per_token(params) * _checks.positive("tokens", tokens)
+    return inference_flops_per_token(params) * _validate.positive("tokens", tokens)
 
 
 def gpu_seconds_for_flops(flops: float, peak_tflops: float, utilization: float) -> float:
     """GPU-seconds to execute ``flops`` at ``utilization`` of ``peak_tflops`` per GPU."""
-    flops = _checks.positive("flops", flops)
-    peak_flops_per_second = _checks.positive("peak_tflops", peak_tflops) * TERA
-    utilization = _checks.fraction("utilization", utilization)
+    flops = _validate.positive("flops", flops)
+    peak_flops_per_second = _validate.positive("peak_tflops", peak_tflops) * TERA
+    utilization = _validate.fraction("utilization", utilization)
     return flops / (utilization * peak_flops_per_second)
 
 
@@ -52,9 +52,9 @@ def estimate_inference(
     rate_usd_per_gpu_hour: float,
 ) -> dict[str, float]:
     """Every input and intermediate of an inference estimate, for the CLI and reports."""
-    tokens_per_request = _checks.positive("tokens_per_request", tokens_per_request)
-    requests = _checks.positive("requests", requests)
-    rate = _checks.non_negative("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour)
+    tokens_per_request = _validate.positive("tokens_per_request", tokens_per_request)
+    requests = _validate.positive("requests", requests)
+    rate = _validate.non_negative("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour)
     tokens = tokens_per_request * requests
     flops = inference_flops(params, tokens)
     gpu_seconds = gpu_seconds_for_flops(flops, peak_tflops, utilization)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from models import _checks
+from models import _validate
 from models.conventions import (  # 16, 2 and 0.2: sql/seeds/seed_conventions.csv
     SERVING_BYTES_PER_PARAM,
     SERVING_HEADROOM,
@@ -51,12 +51,12 @@ RULES = {
 def required_gib(workload: str, params: float) -> float:
     """GiB of GPU memory ``params`` need for ``workload`` ('training' | 'serving')."""
     bytes_per_param, headroom, _ = RULES[workload]
-    return _checks.positive("params", params) * bytes_per_param * (1 + headroom) / GIB
+    return _validate.positive("params", params) * bytes_per_param * (1 + headroom) / GIB
 
 
 def min_gpus(workload: str, params: float, gpu_memory_gib: float) -> int:
     """The fewest GPUs of ``gpu_memory_gib`` whose memory holds the model."""
-    memory = _checks.positive("gpu_memory_gib", gpu_memory_gib)
+    memory = _validate.positive("gpu_memory_gib", gpu_memory_gib)
     return max(1, math.ceil(required_gib(workload, params) / memory))
 
 

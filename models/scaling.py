@@ -46,7 +46,7 @@ from itertools import pairwise
 
 import polars as pl
 
-from models import _checks
+from models import _validate
 from models.costs import SECONDS_PER_HOUR, compute_cost_usd
 from models.training import gpu_hours_for_flops
 
@@ -58,13 +58,13 @@ CHINCHILLA_D_EXPONENT = 0.5005
 
 def relative_cost(mfu: float, baseline_mfu: float) -> float:
     """Cost of a run at ``mfu`` relative to ``baseline_mfu`` (same FLOPs, hardware, rate)."""
-    return _checks.fraction("baseline_mfu", baseline_mfu) / _checks.fraction("mfu", mfu)
+    return _validate.fraction("baseline_mfu", baseline_mfu) / _validate.fraction("mfu", mfu)
 
 
 def _configuration(
     flops: float, peak_tflops: float, rate_usd_per_gpu_hour: float, gpus: float, mfu: float
 ) -> dict[str, float]:
-    gpus = _checks.count("gpus", gpus)
+    gpus = _validate.count("gpus", gpus)
     gpu_hours = gpu_hours_for_flops(flops, peak_tflops, mfu)
     return {
         "gpus": gpus,
@@ -99,7 +99,7 @@ def _checked_curve(curve: Sequence[tuple[float, float]]) -> list[tuple[int, floa
     if not curve:
         raise ValueError("curve must have at least one (gpus, mfu) point, got []")
     points = [
-        (_checks.count("curve gpus", gpus), _checks.fraction("curve mfu", mfu))
+        (_validate.count("curve gpus", gpus), _validate.fraction("curve mfu", mfu))
         for gpus, mfu in curve
     ]
     for (left, _), (right, _) in pairwise(points):
@@ -117,7 +117,7 @@ def interpolate_mfu(curve: Sequence[tuple[float, float]], gpus: float) -> float:
     get missed.
     """
     points = _checked_curve(curve)
-    gpus = _checks.count("gpus", gpus)
+    gpus = _validate.count("gpus", gpus)
     counts = [count for count, _ in points]
     if not counts[0] <= gpus <= counts[-1]:
         raise ValueError(
@@ -160,7 +160,7 @@ def fewest_hours_within_budget(
     candidates: Iterable[float] | None = None,
 ) -> dict[str, float] | None:
     """The candidate that finishes soonest at a cost <= ``budget_usd``; None if none fits."""
-    budget = _checks.positive("budget_usd", budget_usd)
+    budget = _validate.positive("budget_usd", budget_usd)
     rows = plan(flops, peak_tflops, rate_usd_per_gpu_hour, curve, candidates)
     affordable = [row for row in rows if row["cost_usd"] <= budget]
     if not affordable:
@@ -177,7 +177,7 @@ def cheapest_within_deadline(
     candidates: Iterable[float] | None = None,
 ) -> dict[str, float] | None:
     """The cheapest candidate finishing in <= ``deadline_hours``; None if none is fast enough."""
-    deadline = _checks.positive("deadline_hours", deadline_hours)
+    deadline = _validate.positive("deadline_hours", deadline_hours)
     rows = plan(flops, peak_tflops, rate_usd_per_gpu_hour, curve, candidates)
     in_time = [row for row in rows if row["wall_clock_hours"] <= deadline]
     if not in_time:
@@ -195,7 +195,7 @@ def chinchilla_allocation(
 ) -> dict[str, float]:
     """``N_opt = a * C**alpha`` parameters and ``D_opt = b * C**beta`` tokens for ``C`` FLOPs,
     with the check ratios ``tokens_per_param`` and ``implied_flops_ratio = 6 N D / C``."""
-    compute = _checks.positive("compute_flops", compute_flops)
+    compute = _validate.positive("compute_flops", compute_flops)
     params = n_coefficient * compute**n_exponent
     tokens = d_coefficient * compute**d_exponent
     return {
@@ -211,8 +211,8 @@ def allocation_for_tokens_per_param(
     compute_flops: float, tokens_per_param: float = 20.0
 ) -> dict[str, float]:
     """Split ``C`` FLOPs so that ``6 N D = C`` and ``D = tokens_per_param * N``."""
-    compute = _checks.positive("compute_flops", compute_flops)
-    ratio = _checks.positive("tokens_per_param", tokens_per_param)
+    compute = _validate.positive("compute_flops", compute_flops)
+    ratio = _validate.positive("tokens_per_param", tokens_per_param)
     params = (compute / (6 * ratio)) ** 0.5
     return {
         "compute_flops": compute,
@@ -268,7 +268,7 @@ def chinchilla_cost(
 
 def gradient_bytes(params: float, bytes_per_gradient: float = 2.0) -> float:
     """Bytes all-reduced per step: one gradient per parameter (2 for BF16, 4 for FP32)."""
-    return _checks.positive("params", params) * _checks.positive(
+    return _validate.positive("params", params) * _validate.positive(
         "bytes_per_gradient", bytes_per_gradient
     )
 
@@ -277,9 +277,9 @@ def ring_allreduce_seconds(
     gradient_bytes: float, bandwidth_bytes_per_s: float, gpus: float
 ) -> float:
     """``2 (n-1)/n * gradient_bytes / bandwidth``: bandwidth-bound ring all-reduce time."""
-    size = _checks.non_negative("gradient_bytes", gradient_bytes)
-    bandwidth = _checks.positive("bandwidth_bytes_per_s", bandwidth_bytes_per_s)
-    n = _checks.count("gpus", gpus)
+    size = _validate.non_negative("gradient_bytes", gradient_bytes)
+    bandwidth = _validate.positive("bandwidth_bytes_per_s", bandwidth_bytes_per_s)
+    n = _validate.count("gpus", gpus)
     return 2 * (n - 1) / n * size / bandwidth
 
 
@@ -287,9 +287,9 @@ def scaling_efficiency(
     compute_seconds: float, communication_seconds: float, overlap_fraction: float = 0.0
 ) -> float:
     """``compute / (compute + (1 - overlap) * communication)`` per step."""
-    compute = _checks.positive("compute_seconds", compute_seconds)
-    exposed = _checks.non_negative("communication_seconds", communication_seconds) * (
-        1 - _checks.unit_interval("overlap_fraction", overlap_fraction)
+    compute = _validate.positive("compute_seconds", compute_seconds)
+    exposed = _validate.non_negative("communication_seconds", communication_seconds) * (
+        1 - _validate.unit_interval("overlap_fraction", overlap_fraction)
     )
     return compute / (compute + exposed)
 
@@ -302,13 +302,13 @@ def communication_wait_cost_usd(
     overlap_fraction: float = 0.0,
 ) -> float:
     """USD paid for GPUs idling on the non-overlapped part of each step's all-reduce."""
-    exposed = _checks.non_negative("communication_seconds", communication_seconds) * (
-        1 - _checks.unit_interval("overlap_fraction", overlap_fraction)
+    exposed = _validate.non_negative("communication_seconds", communication_seconds) * (
+        1 - _validate.unit_interval("overlap_fraction", overlap_fraction)
     )
     gpu_hours = (
-        _checks.count("gpus", gpus)
+        _validate.count("gpus", gpus)
         * exposed
-        * _checks.non_negative("steps", steps)
+        * _validate.non_negative("steps", steps)
         / SECONDS_PER_HOUR
     )
     return compute_cost_usd(gpu_hours, rate_usd_per_gpu_hour)
@@ -330,7 +330,7 @@ def data_parallel(
     allreduce = ring_allreduce_seconds(size, bandwidth_bytes_per_s, gpus)
     return {
         "params": float(params),
-        "gpus": _checks.count("gpus", gpus),
+        "gpus": _validate.count("gpus", gpus),
         "gradient_bytes": size,
         "compute_seconds_per_step": float(compute_seconds_per_step),
         "allreduce_seconds_per_step": allreduce,

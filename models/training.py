@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from models import _checks
+from models import _validate
 from models.conventions import TRAINING_FLOPS_PER_PARAM_PER_TOKEN
 from models.costs import SECONDS_PER_HOUR, TERA, compute_cost_usd
 
@@ -40,8 +40,8 @@ def training_flops(params: float, tokens: float) -> float:
     """Model FLOPs of one pass over ``tokens``: ``6 * params * tokens``."""
     return (
         FLOPS_PER_PARAM_PER_TOKEN
-        * _checks.positive("params", params)
-        * _checks.positive("tokens", tokens)
+        * _validate.positive("params", params)
+        * _validate.positive("tokens", tokens)
     )
 
 
@@ -50,7 +50,7 @@ def hardware_flops(params: float, tokens: float, *, full_recompute: bool) -> flo
     per_param_token = (
         RECOMPUTE_FLOPS_PER_PARAM_PER_TOKEN if full_recompute else FLOPS_PER_PARAM_PER_TOKEN
     )
-    return per_param_token * _checks.positive("params", params) * _checks.positive("tokens", tokens)
+    return per_param_token * _validate.positive("params", params) * _validate.positive("tokens", tokens)
 
 
 def hfu_from_mfu(mfu: float, *, full_recompute: bool = True) -> float:
@@ -59,7 +59,7 @@ def hfu_from_mfu(mfu: float, *, full_recompute: bool = True) -> float:
     Raises when the implied HFU exceeds 1 (MFU above 0.75 is impossible with full
     recomputation).
     """
-    mfu = _checks.fraction("mfu", mfu)
+    mfu = _validate.fraction("mfu", mfu)
     if not full_recompute:
         return mfu
     hfu = mfu * RECOMPUTE_FLOPS_PER_PARAM_PER_TOKEN / FLOPS_PER_PARAM_PER_TOKEN
@@ -70,7 +70,7 @@ def hfu_from_mfu(mfu: float, *, full_recompute: bool = True) -> float:
 
 def mfu_from_hfu(hfu: float, *, full_recompute: bool = True) -> float:
     """MFU for a measured HFU: ``hfu * 6/8`` under full recomputation, ``hfu`` otherwise."""
-    hfu = _checks.fraction("hfu", hfu)
+    hfu = _validate.fraction("hfu", hfu)
     if not full_recompute:
         return hfu
     return hfu * FLOPS_PER_PARAM_PER_TOKEN / RECOMPUTE_FLOPS_PER_PARAM_PER_TOKEN
@@ -78,9 +78,9 @@ def mfu_from_hfu(hfu: float, *, full_recompute: bool = True) -> float:
 
 def gpu_hours_for_flops(flops: float, peak_tflops: float, mfu: float) -> float:
     """GPU-hours to execute ``flops`` model FLOPs at ``mfu`` of ``peak_tflops`` per GPU."""
-    flops = _checks.positive("flops", flops)
-    peak_flops_per_second = _checks.positive("peak_tflops", peak_tflops) * TERA
-    mfu = _checks.fraction("mfu", mfu)
+    flops = _validate.positive("flops", flops)
+    peak_flops_per_second = _validate.positive("peak_tflops", peak_tflops) * TERA
+    mfu = _validate.fraction("mfu", mfu)
     return flops / (mfu * peak_flops_per_second * SECONDS_PER_HOUR)
 
 
@@ -92,12 +92,12 @@ def gpu_hours_for_flops_expr(flops: pl.Expr, peak_tflops: pl.Expr, mfu: pl.Expr)
 def wall_clock_hours(gpu_hours: float, gpus: float) -> float:
     """Elapsed hours when ``gpus`` GPUs share ``gpu_hours`` (the MFU already prices in
     the scaling loss at that GPU count)."""
-    return _checks.non_negative("gpu_hours", gpu_hours) / _checks.count("gpus", gpus)
+    return _validate.non_negative("gpu_hours", gpu_hours) / _validate.count("gpus", gpus)
 
 
 def cost_per_token_usd(cost_usd: float, tokens: float) -> float:
     """USD per trained token."""
-    return _checks.non_negative("cost_usd", cost_usd) / _checks.positive("tokens", tokens)
+    return _validate.non_negative("cost_usd", cost_usd) / _validate.positive("tokens", tokens)
 
 
 def cost_per_1m_tokens_usd(cost_usd: float, tokens: float) -> float:
@@ -120,7 +120,7 @@ def estimate_training(
     ``full_recompute`` only adds ``hfu`` and ``hardware_flops`` to the result; the cost
     does not change, because the MFU is what you measured or assumed.
     """
-    gpus = _checks.count("gpus", gpus)
+    gpus = _validate.count("gpus", gpus)
     flops = training_flops(params, tokens)
     gpu_hours = gpu_hours_for_flops(flops, peak_tflops, mfu)
     cost_usd = compute_cost_usd(gpu_hours, rate_usd_per_gpu_hour)

@@ -1,5 +1,5 @@
-"""The import column of HOUSE_STYLE §2: each folder imports only what its role allows, so
-arrows never point backwards (no layer reads a later one)."""
+"""Each folder imports only what its role allows, so arrows never point backwards (no
+layer reads a later one); pyproject's import-linter contracts hold the same layering."""
 
 from __future__ import annotations
 
@@ -59,22 +59,75 @@ def test_nothing_but_flows_imports_flows():
     assert offenders == []
 
 
-def test_flows_never_import_the_app_layer():
-    """gpu_pricing (the command line, the report, the planner) builds on flows, never the
-    reverse: no import of gpu_pricing anywhere under flows/, even a lazy one."""
-    offenders = [
-        f"{path.relative_to(ROOT)} imports {name}"
-        for path in (ROOT / "flows").rglob("*.py")
-        for name in imports(path)
-        if name.split(".")[0] == "gpu_pricing"
-    ]
+# what sits above the flows: the command line, the Python API, the planner and the report
+ABOVE_FLOWS = ("gpu_pricing.cli", "gpu_pricing.api", "gpu_pricing.plan", "gpu_pricing.report")
+# the app services the flows use (and the queries they read)
+SERVICES = ("gpu_pricing.config", "gpu_pricing.names", "gpu_pricing.notify",
+            "gpu_pricing.publish", "gpu_pricing.snapshot_export", "gpu_pricing.queries")
+
+
+def _above_flows(name: str) -> bool:
+    return name == "gpu_pricing" or any(
+        name == m or name.startswith(m + ".") or name.startswith(m + "_") for m in ABOVE_FLOWS
+    )
+
+
+def test_flows_use_only_the_app_services():
+    """The command line, the API, the planner and the report build on flows, never the
+    reverse: under flows/, an import of gpu_pricing names one of the services, even a lazy
+    one (`from gpu_pricing import x` counts as an import of gpu_pricing.x)."""
+    offenders = []
+    for path in (ROOT / "flows").rglob("*.py"):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "gpu_pricing":
+                names = [f"gpu_pricing.{a.name}" for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            offenders += [
+                f"{path.relative_to(ROOT)} imports {n}"
+                for n in names
+                if n.split(".")[0] == "gpu_pricing" and (_above_flows(n) or n not in SERVICES)
+            ]
     assert offenders == []
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_a_service_loads_neither_the_api_nor_the_planner(service):
+    """`gpu_pricing/__init__.py` re-exports the API lazily: a flow importing a service
+    does not pay for (or depend on) the API, the planner or the command line."""
+    import subprocess
+
+    code = (f"import sys, {service}; "
+            "print(sorted(m for m in sys.modules if m.startswith('gpu_pricing')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = ast.literal_eval(done.stdout)
+    assert service in loaded
+    assert [m for m in loaded if _above_flows(m) and m != "gpu_pricing"] == []
+
+
+def test_the_package_still_re_exports_the_api():
+    import gpu_pricing
+    from gpu_pricing import api, plan
+
+    assert gpu_pricing.cheapest is api.cheapest
+    assert gpu_pricing.NoFeasiblePlan is plan.NoFeasiblePlan
+    assert set(gpu_pricing.__all__) <= set(dir(gpu_pricing))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        gpu_pricing.nope  # noqa: B018
 
 
 @pytest.mark.parametrize(
     "module",
     ["gpu_pricing.cli", "gpu_pricing.cli.core", "gpu_pricing.cli.costs", "gpu_pricing.cli.plan",
-     "gpu_pricing.cli.ops", "gpu_pricing.cli.publish", "gpu_pricing.report", "flows.refresh"],
+     "gpu_pricing.cli.ops", "gpu_pricing.cli.publish", "gpu_pricing.report", "flows.refresh",
+     *SERVICES],
 )
 def test_each_module_imports_first_in_a_fresh_process(module):
     """No import cycle hides behind an import order: each module imports on its own."""

@@ -22,7 +22,12 @@ import duckdb
 import polars as pl
 
 from warehouse.errors import WarehouseError
-from warehouse.schemas import BOOKKEEPING_DDL, RENAMED_TABLES, staging_migrations
+from warehouse.schemas import (
+    BOOKKEEPING_DDL,
+    RENAMED_COLUMNS,
+    RENAMED_TABLES,
+    staging_migrations,
+)
 
 ENV_VAR = "GPU_PRICING_WAREHOUSE"
 DEFAULT_RELATIVE = Path("warehouse") / "gpu_pricing.duckdb"
@@ -132,6 +137,19 @@ def ensure_bookkeeping(con: duckdb.DuckDBPyConnection) -> None:
         run(con, ddl)
     for ddl in staging_migrations("snp_offers_history"):
         run(con, ddl)
+    for table, old, new in RENAMED_COLUMNS:
+        columns = {
+            name
+            for (name,) in run(
+                con,
+                """SELECT column_name FROM duckdb_columns()
+                   WHERE database_name = current_database() AND schema_name = current_schema()
+                     AND table_name = $table""",
+                {"table": table},
+            )
+        }
+        if old in columns and new not in columns:
+            run(con, f"ALTER TABLE {table} RENAME COLUMN {old} TO {new}")
 
 
 @contextmanager

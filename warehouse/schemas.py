@@ -275,8 +275,18 @@ BOOKKEEPING_DDL = [
   message VARCHAR,
   fired_at TIMESTAMP NOT NULL,
   delivered BOOLEAN NOT NULL DEFAULT false,
-  delivery_error VARCHAR
+  -- the targets that have not taken the event yet, as a JSON object: target name -> why
+  -- ("not yet attempted", or its last delivery error, masked); null once none is left
+  pending_targets VARCHAR
 )""",
+]
+
+# Columns renamed since a warehouse may have been written: (table, old name, new name).
+# Applied when the warehouse is opened for writing (warehouse.db.ensure_bookkeeping),
+# after BOOKKEEPING_DDL; the values are kept.
+RENAMED_COLUMNS = [
+    # it always held the pending targets (with their last error), not one delivery error
+    ("alert_events", "delivery_error", "pending_targets"),
 ]
 
 

@@ -2,7 +2,7 @@
 
 - `sql/seeds/<table>.csv` -> table `<table>` (declared in warehouse.schemas.SEED_DDL),
   reloaded on every build so an edited seed takes effect.
-- `sql/intermediate/*.sql`, `sql/marts/*.sql`, `sql/alerts/*.sql`: one SELECT per file; the
+- `sql/intermediate/*.sql`, `sql/marts/*.sql`, `sql/alert_inputs/*.sql`: one SELECT per file; the
   view is named after the file. Dependencies are read from the SQL text (names of other
   views), and views are created in topological order.
 - `sql/macros/*.sql`: complete `CREATE OR REPLACE MACRO ... AS TABLE ...` statements, one
@@ -42,7 +42,7 @@ from warehouse.errors import AssertionsFailed, WarehouseError
 from warehouse.schemas import SEED_DDL
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
-VIEW_LAYERS = ("intermediate", "marts", "alerts")
+VIEW_LAYERS = ("intermediate", "marts", "alert_inputs")
 SNAPSHOT_DIR = "snapshots"
 
 

@@ -33,7 +33,7 @@ def warehouse_path(path: Path | None) -> Path:
     warehouse/gpu_pricing.duckdb under the working directory."""
     if path is not None:
         return path
-    from flows.config import load
+    from gpu_pricing.config import load
 
     return load().warehouse_path()
 

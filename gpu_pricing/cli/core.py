@@ -37,7 +37,11 @@ def refresh(
         typer.Option(help="Replay a snapshot directory instead of the network ('demo' = bundled)."),
     ] = None,
     providers: Annotated[
-        str | None, typer.Option(help="Comma-separated providers (default: all).")
+        str | None,
+        typer.Option(
+            help="Comma-separated connectors to run, e.g. aws,sheets (default: all; "
+            "`sheets` reads the price sheets of several providers)."
+        ),
     ] = None,
     regions: Annotated[
         str | None, typer.Option(help="Comma-separated regions to fetch (live only).")
@@ -56,7 +60,7 @@ def refresh(
 
     def body() -> int:
         from connectors import _snapshot
-        from flows.config import load
+        from gpu_pricing.config import load
 
         cfg = load(config)  # a bad config is exit 2 here, before Prefect starts
         path = cfg.warehouse_path(warehouse)
@@ -134,7 +138,7 @@ def rates(
     whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
-        from flows import names
+        from gpu_pricing import names
 
         choice = names.gpu_and_memory(gpu, memory) if gpu else None
         model = names.pricing_model(pricing) if pricing else None
@@ -202,7 +206,7 @@ def history(
     def body() -> None:
         from datetime import date
 
-        from flows import names
+        from gpu_pricing import names
 
         try:
             since_d = date.fromisoformat(since) if since else None
@@ -248,7 +252,8 @@ def snapshot_record(
     directory: Annotated[Path, typer.Argument(help="Where to write the snapshot.")],
     warehouse: WarehouseOpt = None,
     providers: Annotated[
-        str | None, typer.Option(help="Comma-separated providers (default: all).")
+        str | None,
+        typer.Option(help="Comma-separated connectors to record, e.g. aws,sheets (default: all)."),
     ] = None,
     regions: Annotated[str | None, typer.Option(help="Comma-separated regions to fetch.")] = None,
     json_out: JsonOpt = False,
@@ -309,7 +314,7 @@ def snapshot_export(
     """Write raw payloads already in the warehouse back out as a snapshot."""
 
     def body() -> None:
-        from flows.export import export_snapshot
+        from gpu_pricing.snapshot_export import export_snapshot
 
         con = open_readonly(warehouse_path(warehouse))
         try:

@@ -22,12 +22,11 @@ import polars as pl
 import typer
 
 from connectors.errors import InvalidInput
-from flows import names
-from flows.config import gpu_specs
-from gpu_pricing import queries
+from gpu_pricing import names, queries
 from gpu_pricing.api import seed_gpu_specs
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, table
+from gpu_pricing.config import gpu_specs
 from models import breakeven, inference, memory_fit, training
 from warehouse import db
 

@@ -31,17 +31,17 @@ def alerts_check(
 
         import polars as pl
 
-        from flows import alerts
-        from flows.config import load
+        from gpu_pricing import notify
+        from gpu_pricing.config import load
 
         cfg = load(config)
         # each failed delivery is said once, below (the library also logs it, for
         # served runs); --debug keeps both
-        quiet = logging.getLogger(alerts.__name__)
+        quiet = logging.getLogger(notify.__name__)
         if not _common.DEBUG:
             quiet.setLevel(logging.ERROR)
         try:
-            result = alerts.check(cfg.warehouse_path(warehouse), cfg)
+            result = notify.check(cfg.warehouse_path(warehouse), cfg)
         finally:
             quiet.setLevel(logging.NOTSET)
         if json_out:
@@ -89,8 +89,8 @@ def report(
     """Write a self-contained HTML report with charts (opens without network)."""
 
     def body() -> None:
-        from flows.config import load
         from gpu_pricing import report as report_mod
+        from gpu_pricing.config import load
 
         cfg = load(config)
         con = open_readonly(cfg.warehouse_path(warehouse))
@@ -127,7 +127,7 @@ def serve(
 
     def body() -> None:
         from connectors import _snapshot
-        from flows.config import load
+        from gpu_pricing.config import load
 
         cfg = load(config)  # before Prefect is even imported
         if snapshot is not None:
@@ -137,7 +137,7 @@ def serve(
         # served runs: their logs (and those of our own modules) go to the Prefect API
         # and to this console
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO")
-        os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "flows,connectors,warehouse")
+        os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "flows,gpu_pricing,connectors,warehouse")
         os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
         from flows.refresh import prefect_api_url, serve_nightly
 

@@ -1,5 +1,5 @@
 """`gpu-pricing publish`: the warehouse as Iceberg tables, the DuckDB file and a manifest on
-a local path or object storage (flows.publish)."""
+a local path or object storage (gpu_pricing.publish)."""
 
 from pathlib import Path
 from typing import Annotated
@@ -39,8 +39,8 @@ def publish(
         import polars as pl
 
         from connectors.errors import InvalidInput
-        from flows import publish as pub
-        from flows.config import load
+        from gpu_pricing import publish as pub
+        from gpu_pricing.config import load
 
         cfg = load(config)
         target = to or cfg.publish.to

@@ -348,7 +348,7 @@ def leak_run(tmp_path_factory, server, nebius_server, prefect_server, demo_wareh
             "PREFECT_HOME": str(home),
             "PREFECT_API_URL": api,
             "PREFECT_LOGGING_LEVEL": "INFO",
-            "PREFECT_LOGGING_EXTRA_LOGGERS": "connectors,flows,apprise",
+            "PREFECT_LOGGING_EXTRA_LOGGERS": "connectors,flows,gpu_pricing,apprise",
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         }
     )

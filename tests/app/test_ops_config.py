@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flows import config
+from gpu_pricing import config
 from gpu_pricing.cli import app
 from warehouse import db
 
@@ -36,12 +36,12 @@ def error(tmp_path: Path, text: str) -> str:
     return str(info.value)
 
 
-def test_without_a_file_the_defaults_are_every_provider_nightly_at_two_utc(tmp_path, monkeypatch):
+def test_without_a_file_the_defaults_are_every_connector_nightly_at_two_utc(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(config.ENV_VAR, raising=False)
     cfg = config.load()
     assert cfg.source is None and cfg.schedule == config.Schedule("0 2 * * *", "UTC")
-    assert cfg.provider_names() == list(config.registry.PROVIDERS)
+    assert cfg.connector_names() == list(config.registry.PROVIDERS)
     assert (cfg.stale_after_hours, cfg.row_drop_pct) == (36.0, 50.0)
     assert cfg.notify == cfg.budgets == cfg.rules == ()
 
@@ -52,7 +52,7 @@ def test_the_example_file_loads_with_every_section(monkeypatch):
     assert cfg.warehouse == REPO / "warehouse" / "gpu_pricing.duckdb"  # relative to the file
     assert cfg.warehouse_path() == cfg.warehouse
     # copied as it is, it refreshes every provider: narrowing is opt-in (commented out)
-    assert cfg.provider_names() == list(config.registry.PROVIDERS)
+    assert cfg.connector_names() == list(config.registry.PROVIDERS)
     assert cfg.regions_for("azure") is None
     assert [t.name for t in cfg.notify] == ["team-slack", "ops-webhook"]
     fine_tune, pretrain = cfg.budgets
@@ -159,7 +159,7 @@ BAD = {
         "budgets[0].budget_usd",
     ),
     "malformed cron": ('[schedule]\ncron = "every night"\n', "schedule.cron"),
-    "unknown provider": ("[providers.nimbus]\n", "providers.nimbus"),
+    "unknown connector": ("[providers.nimbus]\n", "providers.nimbus"),
 }
 
 
@@ -201,5 +201,5 @@ def test_the_examples_commented_narrowing_narrows_when_uncommented(tmp_path):
     path = tmp_path / "gpu-pricing.toml"
     path.write_text(uncommented)
     cfg = config.load(path)
-    assert cfg.provider_names() == ["azure", "aws"]
+    assert cfg.connector_names() == ["azure", "aws"]
     assert cfg.regions_for("azure") == ("eastus", "southcentralus", "westus2", "westeurope")

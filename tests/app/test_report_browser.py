@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 from connectors import registry
 from connectors._page import FetchContext
 from connectors._snapshot import DEMO_DIR
-from flows import alerts, config, pipeline
-from gpu_pricing import report
+from flows import pipeline
+from gpu_pricing import config, notify, report
 from gpu_pricing.cli import app
 from warehouse import db
 
@@ -130,7 +130,7 @@ def report_warehouse(tmp_path_factory) -> Path:
             ],
         }
     )
-    alerts.check(path, cfg, now=NOW)
+    notify.check(path, cfg, now=NOW)
     return path
 
 

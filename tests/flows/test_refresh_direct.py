@@ -53,13 +53,13 @@ def test_refresh_runs_directly_when_no_prefect_api_is_configured(no_prefect_api,
     assert {"land", "parse_stage", "history", "assertions", "publish"} <= doc["timings"].keys()
 
 
-def test_the_printed_summary_has_per_provider_durations(no_prefect_api, tmp_path):
+def test_the_printed_summary_has_per_connector_durations(no_prefect_api, tmp_path):
     result = CliRunner().invoke(
         app,
         ["refresh", "--snapshot", "demo", "--providers", "aws", "--warehouse", str(tmp_path / "w")],
     )
     assert result.exit_code == 0, result.stderr
-    header = next(line for line in result.stdout.splitlines() if line.startswith("| provider"))
+    header = next(line for line in result.stdout.splitlines() if line.startswith("| connector"))
     assert header.endswith("| fetch s | land s | parse/stage s |")
     [aws] = [line for line in result.stdout.splitlines() if line.startswith("| aws |")]
     fetch_s, land_s, stage_s = (float(c) for c in aws.strip("| ").split(" | ")[-3:])

@@ -1,4 +1,4 @@
-"""models/alerts.py: rule evaluation and state changes, with the arithmetic in the tests."""
+"""models/alert_rules.py: rule evaluation and state changes, with the arithmetic in the tests."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import date, datetime
 import polars as pl
 import pytest
 
-from models import alerts as m
+from models import alert_rules as m
 
 OFFER = {
     "provider": "azure",

@@ -1,4 +1,4 @@
-"""The sql/alerts views behind the health and move rules, on refreshes of edited demo
+"""The sql/alert_inputs views behind the health and move rules, on refreshes of edited demo
 snapshots (library calls, no Prefect)."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from connectors._page import FetchContext
-from flows import alerts, config, pipeline
+from flows import pipeline
+from gpu_pricing import config, notify
 from warehouse import db
 
 
@@ -16,7 +17,7 @@ def refresh(path: Path, snapshot: Path | str) -> None:
     pipeline.load_and_publish(path, {"azure": pages}, source=str(snapshot))
 
 
-def states(result: alerts.CheckResult) -> dict[str, str | None]:
+def states(result: notify.CheckResult) -> dict[str, str | None]:
     return {e.rule: e.state for e in result.evaluations}
 
 
@@ -26,17 +27,17 @@ def test_a_refresh_that_drops_most_offers_raises_row_drop_and_the_next_one_clear
     path = tmp_path / "w.duckdb"
     cfg = config.Config(providers={"azure": None})
     refresh(path, "demo")
-    assert states(alerts.check(path, cfg))["row_drop:azure"] == "OK"
+    assert states(notify.check(path, cfg))["row_drop:azure"] == "OK"
 
     shrunk = azure_snapshot("shrunk", keep_items=5)  # 5 of the 25 items on each page
     refresh(path, shrunk)
-    result = alerts.check(path, cfg)
+    result = notify.check(path, cfg)
     [drop] = [e for e in result.evaluations if e.rule == "row_drop:azure"]
     assert drop.state == "ALARM" and drop.value > 50
     assert [t.rule for t in result.fired] == ["row_drop:azure"]
 
     refresh(path, shrunk)  # the same smaller catalogue again: nothing dropped this time
-    result = alerts.check(path, cfg)
+    result = notify.check(path, cfg)
     assert states(result)["row_drop:azure"] == "OK"
     assert [(t.rule, t.state) for t in result.fired] == [("row_drop:azure", "OK")]
 
@@ -46,7 +47,7 @@ def test_an_unchanged_refresh_is_not_a_row_drop(tmp_path):
     refresh(path, "demo")
     refresh(path, "demo")  # every page unchanged: _loads.rows is 0, offers are not
     [drop] = [
-        e for e in alerts.check(path, config.Config()).evaluations if e.rule == "row_drop:azure"
+        e for e in notify.check(path, config.Config()).evaluations if e.rule == "row_drop:azure"
     ]
     assert (drop.state, drop.value) == ("OK", 0.0)
 
@@ -58,7 +59,7 @@ def test_a_provider_not_loaded_for_36_hours_is_stale(tmp_path):
     last_ok = db.query(con, "SELECT max(finished_at) AS t FROM _loads WHERE provider = 'azure'")
     con.close()
     later = last_ok["t"][0] + timedelta(hours=37)
-    result = alerts.check(path, config.Config(providers={"azure": None}), now=later)
+    result = notify.check(path, config.Config(providers={"azure": None}), now=later)
     [stale] = [e for e in result.evaluations if e.rule == "stale_source:azure"]
     assert stale.state == "ALARM" and round(stale.value, 3) == 37.0
 
@@ -80,7 +81,7 @@ def test_day_over_day_compares_with_the_prices_valid_24_hours_before_the_latest_
     }
     [move] = [
         e
-        for e in alerts.check(path, config.parse({"rules": [rule]})).evaluations
+        for e in notify.check(path, config.parse({"rules": [rule]})).evaluations
         if e.rule == "rate:h100-move"
     ]
     assert move.state == "ALARM" and round(move.value, 6) == 20.0

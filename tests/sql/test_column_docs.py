@@ -80,7 +80,7 @@ def test_the_published_warehouse_shows_the_descriptions_as_comments(published):
 
 def test_a_rebuilt_view_gets_its_comments_back(tmp_path):
     sql = tmp_path / "sql"
-    for folder in ("intermediate", "marts", "alerts", "macros", "tests", "seeds"):
+    for folder in ("intermediate", "marts", "alert_inputs", "macros", "tests", "seeds"):
         (sql / folder).mkdir(parents=True)
     (sql / "marts" / "mart_x.sql").write_text("select 1 as price_usd_per_hour\n")
     (sql / "marts" / "schema.yml").write_text(

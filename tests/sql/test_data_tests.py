@@ -78,7 +78,7 @@ BAD_ROWS = {
 @pytest.fixture
 def tiny(tmp_path) -> tuple[duckdb.DuckDBPyConnection, Path]:
     sql = tmp_path / "sql"
-    for folder in ("intermediate", "marts", "alerts", "macros", "tests", "seeds"):
+    for folder in ("intermediate", "marts", "alert_inputs", "macros", "tests", "seeds"):
         (sql / folder).mkdir(parents=True)
     (sql / "intermediate" / "int_offers.sql").write_text("select * from offers\n")
     (sql / "intermediate" / "schema.yml").write_text(SCHEMA)

@@ -38,7 +38,7 @@ def test_the_expensive_marts_are_tables_equal_to_their_views(warehouse):
 
 def test_a_rebuild_turns_the_table_back_into_a_view_and_materialise_again(tmp_path):
     sql = tmp_path / "sql"
-    for folder in ("intermediate", "marts", "alerts", "macros", "tests", "seeds"):
+    for folder in ("intermediate", "marts", "alert_inputs", "macros", "tests", "seeds"):
         (sql / folder).mkdir(parents=True)
     (sql / "intermediate" / "int_x.sql").write_text("select * from base\n")
     (sql / "marts" / "mart_x.sql").write_text(

@@ -7,8 +7,7 @@ from datetime import datetime, timedelta
 
 import duckdb
 
-from flows import alerts, config
-from gpu_pricing import report
+from gpu_pricing import config, notify, report
 from tests._cli import cli
 
 TRAIN = ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"]
@@ -75,7 +74,7 @@ def test_a_months_old_sheet_is_stale_though_it_was_read_minutes_ago(sheets_wareh
     now = loaded + timedelta(minutes=30)
     con = duckdb.connect(str(sheets_warehouse), read_only=True)
     try:
-        evaluations = alerts.evaluate(con, config.Config(row_drop_pct=0), now)
+        evaluations = notify.evaluate(con, config.Config(row_drop_pct=0), now)
     finally:
         con.close()
     stale = {e.rule: e for e in evaluations}
@@ -94,7 +93,7 @@ def test_an_api_provider_is_still_dated_by_its_last_load(demo_warehouse):
     [(loaded,)] = rows(demo_warehouse, "select max(finished_at) from _loads where provider = 'aws'")
     con = duckdb.connect(str(demo_warehouse), read_only=True)
     try:
-        evaluations = alerts.evaluate(
+        evaluations = notify.evaluate(
             con, config.Config(providers={"aws": None}, row_drop_pct=0), loaded + timedelta(hours=1)
         )
     finally:

@@ -17,7 +17,7 @@ import zstandard
 from connectors import _snapshot
 from connectors._page import Page, canonical_json
 from flows import pipeline
-from flows.export import export_snapshot
+from gpu_pricing.snapshot_export import export_snapshot
 from warehouse import db
 from warehouse.rawstore import RawStore
 from warehouse.schemas import raw_ddl, raw_table

@@ -93,7 +93,7 @@ def test_history_returns_effective_dated_rows(demo_warehouse):
 
 
 def test_an_unknown_pricing_model_is_a_usage_error(demo_warehouse):
-    # ("preemptible" is now an alias of spot: flows.names)
+    # ("preemptible" is now an alias of spot: gpu_pricing.names)
     result = cli("rates", "--pricing", "hourly", "--warehouse", str(demo_warehouse))
     assert result.exit_code == 2
     assert "--pricing 'hourly'" in result.stderr
@@ -106,7 +106,7 @@ def test_a_missing_warehouse_is_exit_2_with_a_hint(tmp_path):
     assert result.stdout == ""
 
 
-def test_refresh_rejects_an_unknown_provider_before_doing_anything(tmp_path):
+def test_refresh_rejects_an_unknown_connector_before_doing_anything(tmp_path):
     result = cli(
         "refresh",
         "--snapshot",
@@ -117,7 +117,7 @@ def test_refresh_rejects_an_unknown_provider_before_doing_anything(tmp_path):
         str(tmp_path / "w.duckdb"),
     )
     assert result.exit_code == 2
-    assert "unknown provider 'nimbus'" in result.stderr
+    assert "unknown connector 'nimbus'" in result.stderr
     assert not (tmp_path / "w.duckdb").exists()
 
 

@@ -8,8 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 import gpu_pricing
-from flows import config
-from gpu_pricing import report
+from gpu_pricing import config, report
 from gpu_pricing.cli import app
 
 

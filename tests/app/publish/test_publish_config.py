@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from connectors.errors import InvalidInput
-from flows import config
-from flows import publish as pub
+from gpu_pricing import config
+from gpu_pricing import publish as pub
 
 
 def parse(text: str, tmp_path: Path) -> config.Config:

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from flows import publish as pub
+from gpu_pricing import publish as pub
 from gpu_pricing.cli import app
 from tests.app.publish.test_publish_s3 import NAMES, duck, same_rows
 

@@ -1,4 +1,4 @@
-"""`flows.publish` against a real S3-compatible server (moto, loopback): two nights
+"""`gpu_pricing.publish` against a real S3-compatible server (moto, loopback): two nights
 published, read back with pyiceberg and Polars, compared with the DuckDB marts; time travel
 to the first night; an interrupted publish leaves the previous night readable."""
 
@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from flows import publish as pub
+from gpu_pricing import publish as pub
 from tests.app.publish.conftest import refresh_night2
 
 pytestmark = pytest.mark.slow

@@ -5,10 +5,11 @@ The whole check runs inside `warehouse.db.building()`, like a refresh: the publi
 is never written in place, readers keep a consistent view, and a check that dies midway
 publishes nothing. Order inside the build:
 
-1. read the figures from the `sql/alerts/` views, evaluate every rule (models.alerts);
+1. read the figures from the `sql/alert_inputs/` views, evaluate every rule
+   (models.alert_rules);
 2. record each change of state in `alert_events` (delivered = false);
 3. deliver every undelivered event, oldest first: the new ones and those a previous run
-   failed to deliver. `delivery_error` holds, per target name, the error of each target
+   failed to deliver. `pending_targets` holds, per target name, the error of each target
    that has not accepted the event yet (a JSON object); only those targets are retried,
    so a target that took the event does not get it twice. An event is `delivered` once
    every target took it. Delivery is at least once: a crash after sending and before
@@ -40,8 +41,8 @@ import polars as pl
 from connectors._page import utc_now
 from connectors._redact import redact, register
 from connectors.errors import InvalidInput
-from flows.config import Config, Target
-from models import alerts as rules
+from gpu_pricing.config import Config, Target
+from models import alert_rules as rules
 from warehouse import db, sql_runner
 
 log = logging.getLogger(__name__)
@@ -237,7 +238,7 @@ def _record(con, fired: list[rules.Transition], now: datetime, targets: list[str
         db.run(
             con,
             """INSERT INTO alert_events (rule, state, value, threshold, message, fired_at,
-                                         delivered, delivery_error)
+                                         delivered, pending_targets)
                VALUES (?, ?, ?, ?, ?, ?, false, ?)""",
             [
                 t.rule,
@@ -255,14 +256,14 @@ def _pending(con) -> list[dict[str, Any]]:
     """Undelivered events that still have targets to try, oldest first."""
     rows = db.query(
         con,
-        """SELECT rule, state, message, fired_at, delivery_error FROM alert_events
-           WHERE NOT delivered AND delivery_error IS NOT NULL
+        """SELECT rule, state, message, fired_at, pending_targets FROM alert_events
+           WHERE NOT delivered AND pending_targets IS NOT NULL
            ORDER BY fired_at, rule""",
     ).to_dicts()
     out = []
     for row in rows:
         try:
-            pending = json.loads(row["delivery_error"])
+            pending = json.loads(row["pending_targets"])
         except json.JSONDecodeError:
             pending = None
         if isinstance(pending, dict) and pending:
@@ -408,7 +409,7 @@ def deliver_pending(con, targets: tuple[Target, ...], now: datetime) -> list[Del
         delivered = not remaining and any(n in by_name for n in event["pending"])
         db.run(
             con,
-            """UPDATE alert_events SET delivered = ?, delivery_error = ?
+            """UPDATE alert_events SET delivered = ?, pending_targets = ?
                WHERE rule = ? AND fired_at = ?""",
             [
                 delivered,

@@ -29,7 +29,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from connectors import registry
 from connectors._redact import masked_value, register_env
 from connectors.errors import InvalidInput
-from flows import names
+from gpu_pricing import names
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
 
@@ -162,7 +162,9 @@ class PlanWorkload:
 class Config:
     source: Path | None = None  # None: built-in defaults
     warehouse: Path | None = None
-    # provider -> regions (None: the connector's defaults). Empty: every registered provider.
+    # the `[providers.<name>]` tables, keyed by connector (the code that reads one source;
+    # `sheets` reads the price sheets of several providers): connector -> regions (None:
+    # the connector's defaults). Empty: every registered connector.
     providers: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
     schedule: Schedule = Schedule()
     stale_after_hours: float = DEFAULT_STALE_AFTER_HOURS  # 0 disables
@@ -174,11 +176,11 @@ class Config:
     publish: Publish = Publish()
     plan: PlanWorkload = PlanWorkload()
 
-    def provider_names(self) -> list[str]:
+    def connector_names(self) -> list[str]:
         return list(self.providers) or list(registry.PROVIDERS)
 
-    def regions_for(self, provider: str) -> tuple[str, ...] | None:
-        return self.providers.get(provider)
+    def regions_for(self, connector: str) -> tuple[str, ...] | None:
+        return self.providers.get(connector)
 
     def warehouse_path(self, explicit: str | Path | None = None) -> Path:
         """--warehouse, else $GPU_PRICING_WAREHOUSE, else the file's `warehouse`, else the
@@ -300,16 +302,16 @@ class _Parser:
         )
 
     def named(self, key: str, read, value: str):
-        """A name read by flows.names; a miss is this file's one-line error."""
+        """A name read by gpu_pricing.names; a miss is this file's one-line error."""
         try:
             return read(value)
         except names.UnknownName as exc:
             raise self.fail(key, exc.problem, value) from None
 
-    def provider(self, key: str, name: str) -> None:
+    def connector(self, key: str, name: str) -> None:
         if name not in registry.PROVIDERS:
             known = ", ".join(sorted(registry.PROVIDERS))
-            raise self.fail(key, f"unknown provider (known: {known})", name)
+            raise self.fail(key, f"unknown connector (known: {known})", name)
 
     def pricing_model(self, key: str, value: Any) -> str:
         if not isinstance(value, str):
@@ -318,7 +320,7 @@ class _Parser:
 
     def gpu(self, key: str, entry: dict) -> tuple[str, float | None]:
         raw = self.string(f"{key}.gpu", entry.get("gpu"))
-        # any case, memory may ride along: "h100", "A100-80GB" (flows.names)
+        # any case, memory may ride along: "h100", "A100-80GB" (gpu_pricing.names)
         choice = self.named(f"{key}.gpu", names.gpu, raw)
         gpu = choice.name
         memory = entry.get("memory_gib", choice.memory_gib)
@@ -441,7 +443,7 @@ class _Parser:
         out: dict[str, tuple[str, ...] | None] = {}
         for name, entry in section.items():
             key = f"providers.{name}"
-            self.provider(key, name)
+            self.connector(key, name)
             entry = self.table(key, entry, {"regions"})
             out[name] = (
                 self.strings(f"{key}.regions", entry["regions"]) if "regions" in entry else None

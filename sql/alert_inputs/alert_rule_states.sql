@@ -7,6 +7,8 @@ with ranked as (
     from alert_events
 )
 
-select rule, state, value, threshold, message, fired_at as since, delivered, delivery_error
+select
+    rule, state, value, threshold, message, fired_at as since, delivered, pending_targets,
+    pending_targets as delivery_error  -- the former name, kept for one release
 from ranked
 where recency = 1
