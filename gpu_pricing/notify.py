@@ -41,6 +41,7 @@ import polars as pl
 from connectors._page import utc_now
 from connectors._redact import redact, register
 from connectors.errors import InvalidInput
+from gpu_pricing import queries
 from gpu_pricing.config import Config, Target
 from models import alert_rules as rules
 from warehouse import db, sql_runner
@@ -86,7 +87,7 @@ class CheckResult:
 
 
 def _frame(con, view: str) -> pl.DataFrame:
-    return db.query(con, f"SELECT * FROM {view}")
+    return db.relation_frame(con, view)
 
 
 def evaluate(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
@@ -237,29 +238,22 @@ def _record(con, fired: list[rules.Transition], now: datetime, targets: list[str
         pending = {name: "not yet attempted" for name in targets} if t.notify else {}
         db.run(
             con,
-            """INSERT INTO alert_events (rule, state, value, threshold, message, fired_at,
-                                         delivered, pending_targets)
-               VALUES (?, ?, ?, ?, ?, ?, false, ?)""",
-            [
-                t.rule,
-                t.state,
-                t.value,
-                t.threshold,
-                t.message,
-                now,
-                json.dumps(pending, sort_keys=True) if pending else None,
-            ],
+            queries.sql("alert_event_record"),
+            {
+                "rule": t.rule,
+                "state": t.state,
+                "value": t.value,
+                "threshold": t.threshold,
+                "message": t.message,
+                "fired_at": now,
+                "pending_targets": json.dumps(pending, sort_keys=True) if pending else None,
+            },
         )
 
 
 def _pending(con) -> list[dict[str, Any]]:
     """Undelivered events that still have targets to try, oldest first."""
-    rows = db.query(
-        con,
-        """SELECT rule, state, message, fired_at, pending_targets FROM alert_events
-           WHERE NOT delivered AND pending_targets IS NOT NULL
-           ORDER BY fired_at, rule""",
-    ).to_dicts()
+    rows = queries.read(con, "alert_events_pending").to_dicts()
     out = []
     for row in rows:
         try:
@@ -409,14 +403,13 @@ def deliver_pending(con, targets: tuple[Target, ...], now: datetime) -> list[Del
         delivered = not remaining and any(n in by_name for n in event["pending"])
         db.run(
             con,
-            """UPDATE alert_events SET delivered = ?, pending_targets = ?
-               WHERE rule = ? AND fired_at = ?""",
-            [
-                delivered,
-                json.dumps(remaining, sort_keys=True) if remaining else None,
-                event["rule"],
-                event["fired_at"],
-            ],
+            queries.sql("alert_event_delivered"),
+            {
+                "delivered": delivered,
+                "pending_targets": json.dumps(remaining, sort_keys=True) if remaining else None,
+                "rule": event["rule"],
+                "fired_at": event["fired_at"],
+            },
         )
     return out
 

@@ -54,6 +54,7 @@ import duckdb
 import pyarrow as pa
 
 from connectors.errors import InvalidInput, PricingError
+from gpu_pricing import queries
 from warehouse import db
 
 log = logging.getLogger(__name__)
@@ -301,21 +302,12 @@ def _select(
     """The relation's rows in write order; with `published` (the key columns of the rows
     already in the table), only the rows whose key is not among them (null-safe), so a
     night's append reads its delta, not the whole history, into memory."""
-    order = ", ".join(f'r."{c}" NULLS LAST' for c in rel.order)
-    if published is None or published.num_rows == 0:
-        return con.sql(f'SELECT r.* FROM "{rel.name}" r ORDER BY {order}').to_arrow_table()
-    con.register("_published", published)
-    try:
-        cond = " AND ".join(f'r."{c}" IS NOT DISTINCT FROM p."{c}"' for c in rel.key)
-        return con.sql(
-            f'SELECT r.* FROM "{rel.name}" r ANTI JOIN _published p ON {cond} ORDER BY {order}'
-        ).to_arrow_table()
-    finally:
-        con.unregister("_published")
+    return db.relation_arrow(con, rel.name, rel.order, without=published, key=rel.key)
 
 
 def _as_of(con: duckdb.DuckDBPyConnection) -> str | None:
-    value = db.run(con, "SELECT max(finished_at) FROM _loads")[0][0]
+    # a warehouse without a ledger is a CatalogException, told apart by publish()
+    value = db.run(con, queries.sql("last_load_finished"))[0][0]
     return value.isoformat() + "Z" if value is not None else None
 
 
@@ -352,8 +344,8 @@ def _write_table(
     from pyiceberg.exceptions import NoSuchTableError
     from pyiceberg.io.pyarrow import _dataframe_to_data_files
 
-    schema = con.sql(f'SELECT * FROM "{rel.name}" LIMIT 0').to_arrow_table().schema
-    count = db.run(con, f'SELECT count(*) FROM "{rel.name}"')[0][0]
+    schema = db.relation_schema(con, rel.name)
+    count = db.relation_rows(con, rel.name)
     try:
         table = catalog.load_table(ident)
     except NoSuchTableError:

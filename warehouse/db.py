@@ -13,13 +13,14 @@ import fcntl
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from warehouse.errors import WarehouseError
 from warehouse.schemas import (
@@ -109,6 +110,65 @@ def query(
     if not frames:
         return pl.from_arrow(reader.schema.empty_table())  # type: ignore[return-value]
     return pl.concat(frames, rechunk=False)  # type: ignore[arg-type]
+
+
+# -- whole relations, by name (the publish step, the alert inputs): the name is checked to
+# be a plain identifier and quoted, the only text put into these statements
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _quoted(name: str) -> str:
+    if not _IDENTIFIER.match(name):
+        raise WarehouseError(f"not a relation or column name: {name!r}")
+    return f'"{name}"'
+
+
+def database_path(con: duckdb.DuckDBPyConnection) -> Path:
+    """The file the connection's current database is stored in."""
+    (path,) = run(
+        con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+    )[0]
+    return Path(path)
+
+
+def relation_frame(con: duckdb.DuckDBPyConnection, relation: str) -> pl.DataFrame:
+    """Every row of a relation, as a Polars frame."""
+    return query(con, f"SELECT * FROM {_quoted(relation)}")
+
+
+def relation_schema(con: duckdb.DuckDBPyConnection, relation: str) -> pa.Schema:
+    """The relation's columns as an Arrow schema (no rows read)."""
+    return con.sql(f"SELECT * FROM {_quoted(relation)} LIMIT 0").to_arrow_table().schema
+
+
+def relation_rows(con: duckdb.DuckDBPyConnection, relation: str) -> int:
+    return run(con, f"SELECT count(*) FROM {_quoted(relation)}")[0][0]
+
+
+def relation_arrow(
+    con: duckdb.DuckDBPyConnection,
+    relation: str,
+    order: Sequence[str],
+    *,
+    without: pa.Table | None = None,
+    key: Sequence[str] = (),
+) -> pa.Table:
+    """The relation's rows ordered by `order` (nulls last); with `without` (rows of the
+    `key` columns), only the rows whose key is not among them, matched null-safely, so the
+    difference is taken in DuckDB and only it is read into memory."""
+    by = ", ".join(f"r.{_quoted(c)} NULLS LAST" for c in order)
+    source = f"{_quoted(relation)} r"
+    if without is None or without.num_rows == 0:
+        return con.sql(f"SELECT r.* FROM {source} ORDER BY {by}").to_arrow_table()
+    match = " AND ".join(f"r.{_quoted(c)} IS NOT DISTINCT FROM p.{_quoted(c)}" for c in key)
+    con.register("_without", without)
+    try:
+        return con.sql(
+            f"SELECT r.* FROM {source} ANTI JOIN _without p ON {match} ORDER BY {by}"
+        ).to_arrow_table()
+    finally:
+        con.unregister("_without")
 
 
 def insert_frame(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame) -> int:

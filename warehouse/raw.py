@@ -27,7 +27,7 @@ import polars as pl
 
 from warehouse.db import insert_frame, query, run
 from warehouse.rawstore import RawStore
-from warehouse.schemas import utc_now
+from warehouse.schemas import raw_table_source, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +194,26 @@ _LOADS_SCHEMA = {
 }
 
 
+# the one row of each stored page that carries its lineage: the load that first stored it
+_FIRST_STORED = "QUALIFY row_number() OVER (PARTITION BY p.sha256 ORDER BY p.load_id, p.seq) = 1"
+
+
+def stored_pages(con: duckdb.DuckDBPyConnection, load_id: str | None = None) -> pl.DataFrame:
+    """Every page the raw store holds (or those of one load), once each, from the ledger:
+    provider, endpoint, fetched_at, request, source_url, sha256, format."""
+    return query(
+        con,
+        f"""SELECT l.provider, l.endpoint, p.fetched_at, p.request, p.source_url, p.sha256,
+                   p.format
+            FROM _load_pages p JOIN _loads l ON l.load_id = p.load_id
+            WHERE NOT p.unchanged AND ($load_id IS NULL OR p.sha256 IN (
+                  SELECT sha256 FROM _load_pages WHERE load_id = $load_id))
+            {_FIRST_STORED}
+            ORDER BY l.provider, l.endpoint, p.fetched_at, p.sha256""",
+        {"load_id": load_id},
+    )
+
+
 def _current_sql(mode: str) -> str:
     latest = (
         ""
@@ -217,7 +237,7 @@ def _current_sql(mode: str) -> str:
         stored AS (
             SELECT p.* FROM _load_pages p SEMI JOIN current_pages c ON c.sha256 = p.sha256
             WHERE NOT p.unchanged
-            QUALIFY row_number() OVER (PARTITION BY p.sha256 ORDER BY p.load_id, p.seq) = 1
+            {_FIRST_STORED}
         )
         SELECT $endpoint AS endpoint, s.load_id, s.fetched_at, l.scope, s.source_url,
                s.request, s.bytes AS payload_bytes, s.sha256
@@ -301,6 +321,27 @@ def update_counts(con: duckdb.DuckDBPyConnection, run_id: str, counts: pl.DataFr
 
 
 # --- warehouses written before the raw store ------------------------------------------------
+
+
+def legacy_stored_pages(
+    con: duckdb.DuckDBPyConnection, table: str, load_id: str | None = None
+) -> pl.DataFrame:
+    """`stored_pages` of a warehouse not yet moved to the raw store (a `raw_*` table,
+    one of `legacy_tables`), each with its `payload`."""
+    provider, endpoint = raw_table_source(table)
+    return query(
+        con,
+        f"""SELECT DISTINCT $provider AS provider, $endpoint AS endpoint,
+                   r._fetched_at AS fetched_at, r._request::VARCHAR AS request,
+                   r._source_url AS source_url, r._sha256 AS sha256,
+                   CASE WHEN json_valid(r._payload) THEN 'json' ELSE 'csv' END AS format,
+                   r._payload AS payload
+            FROM {table} r
+            WHERE $load_id IS NULL OR r._sha256 IN (
+                SELECT sha256 FROM _load_pages WHERE load_id = $load_id)
+            ORDER BY r._fetched_at, r._sha256""",
+        {"load_id": load_id, "provider": provider, "endpoint": endpoint},
+    )
 
 
 def legacy_tables(con: duckdb.DuckDBPyConnection) -> list[str]:

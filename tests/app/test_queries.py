@@ -8,8 +8,10 @@ from __future__ import annotations
 import ast
 import re
 import shutil
+from datetime import datetime
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -162,6 +164,15 @@ PARAMS = {
     "overhead": 0.05,
     "interval": 1.0,
     "restart": 0.0,
+    # the alert events' writes
+    "rule": "price_above:h100",
+    "state": "ALARM",
+    "value": 4.2,
+    "threshold": 4.0,
+    "message": "H100 above 4.0",
+    "fired_at": datetime(2026, 11, 24, 1, 0),
+    "delivered": False,
+    "pending_targets": '{"ops": "not yet attempted"}',
 }
 
 
@@ -175,10 +186,27 @@ EXPECTED_COLUMNS = {
 
 
 @pytest.mark.parametrize("path", QUERY_FILES, ids=lambda p: p.stem)
-def test_each_query_runs_on_a_refreshed_warehouse(path, demo_warehouse):
+def test_each_query_runs_on_a_refreshed_warehouse(path, demo_warehouse, tmp_path):
     text = path.read_text(encoding="utf-8")
     names = set(re.findall(r"\$(\w+)", text))
     assert names <= set(PARAMS), f"{path.name}: add {names - set(PARAMS)} to PARAMS"
+    code = re.sub(r"--[^\n]*", "", text).strip().upper()
+    if code.startswith(("INSERT", "UPDATE")):
+        # a write: run on a copy, in a transaction rolled back, and see it touch a row
+        copy = tmp_path / "w.duckdb"
+        shutil.copyfile(demo_warehouse, copy)
+        con = duckdb.connect(str(copy))
+        try:
+            con.begin()
+            if code.startswith("UPDATE"):
+                con.execute(queries.sql("alert_event_record"), {n: PARAMS[n] for n in re.findall(
+                    r"\$(\w+)", queries.sql("alert_event_record"))})
+            (changed,) = con.execute(text, {n: PARAMS[n] for n in names}).fetchone()
+            con.rollback()
+        finally:
+            con.close()
+        assert changed == 1
+        return
     con = db.connect_readonly(demo_warehouse)
     try:
         frame = queries.read(con, path.stem, {n: PARAMS[n] for n in names} or None)
