@@ -9,7 +9,6 @@ the fetch time), so a page that comes back unchanged is recognised and not store
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,6 +18,7 @@ from typing import Any
 import orjson
 import polars as pl
 
+from warehouse.schemas import canonical_json as canonical_json  # a request's one text
 from warehouse.schemas import utc_now as utc_now  # naive UTC, the one clock of fetch times
 
 # Request keys that say which slice of a provider a page belongs to. A load covers one
@@ -31,10 +31,6 @@ def dumps(value: Any) -> str:
     """Compact JSON text, the stored form of a body (orjson: ~10x the stdlib's speed,
     which matters at a million items; `OPT_NON_STR_KEYS` for dict keys that are not str)."""
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ through the ledger, and its pages' bytes straight from the store.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import uuid
 from collections import deque
@@ -27,7 +26,7 @@ import polars as pl
 
 from warehouse.db import insert_frame, query, run
 from warehouse.rawstore import RawStore
-from warehouse.schemas import raw_table_source, utc_now
+from warehouse.schemas import canonical_json, raw_table_source, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +52,6 @@ def new_run_id() -> str:
 
 def _load_id(run_id: str, provider: str, endpoint: str, scope: str) -> str:
     return f"{run_id}:{provider}:{endpoint}:{scope or '-'}"
-
-
-def _canonical(request: Any) -> str:
-    return json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def land(
@@ -100,7 +95,7 @@ def land(
                 load.pages,
                 sha,
                 item.fetched_at,
-                _canonical(item.request),
+                canonical_json(item.request),
                 item.source_url,
                 len(data),
                 item.format,

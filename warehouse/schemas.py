@@ -7,8 +7,10 @@ shift them, and Polars and DuckDB agree on them without the ICU extension.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 import polars as pl
 
@@ -16,6 +18,11 @@ import polars as pl
 def utc_now() -> datetime:
     """The current time as the warehouse stores times: naive UTC, microseconds."""
     return datetime.now(UTC).replace(tzinfo=None)
+
+
+def canonical_json(value: Any) -> str:
+    """The one text of a request (sorted keys, no spaces): a page's sha256 covers it."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 # on_demand, spot, reserved_1y/3y (reservations and committed use, effective hourly);
