@@ -107,6 +107,20 @@ def read_gpu_specs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return queries.read(con, "gpu_specs")
 
 
+def read_variant_specs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """dim_gpu_variants: the specs of each form factor, keyed by gpu_variant as offers are."""
+    return queries.read(con, "gpu_variant_peaks")
+
+
+def offer_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
+    """The specs offers are costed at: per form factor from the warehouse (an H100 PCIe
+    offer at the PCIe peak), the bundled seed (one form factor per GPU) without one."""
+    if not warehouse_path(warehouse).exists():
+        return seed_gpu_specs()
+    with connect(warehouse) as con:
+        return read_variant_specs(con)
+
+
 def gpu_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
     """dim_gpus from the warehouse; the bundled seed when the warehouse does not exist."""
     if not warehouse_path(warehouse).exists():
@@ -322,7 +336,7 @@ def plan_train(
     if offers_frame is None:
         with connect(warehouse) as con:
             offers_frame = read_offers(con)
-            specs_frame = read_gpu_specs(con) if specs_frame is None else specs_frame
+            specs_frame = read_variant_specs(con) if specs_frame is None else specs_frame
             if default_preemption_rate is None:
                 assumed = read_default_preemption_rate(con)
     frame = filter_offers(
@@ -472,7 +486,7 @@ def plan_serve(
                 "gpu_names": gpu_names,
             },
         )
-    specs = gpu_specs(warehouse) if specs_frame is None else specs_frame
+    specs = offer_specs(warehouse) if specs_frame is None else specs_frame
     plans = planner.serve_candidates(
         frame,
         specs,
@@ -525,31 +539,39 @@ def _priced_specs(
     rate: float | None,
     warehouse: str | Path | None,
 ) -> pl.DataFrame:
-    """The peak of `gpu` at `precision` with a rate: `rate` (one row, no warehouse needed),
-    or every matching current offer's."""
+    """The peak of `gpu` at `precision` with a rate: `rate` (one row at the GPU's default
+    form factor, dim_gpus; no warehouse needed), or every matching current offer's, each at
+    its own form factor's peak (dim_gpu_variants)."""
     _check_pricing(pricing)
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
     name = gpu.strip().upper()
-    specs = gpu_specs(warehouse).filter(pl.col("gpu_name") == name)
-    if memory is not None:
-        specs = specs.filter(pl.col("gpu_memory_gib") == memory)
-    specs = specs.select(
-        "gpu_name", "gpu_memory_gib", pl.col(f"{precision}_tflops").alias("peak_tflops")
-    ).filter(pl.col("peak_tflops").is_not_null())
-    if specs.is_empty():
-        raise ValueError(f"gpu {gpu!r}: no {precision} peak in dim_gpus for that GPU and memory")
+
+    def peaks(specs: pl.DataFrame) -> pl.DataFrame:
+        specs = specs.filter(pl.col("gpu_name") == name)
+        if memory is not None:
+            specs = specs.filter(pl.col("gpu_memory_gib") == memory)
+        specs = specs.select(
+            *planner.spec_keys(specs), pl.col(f"{precision}_tflops").alias("peak_tflops")
+        ).filter(pl.col("peak_tflops").is_not_null())
+        if specs.is_empty():
+            raise ValueError(
+                f"gpu {gpu!r}: no {precision} peak in dim_gpus for that GPU and memory"
+            )
+        return specs
+
     if rate is not None:
         if not rate >= 0:
             raise ValueError(f"rate_usd_per_gpu_hour must be >= 0, got {rate!r}")
-        return specs.head(1).with_columns(
+        return peaks(gpu_specs(warehouse)).head(1).with_columns(
             pl.lit(float(rate)).alias("rate_usd_per_gpu_hour"),
             pl.lit(pricing).alias("pricing_model"),
             pl.lit("--rate").alias("rate_source"),
         )
+    specs = peaks(offer_specs(warehouse))
     return (
         filter_offers(offers(warehouse), pricing=pricing, gpu_names=[name])
-        .join(specs, on=["gpu_name", "gpu_memory_gib"], how="inner")
+        .join(specs, on=planner.spec_keys(specs), how="inner")
         .rename({"price_usd_per_gpu_hour": "rate_usd_per_gpu_hour"})
         .with_columns(pl.lit("warehouse").alias("rate_source"))
     )

@@ -248,12 +248,27 @@ def with_mfu(candidates: pl.DataFrame, curve: pl.DataFrame) -> pl.DataFrame:
 # -- usable offers ---------------------------------------------------------------------------
 
 
+def spec_keys(specs: pl.DataFrame, offers: pl.DataFrame | None = None) -> list[str]:
+    """The columns a specs frame is keyed by: GPU name and memory, and the form factor
+    (`gpu_variant`, dim_gpu_variants) where the specs, and the offers if given, carry it."""
+    keys = ["gpu_name", "gpu_memory_gib"]
+    if "gpu_variant" in specs.columns and (offers is None or "gpu_variant" in offers.columns):
+        keys.append("gpu_variant")
+    return keys
+
+
 def usable_offers(offers: pl.DataFrame, specs: pl.DataFrame, precision: str) -> pl.DataFrame:
     """Offers that are whole machines with a price and a known peak at `precision`: the
-    peak joined from the specs frame (dim_gpus: gpu_name, gpu_memory_gib, <precision>_tflops)."""
-    peaks = specs.select(
-        "gpu_name", "gpu_memory_gib", pl.col(f"{precision}_tflops").alias("peak_tflops")
-    ).filter(pl.col("peak_tflops").is_not_null() & (pl.col("peak_tflops") > 0))
+    peak joined from the specs frame (dim_gpus: gpu_name, gpu_memory_gib, <precision>_tflops;
+    or dim_gpu_variants, also keyed by gpu_variant, so each offer gets its own form
+    factor's peak)."""
+    keys = spec_keys(specs, offers)
+    if "gpu_variant" in specs.columns and "gpu_variant" not in keys:
+        # offers that name no form factor: each GPU's default one, one row per name x memory
+        specs = specs.filter(pl.col("is_default_variant"))
+    peaks = specs.select(*keys, pl.col(f"{precision}_tflops").alias("peak_tflops")).filter(
+        pl.col("peak_tflops").is_not_null() & (pl.col("peak_tflops") > 0)
+    )
     return (
         offers.filter(
             pl.col("gpu_name").is_not_null()
@@ -262,7 +277,7 @@ def usable_offers(offers: pl.DataFrame, specs: pl.DataFrame, precision: str) -> 
             & (pl.col("gpu_count") >= 1)
             & (pl.col("gpu_count") == pl.col("gpu_count").floor())
         )
-        .join(peaks, on=["gpu_name", "gpu_memory_gib"], how="inner")
+        .join(peaks, on=keys, how="inner")
         .rename({"price_usd_per_gpu_hour": "rate_usd_per_gpu_hour"})
     )
 

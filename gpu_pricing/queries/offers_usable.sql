@@ -1,9 +1,10 @@
 -- Every usable current offer (int_offers_usable: verified, priced, whole machines), cheapest
--- first (cheapest_order, the one cheapest-first order), with the published interruption frequency of spot offers as a preemption rate per
--- instance-hour (mart_spot_on_demand_pairs, from dim_spot_interruption_buckets). The offers
--- the planners read (gpu_pricing.api.offers).
+-- first (cheapest_order, the one cheapest-first order), with its form factor (gpu_variant,
+-- the key of its peaks in dim_gpu_variants) and the published interruption frequency of
+-- spot offers as a preemption rate per instance-hour (mart_spot_on_demand_pairs, from
+-- dim_spot_interruption_buckets). The offers the planners read (gpu_pricing.api.offers).
 SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib,
-       o.gpu_count, o.vcpus, o.memory_gib, o.pricing_model, o.pricing_detail,
+       o.gpu_variant, o.gpu_count, o.vcpus, o.memory_gib, o.pricing_model, o.pricing_detail,
        o.price_usd_per_hour, o.price_usd_per_gpu_hour, o.price_flag, o.effective_at,
        o.fetched_at, o.load_id, o.cheapest_order,
        CASE WHEN o.pricing_model = 'spot' THEN s.preemption_rate_per_hour END
