@@ -171,6 +171,23 @@ def relation_arrow(
         con.unregister("_without")
 
 
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """One transaction around the block: its own, committed at the end and rolled back on
+    an error, or the caller's when one is already open (then the caller decides)."""
+    try:
+        con.begin()
+    except duckdb.TransactionException:  # the caller's transaction holds the block
+        yield
+        return
+    try:
+        yield
+    except BaseException:
+        con.rollback()
+        raise
+    con.commit()
+
+
 def insert_frame(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame) -> int:
     """Insert a Polars frame into a declared table, by column name."""
     if df.is_empty():

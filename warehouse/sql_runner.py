@@ -37,7 +37,7 @@ import duckdb
 import polars as pl
 import yaml
 
-from warehouse.db import query, run
+from warehouse.db import query, run, transaction
 from warehouse.errors import AssertionsFailed, WarehouseError
 from warehouse.schemas import SEED_DDL
 
@@ -100,7 +100,9 @@ UNIONED_VIEW = "int_offers_unioned"
 _STAGED_OFFERS = re.compile(r"^stg_([a-z0-9_]+?)__offers$")
 
 
-def build_unioned(con: duckdb.DuckDBPyConnection) -> list[str]:
+def build_unioned(
+    con: duckdb.DuckDBPyConnection, declared: dict[str, Relation] | None = None
+) -> list[str]:
     """Create `int_offers_unioned` over every `stg_<connector>__offers` table; returns the
     connectors in it (none, and no view, in a database without staging tables)."""
     tables = [row[0] for row in run(con, "SELECT table_name FROM duckdb_tables() ORDER BY 1")]
@@ -112,7 +114,7 @@ def build_unioned(con: duckdb.DuckDBPyConnection) -> list[str]:
     )
     run(con, f"CREATE OR REPLACE VIEW {UNIONED_VIEW} AS\n{body}")
     connectors = [connector for connector, _ in staged]
-    _describe_unioned(con, staged)
+    _describe_unioned(con, staged, relations() if declared is None else declared)
     return connectors
 
 
@@ -120,7 +122,9 @@ def build_unioned(con: duckdb.DuckDBPyConnection) -> list[str]:
 _OFFERS_DOCUMENTED_BY = "mart_gpu_offers_current"
 
 
-def _describe_unioned(con: duckdb.DuckDBPyConnection, staged: list[tuple[str, str]]) -> None:
+def _describe_unioned(
+    con: duckdb.DuckDBPyConnection, staged: list[tuple[str, str]], declared: dict[str, Relation]
+) -> None:
     """COMMENT ON the generated union and each staging table, so `duckdb` and DBeaver name
     every connector in it: a new connector is documented by its registry line alone."""
     names = ", ".join(connector for connector, _ in staged)
@@ -135,7 +139,6 @@ def _describe_unioned(con: duckdb.DuckDBPyConnection, staged: list[tuple[str, st
                  f"(columns as in {UNIONED_VIEW}).")
         for connector, table in staged
     ]
-    declared = relations()
     documented: dict[str, str] = {}
     for name in (_OFFERS_DOCUMENTED_BY, UNIONED_VIEW):
         if name in declared:
@@ -158,9 +161,10 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
     if clash:
         raise WarehouseError(f"a view and a macro share a name: {', '.join(sorted(clash))}")
     order = build_order(files | macros)
-    build_unioned(con)
+    declared = relations(sql_dir)  # the schema files, read once for this build
+    build_unioned(con, declared)
     kinds = _kinds(con)
-    tables = materialized(sql_dir)
+    tables = {r.name for r in declared.values() if r.materialized}
     for name in order:
         if name in macros:
             try:
@@ -175,7 +179,7 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
             run(con, f"CREATE OR REPLACE VIEW {name} AS\n{body}")
         except duckdb.Error as exc:
             raise WarehouseError(f"view {name} ({files[name]}) failed to build: {exc}") from exc
-    apply_comments(con, sql_dir)
+    apply_comments(con, sql_dir, declared=declared)
     return [name for name in order if name in files]
 
 
@@ -233,27 +237,19 @@ def run_snapshot(
         raise WarehouseError(
             f"snapshot {path} takes parameters {sorted(used)}, was given {sorted(params)}"
         )
-    try:
-        con.begin()
-        own = True
-    except duckdb.TransactionException:  # the caller's transaction holds it
-        own = False
     rows: list[dict[str, Any]] = []
     try:
-        for statement in statements:
-            args = {k: params[k] for k in statement.named_parameters}
-            result = con.execute(statement, args) if args else con.execute(statement)
-            fetched = result.fetchall()
-            if statement.type == duckdb.StatementType.SELECT:
-                names = [d[0] for d in result.description or []]
-                rows = [dict(zip(names, row, strict=True)) for row in fetched]
+        with transaction(con):
+            for statement in statements:
+                args = {k: params[k] for k in statement.named_parameters}
+                result = con.execute(statement, args) if args else con.execute(statement)
+                fetched = result.fetchall()
+                if statement.type == duckdb.StatementType.SELECT:
+                    names = [d[0] for d in result.description or []]
+                    rows = [dict(zip(names, row, strict=True)) for row in fetched]
     except duckdb.Error as exc:
-        if own:
-            con.rollback()
         query_text = " ".join(statement.query.split())[:120]
         raise WarehouseError(f"snapshot {path} failed at `{query_text}`: {exc}") from exc
-    if own:
-        con.commit()
     return rows
 
 
@@ -400,14 +396,17 @@ def _kinds(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
 
 def apply_comments(
-    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, only: set[str] | None = None
+    con: duckdb.DuckDBPyConnection,
+    sql_dir: Path = SQL_DIR,
+    only: set[str] | None = None,
+    declared: dict[str, Relation] | None = None,
 ) -> None:
     """The schema files' descriptions as `COMMENT ON` (sources not in this warehouse are
     skipped: some tables only exist once their feature has run), in one transaction: a
     catalog commit per statement would cost ~0.5 s for the ~300 descriptions."""
     kinds = _kinds(con)
     statements: list[tuple[Relation, str]] = []
-    for rel in relations(sql_dir).values():
+    for rel in (declared if declared is not None else relations(sql_dir)).values():
         if only is not None and rel.name not in only:
             continue
         if rel.name not in kinds:
@@ -422,20 +421,12 @@ def apply_comments(
             (rel, f"COMMENT ON COLUMN {rel.name}.{column} IS {_quote(text)}")
             for column, text in rel.columns.items()
         ]
-    try:
-        con.begin()
-        own = True
-    except duckdb.TransactionException:  # the caller's transaction holds them
-        own = False
-    for rel, statement in statements:
-        try:
-            con.execute(statement)
-        except duckdb.Error as exc:
-            if own:
-                con.rollback()
-            raise WarehouseError(f"{rel.path}: describing {rel.name} failed: {exc}") from exc
-    if own:
-        con.commit()
+    with transaction(con):
+        for rel, statement in statements:
+            try:
+                con.execute(statement)
+            except duckdb.Error as exc:
+                raise WarehouseError(f"{rel.path}: describing {rel.name} failed: {exc}") from exc
 
 
 def data_tests(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[DataTest]:
