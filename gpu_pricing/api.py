@@ -112,21 +112,23 @@ def read_variant_specs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return queries.read(con, "gpu_variant_peaks")
 
 
-def offer_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
-    """The specs offers are costed at: per form factor from the warehouse (an H100 PCIe
-    offer at the PCIe peak), the bundled seed (one form factor per GPU) without one."""
+def _specs(warehouse: str | Path | None, read) -> pl.DataFrame:
+    """`read(con)` on the warehouse; the bundled seed when the warehouse does not exist."""
     if not warehouse_path(warehouse).exists():
         return seed_gpu_specs()
     with connect(warehouse) as con:
-        return read_variant_specs(con)
+        return read(con)
+
+
+def offer_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
+    """The specs offers are costed at: per form factor from the warehouse (an H100 PCIe
+    offer at the PCIe peak), the bundled seed (one form factor per GPU) without one."""
+    return _specs(warehouse, read_variant_specs)
 
 
 def gpu_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
     """dim_gpus from the warehouse; the bundled seed when the warehouse does not exist."""
-    if not warehouse_path(warehouse).exists():
-        return seed_gpu_specs()
-    with connect(warehouse) as con:
-        return read_gpu_specs(con)
+    return _specs(warehouse, read_gpu_specs)
 
 
 def rates(

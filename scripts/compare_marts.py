@@ -101,14 +101,8 @@ def compare(before: Path, after: Path) -> list[Difference]:
     con.execute(f"attach '{before}' as a (read_only)")
     con.execute(f"attach '{after}' as b (read_only)")
     names = sorted(set(_relations(con, "a")) | set(_relations(con, "b")))
-    sources: list[tuple[str, str, str]] = []
-    for name in names:
-        sources.append((name, f"a.main.{name}", f"b.main.{name}"))
-    differences = []
-    for name, src_a, src_b in sources:
-        differences.append(_compare_one(con, name, src_a, src_b))
-    for macro in MACROS:
-        differences.append(_compare_macro(before, after, macro))
+    differences = [_compare_one(con, n, f"a.main.{n}", f"b.main.{n}") for n in names]
+    differences += [_compare_macro(before, after, macro) for macro in MACROS]
     return differences
 
 
