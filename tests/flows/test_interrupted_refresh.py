@@ -20,14 +20,27 @@ def test_sigint_during_a_refresh_prints_one_line_exits_130_and_removes_next(
 ):
     wh = tmp_path / "w.duckdb"
     shutil.copyfile(demo_warehouse, wh)
-    shutil.copytree(demo_warehouse.with_name(demo_warehouse.name + ".raw"), tmp_path / "w.duckdb.raw")
+    shutil.copytree(
+        demo_warehouse.with_name(demo_warehouse.name + ".raw"), tmp_path / "w.duckdb.raw"
+    )
     before = wh.read_bytes()
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
     env.pop("PREFECT_API_URL", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gpu_pricing.cli", "refresh", "--warehouse", str(wh),
-         "--snapshot", "demo"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+        [
+            sys.executable,
+            "-m",
+            "gpu_pricing.cli",
+            "refresh",
+            "--warehouse",
+            str(wh),
+            "--snapshot",
+            "demo",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
     )
     nxt = tmp_path / "w.duckdb.next"
     deadline = time.monotonic() + 120

@@ -28,9 +28,7 @@ def test_every_model_reads_the_same_bytes_each_time(demo_warehouse):
         ]
         assert "mart_spot_price_stats" in names
         changing = {
-            name: n
-            for name in names
-            if (n := len({_digest(con, name) for _ in range(READS)})) > 1
+            name: n for name in names if (n := len({_digest(con, name) for _ in range(READS)})) > 1
         }
     finally:
         con.close()

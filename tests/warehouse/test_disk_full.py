@@ -51,7 +51,9 @@ def test_a_full_disk_fails_in_one_line_with_exit_3_and_leaves_nothing(
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     wh = small_disk / "w.duckdb"
     shutil.copyfile(demo_warehouse, wh)
-    shutil.copytree(demo_warehouse.with_name(demo_warehouse.name + ".raw"), small_disk / "w.duckdb.raw")
+    shutil.copytree(
+        demo_warehouse.with_name(demo_warehouse.name + ".raw"), small_disk / "w.duckdb.raw"
+    )
     before = wh.read_bytes()
     _fill(small_disk, leave)
 
