@@ -156,6 +156,9 @@ class PlanWorkload:
     providers: tuple[str, ...] | None = None
     pricing_models: tuple[str, ...] | None = None
     gpu_names: tuple[str, ...] | None = None
+    # configured instance limits (models.capacity): "*" (`max_instances`), a provider, or
+    # "provider/instance_type" (`[plan.capacity]`) -> instances
+    capacity: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -629,7 +632,11 @@ class _Parser:
 
     def plan(self, top: dict) -> PlanWorkload:
         keys = {"params", "tokens", "deadline_hours", "budget_usd", "max_gpus", "providers"}
-        entry = self.table("plan", top.get("plan", {}), keys | {"pricing_models", "gpu_names"})
+        entry = self.table(
+            "plan",
+            top.get("plan", {}),
+            keys | {"pricing_models", "gpu_names", "max_instances", "capacity"},
+        )
         default = PlanWorkload()
         optional = {
             k: self.number(f"plan.{k}", entry[k], strict=True)
@@ -653,7 +660,19 @@ class _Parser:
                     raise self.fail(
                         f"plan.gpu_names[{i}]", "unknown GPU (not in seed_gpu_specs)", gpu
                     )
+        capacity: dict[str, int] = {}
+        limits = {"*": entry["max_instances"]} if "max_instances" in entry else {}
+        raw_capacity = entry.get("capacity", {})
+        if not isinstance(raw_capacity, dict):
+            raise self.fail("plan.capacity", "must be a table of provider[/instance_type] = instances", raw_capacity)
+        for key, value in {**limits, **raw_capacity}.items():
+            where = "plan.max_instances" if key == "*" else f"plan.capacity.{key}"
+            number = self.number(where, value, minimum=1)
+            if not number.is_integer():
+                raise self.fail(where, "must be a whole number of instances", value)
+            capacity[str(key)] = int(number)
         return PlanWorkload(
+            capacity=capacity,
             params=self.number("plan.params", entry.get("params", default.params), strict=True),
             tokens=self.number("plan.tokens", entry.get("tokens", default.tokens), strict=True),
             max_gpus=int(max_gpus),
