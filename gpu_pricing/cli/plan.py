@@ -167,7 +167,7 @@ def _capacity_limits(flag: int | None) -> dict[str, int] | None:
     [plan.capacity], with --max-instances for every offer over both."""
     from gpu_pricing.config import load
 
-    limits = dict(load().plan.capacity)
+    limits = load().plan.limits
     if flag is not None:
         limits = {"*": flag}
     return limits or None
