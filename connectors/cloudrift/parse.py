@@ -14,7 +14,7 @@ import io
 import polars as pl
 
 from connectors._money import decimal, usd
-from connectors._normalise import verdict
+from connectors._normalise import cpu_only, verdict
 from connectors.cloudrift import settings as s
 
 _VARIANT_FIELDS = ("name", "cost_per_hour", "cpu_count", "logical_cpu_count", "dram", "gpu_count")
@@ -110,7 +110,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     price = cents / pl.lit(s.CENTS_PER_USD).cast(pl.Decimal(38, 9))
     name, memory = _gpu(pl.col("brand_short").fill_null(""))
     excluded = (
-        pl.when(gpus.fill_null(0) == 0)
+        # CPU nodes are listed under brand_short "CPU"
+        pl.when(cpu_only(gpus, pl.col("brand_short").str.replace(r"(?i)^\s*cpu\s*$", "")))
         .then(pl.lit(s.EXCLUDE_CPU))
         .when(pl.col("_dc").is_null())
         .then(pl.lit(s.EXCLUDE_NO_DC))

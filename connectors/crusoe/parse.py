@@ -14,7 +14,7 @@ import polars as pl
 
 from connectors._json import explode_pages
 from connectors._money import MONEY, decimal, usd
-from connectors._normalise import verdict
+from connectors._normalise import cpu_only, verdict
 from connectors.crusoe import settings as s
 
 TYPE = pl.Struct(
@@ -69,7 +69,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     )
     gpus = decimal(pl.col("num_gpu"))
     excluded = (
-        pl.when(gpus.fill_null(0) == 0)
+        pl.when(cpu_only(gpus, pl.col("gpu_type")))
         .then(pl.lit(s.EXCLUDE_CPU))
         .when(pl.col("_od").is_null())
         .then(pl.format("{} ({})", pl.lit(s.EXCLUDE_NO_PRICE), pl.col("gpu_type")))
