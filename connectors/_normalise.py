@@ -75,8 +75,11 @@ def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
                 "source_currency",
             ),
         ),
+        # a GPU named without a count, or a count that is not positive (an offer that
+        # names neither is an unknown GPU: published and counted as such, `unknown_gpu`)
         (
-            pl.col("gpu_count").is_null() | (pl.col("gpu_count") <= 0),
+            (pl.col("gpu_count").is_null() & pl.col("gpu_name").is_not_null())
+            | (pl.col("gpu_count") <= 0),
             pl.format(
                 "gpu_count {} is missing or not positive: not an offer of GPUs",
                 pl.col("gpu_count").cast(pl.String).fill_null("null"),

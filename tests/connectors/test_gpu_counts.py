@@ -2,8 +2,9 @@
 shared rule (connectors._normalise), never published with gpu_count 0 and never dropped
 without a trace: each provider's demo pages with the count of its GPU rows set to 0 (or
 removed) parse and normalise into rejected rows that name the count, and no staged offer
-keeps a count that is not positive. A CPU plan (no GPU named, none counted) stays an
-exclusion."""
+keeps a count that is not positive or names a GPU without a count. A CPU plan (no GPU
+named, none counted) stays an exclusion; an offer that names no known GPU and no count
+(an Azure VM size not in its table) is an unknown GPU, published and counted as such."""
 
 from __future__ import annotations
 
@@ -59,8 +60,11 @@ def test_a_gpu_row_without_a_positive_count_is_quarantined(provider, to):
         pages.append(_page.Page(provider, page.endpoint, page.fetched_at, page.request, text=json.dumps(body)))  # fmt: skip
     assert touched, f"{provider}: no {COUNT_KEY[provider]!r} in its demo pages"
     result = normalise(PROVIDERS[provider].parse(_page.pages_frame(pages)).offers)
+    # staged: no count that is not positive, no GPU named without a count (a row that
+    # names no known GPU and counts none is an unknown GPU, counted as such)
     assert result.offers.filter(
-        pl.col("gpu_count").is_null() | (pl.col("gpu_count") <= 0)
+        (pl.col("gpu_count").is_null() & pl.col("gpu_name").is_not_null())
+        | (pl.col("gpu_count") <= 0)
     ).is_empty()
     reasons = result.rejected.get_column("reason").to_list()
     assert any("gpu_count" in r and "not positive" in r for r in reasons), (provider, reasons)
