@@ -13,6 +13,7 @@ import io
 
 import polars as pl
 
+from connectors._json import PageDrift
 from connectors._money import decimal, usd
 from connectors._normalise import cpu_only, verdict
 from connectors.cloudrift import settings as s
@@ -43,11 +44,13 @@ def _page_variants(load_id: str, payload: str) -> pl.DataFrame:
     """One row per (variant, datacenter) of one page. `nodes_per_dc` is keyed by
     datacenter name, which a declared dtype cannot express, so the page is decoded with
     an inferred schema (datacenters become struct fields) and the datacenters unpivoted."""
-    if not payload.lstrip().startswith("{"):
-        return pl.DataFrame(schema=_ROWS)
-    doc = pl.read_json(io.StringIO(payload))
-    if not isinstance(doc.schema.get("data"), pl.Struct):
-        return pl.DataFrame(schema=_ROWS)
+    doc = pl.read_json(io.StringIO(payload)) if payload.lstrip().startswith("{") else None
+    data = doc.schema.get("data") if doc is not None else None
+    if not isinstance(data, pl.Struct) or "instance_types" not in {f.name for f in data.fields}:
+        raise PageDrift(
+            f"{s.ENDPOINT}: page of load {load_id} holds no data.instance_types list; "
+            f"excerpt: {payload[:200]}"
+        )
     variants = (
         doc.select(pl.col("data").struct.field("instance_types"))
         .explode("instance_types")
@@ -55,7 +58,7 @@ def _page_variants(load_id: str, payload: str) -> pl.DataFrame:
         .unnest("instance_types")
     )
     if variants.is_empty() or "variants" not in variants.columns:
-        return pl.DataFrame(schema=_ROWS)
+        raise PageDrift(f"{s.ENDPOINT}: page of load {load_id} lists no instance types")
     variants = (
         variants.explode("variants")
         .drop_nulls("variants")

@@ -48,6 +48,7 @@ def _locations(pages: pl.DataFrame) -> pl.DataFrame:
         pages.filter(pl.col("endpoint") == s.CAPACITIES),
         pl.Struct({"items": pl.List(CAPACITY)}),
         "items",
+        allow_empty=True,  # no capacity anywhere is an empty list
     )
     return (
         caps.filter(decimal(pl.col("quantity")) > 0)
