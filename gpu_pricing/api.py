@@ -45,6 +45,7 @@ SPEC_SCHEMA = {
     "bf16_tflops": pl.Float64,
     "fp8_tflops": pl.Float64,
     "memory_bandwidth_gbps": pl.Float64,
+    "interconnect_gbps": pl.Float64,
     "tdp_watts": pl.Float64,
     "capex_usd": pl.Float64,
     "capex_as_of": pl.Date,

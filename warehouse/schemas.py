@@ -308,6 +308,7 @@ SEED_DDL = {
   bf16_tflops DOUBLE,
   fp8_tflops DOUBLE,
   memory_bandwidth_gbps DOUBLE,
+  interconnect_gbps DOUBLE,
   tdp_watts DOUBLE,
   capex_usd DOUBLE,
   capex_as_of DATE,
@@ -346,6 +347,7 @@ SEED_DDL = {
   bf16_tflops DOUBLE,
   fp8_tflops DOUBLE,
   memory_bandwidth_gbps DOUBLE,
+  interconnect_gbps DOUBLE,
   tdp_watts DOUBLE,
   spec_source VARCHAR NOT NULL,
   PRIMARY KEY (gpu_name, gpu_memory_gib, gpu_variant)

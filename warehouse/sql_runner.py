@@ -80,8 +80,10 @@ def build_order(files: dict[str, Path]) -> list[str]:
 
 def load_seeds(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> None:
     for table, ddl in SEED_DDL.items():
+        # Seeds are rebuilt from their CSV on every build; recreating the table (not only
+        # emptying it) lets a column added to a seed reach a warehouse built before it.
+        run(con, f"DROP TABLE IF EXISTS {table}")
         run(con, ddl)
-        run(con, f"DELETE FROM {table}")
         path = sql_dir / "seeds" / f"{table}.csv"
         if path.exists():
             run(

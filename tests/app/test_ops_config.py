@@ -40,7 +40,7 @@ def test_without_a_file_the_defaults_are_every_connector_nightly_at_two_utc(tmp_
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(config.ENV_VAR, raising=False)
     cfg = config.load()
-    assert cfg.source is None and cfg.schedule == config.Schedule("0 2 * * *", "UTC")
+    assert cfg.source is None and cfg.schedule == config.Schedule(cron="0 2 * * *", timezone="UTC")
     assert cfg.connector_names() == list(config.registry.PROVIDERS)
     assert (cfg.stale_after_hours, cfg.row_drop_pct) == (36.0, 50.0)
     assert cfg.notify == cfg.budgets == cfg.rules == ()
@@ -203,3 +203,19 @@ def test_the_examples_commented_narrowing_narrows_when_uncommented(tmp_path):
     cfg = config.load(path)
     assert cfg.connector_names() == ["azure", "aws"]
     assert cfg.regions_for("azure") == ("eastus", "southcentralus", "westus2", "westeurope")
+
+
+@pytest.mark.parametrize(
+    ("table", "model"),
+    [
+        ("schedule", config.Schedule),
+        ("alerts", config.Alerts),
+        ("publish", config.Publish),
+        ("plan", config.PlanWorkload),
+    ],
+)
+def test_a_tables_known_keys_are_its_models_fields(tmp_path, table, model):
+    """The models are the file's shape: a key added to one is known to the file with no
+    second list to update."""
+    message = error(tmp_path, f"[{table}]\nbogus = 1\n")
+    assert f"{table}.bogus: unknown key (known: {', '.join(sorted(model.model_fields))})" in message
