@@ -98,9 +98,13 @@ class RawStore:
         target.parent.mkdir(parents=True, exist_ok=True)
         blob = _compressor().compress(data)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        with tmp.open("wb") as fh:
-            fh.write(blob)
-        os.replace(tmp, target)  # whole or absent, whatever kills us
+        try:
+            with tmp.open("wb") as fh:
+                fh.write(blob)
+            os.replace(tmp, target)  # whole or absent, whatever kills us
+        except BaseException:
+            tmp.unlink(missing_ok=True)  # a full disk: the partial object holds no space
+            raise
         self._new.append(target)
         self.written_bytes += len(blob)
         return True

@@ -605,6 +605,7 @@ def _capacity_block_offers(pages: pl.DataFrame) -> pl.DataFrame:
         pl.col("CurrencyCode").alias("source_currency"),
         fee.alias("source_price"),
         pl.format("upfront fee for {} instance(s) x {}", count, duration).alias("source_unit"),
+        count.cast(pl.Float64).alias("capacity_instances"),  # the block's size
         pl.lit(None, dtype=pl.Datetime("us")).alias("effective_at"),
         "fetched_at",
         "load_id",

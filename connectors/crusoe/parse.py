@@ -43,17 +43,22 @@ TABLE = pl.DataFrame(
 
 
 def _locations(pages: pl.DataFrame) -> pl.DataFrame:
-    """Per VM type, the locations listing capacity above 0."""
+    """Per VM type, the locations listing capacity above 0, each with its quantity (the
+    instances available there: an offer's `capacity_instances`)."""
     caps = explode_pages(
         pages.filter(pl.col("endpoint") == s.CAPACITIES),
         pl.Struct({"items": pl.List(CAPACITY)}),
         "items",
         allow_empty=True,  # no capacity anywhere is an empty list
-    )
+    ).with_columns(_quantity=decimal(pl.col("quantity")))
     return (
-        caps.filter(decimal(pl.col("quantity")) > 0)
-        .group_by("type")
-        .agg(pl.col("location").unique().sort().alias("_locations"))
+        caps.filter(pl.col("_quantity") > 0)
+        .group_by("type", "location")
+        .agg(pl.col("_quantity").max())
+        .sort("type", "location")
+        .group_by("type", maintain_order=True)
+        .agg(pl.struct(pl.col("location").alias("name"), pl.col("_quantity").alias("quantity"))
+             .alias("_locations"))
         .rename({"type": "product_name"})
     )
 
@@ -88,7 +93,14 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     spot = types.filter(pl.col("_spot").is_not_null()).with_columns(
         pricing_model=pl.lit("spot"), pricing_detail=pl.lit(s.SPOT_DETAIL), _per_gpu=pl.col("_spot")
     )
-    rows = pl.concat([on_demand, spot]).explode("_region", empty_as_null=True, keep_nulls=True)
+    rows = (
+        pl.concat([on_demand, spot])
+        .explode("_region", empty_as_null=True, keep_nulls=True)
+        .with_columns(
+            _capacity=pl.col("_region").struct.field("quantity"),
+            _region=pl.col("_region").struct.field("name"),
+        )
+    )
     per_gpu = decimal(pl.col("_per_gpu"))
     price = per_gpu * gpus.cast(MONEY)
     rejected = pl.when(pl.col("product_name").is_null()).then(pl.lit("missing field product_name"))
@@ -100,6 +112,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_name=pl.col("_gpu"),
         gpu_memory_gib=pl.col("_mem"),
         gpu_count=usd(gpus),
+        capacity_instances=usd(pl.col("_capacity")),
         vcpus=usd(decimal(pl.col("cpu_cores"))),
         memory_gib=usd(decimal(pl.col("memory_gb"))),
         price_usd_per_hour=usd(price),

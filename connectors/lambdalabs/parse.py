@@ -126,6 +126,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_variant=form_factor(instance.struct.field("description")),
         gpu_memory_gib=pl.col("_gpu_mem"),
         gpu_count=pl.coalesce(specs.struct.field("gpus"), pl.col("_gpu_n")),
+        # Lambda says which regions have capacity, not how much: 0 where none has any,
+        # else no count (null)
+        capacity_instances=pl.when(pl.col("_regions").is_null()).then(pl.lit(0.0)),
         vcpus=specs.struct.field("vcpus"),
         memory_gib=specs.struct.field("memory_gib"),
         # cents -> dollars in Decimal: a float division gives 69 / 100 = 0.6900000000000001

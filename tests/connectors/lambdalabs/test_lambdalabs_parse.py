@@ -28,6 +28,8 @@ def test_one_offer_per_region_that_lists_capacity(pages_frame, body):
     )
     assert sorted(rows["region"]) == ["us-east-1", "us-west-1"]
     assert rows["pricing_detail"].to_list() == [None, None]
+    # Lambda says a region has capacity, not how much: no count
+    assert rows["capacity_instances"].to_list() == [None, None]
 
 
 def test_a_type_with_no_capacity_is_offered_in_region_any_and_says_so(pages_frame, body):
@@ -37,6 +39,7 @@ def test_a_type_with_no_capacity_is_offered_in_region_any_and_says_so(pages_fram
         .iter_rows(named=True)
     )
     assert (row["region"], row["pricing_detail"]) == ("any", "no capacity listed")
+    assert row["capacity_instances"] == 0.0  # published: none available
 
 
 def test_price_cents_become_usd_for_the_whole_instance_and_per_gpu(pages_frame, body):
