@@ -20,7 +20,7 @@ bad input raises `ValueError` naming it.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +31,7 @@ import polars as pl
 
 from gpu_pricing import plan as planner
 from gpu_pricing import queries
-from models import _validate, breakeven, inference, training
+from models import _validate, breakeven, capacity, inference, training
 from models.conventions import HOURS_PER_MONTH
 from warehouse import db
 
@@ -296,6 +296,7 @@ def plan_train(
     default_preemption_rate: float | None = None,
     reserved_billing: str = "term",
     bytes_per_param: float = planner.DEFAULT_BYTES_PER_PARAM,
+    max_instances: int | Mapping[str, int] | None = None,
     warehouse: str | Path | None = None,
     offers_frame: pl.DataFrame | None = None,
     specs_frame: pl.DataFrame | None = None,
@@ -305,7 +306,10 @@ def plan_train(
     `gpu_pricing.plan.NoFeasiblePlan` (a ValueError) with the closest miss when nothing
     meets the constraints. Spot offers use their published preemption rate per
     instance-hour, else `default_preemption_rate` (default: the worst published bucket's),
-    or `preemption_rate` for all. `offers_frame` / `specs_frame` replace the warehouse
+    or `preemption_rate` for all. Each plan is one offer in one region within its instance
+    limit (`max_instances`, `capacity_source`; models.capacity): `max_instances` configures
+    the limit, for every offer (a number) or per `provider` / `provider/instance_type` (a
+    mapping; `*` for the rest). `offers_frame` / `specs_frame` replace the warehouse
     reads."""
     planner.check_train_inputs(
         params=params,
@@ -326,6 +330,9 @@ def plan_train(
         raise ValueError(f"bytes_per_param must be > 0, got {bytes_per_param!r}")
     if preemption_rate is not None and preemption_rate < 0:
         raise ValueError(f"preemption_rate_per_hour must be >= 0, got {preemption_rate!r}")
+    limits = capacity.check_overrides(
+        {"*": max_instances} if isinstance(max_instances, int | float) else max_instances
+    )
     curve = (
         planner.read_curve(Path(efficiency_curve))
         if isinstance(efficiency_curve, str | Path)
@@ -379,6 +386,7 @@ def plan_train(
         spot=spot,
         reserved_billing=reserved_billing,
         bytes_per_param=bytes_per_param,
+        max_instances=limits,
     )
     choice = planner.choose(candidates, deadline_hours=deadline_hours, budget_usd=budget)
     first = candidates.row(0, named=True)
@@ -408,6 +416,7 @@ def plan_train(
         "assumed_preemption_rate_per_instance_hour": assumed,
         "reserved_billing": reserved_billing,
         "bytes_per_param": bytes_per_param,
+        "max_instances": limits or None,
     }
     return TrainPlan(
         inputs=inputs,

@@ -84,6 +84,11 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     # RAM are billed on top); null or true = the price buys a usable machine. Cheapest-
     # price rankings compare only usable machines.
     "host_included": pl.Boolean(),
+    # instances of this offer the source lists as available at fetch time (Crusoe's
+    # capacity quantity, an AWS Capacity Block's InstanceCount, 1 for a Vast.ai listing,
+    # 0 for a Lambda type listed with no region of capacity); null where the source gives
+    # no count. The planners' instance limit (models.capacity) starts from it.
+    "capacity_instances": pl.Float64(),
     "effective_at": pl.Datetime("us"),
     "expires_at": pl.Datetime("us"),
     "fetched_at": pl.Datetime("us"),

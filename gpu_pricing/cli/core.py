@@ -72,11 +72,12 @@ def refresh(
         # Prefect's console logs off (a failure is one line here; its traceback with
         # --debug); run logs still reach the Prefect API
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "CRITICAL")
-        from flows import progress
-        from flows.refresh import prefect_api_url, refresh_direct
-        from flows.refresh import refresh as refresh_flow
+        from flows import direct, progress
 
-        run_refresh = refresh_flow if prefect_api_url() else refresh_direct
+        if direct.prefect_api_url():
+            from flows.refresh import refresh as run_refresh
+        else:  # no Prefect API: the same refresh, without importing Prefect
+            run_refresh = direct.refresh_direct
         reporter = progress.RichReporter() if sys.stderr.isatty() else progress.Reporter()
         with progress.reporting(reporter):
             summary = run_refresh(
@@ -94,7 +95,7 @@ def refresh(
         if json_out:
             emit_json({**summary.to_dict(), "cheapest": cheapest.to_dicts()})
         else:
-            from flows.refresh import summary_markdown
+            from flows.direct import summary_markdown
 
             print(summary_markdown(summary))
             print("\nCheapest per-GPU-hour offers now:\n")
