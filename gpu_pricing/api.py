@@ -27,7 +27,7 @@ bad input raises `ValueError` (`InvalidInput` is one) naming it, as the command-
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
@@ -40,7 +40,7 @@ import polars as pl
 from connectors.errors import InvalidInput
 from gpu_pricing import names, queries
 from gpu_pricing import plan as planner
-from models import _validate, breakeven, inference, memory_fit, training
+from models import _validate, breakeven, capacity, inference, memory_fit, training
 from models.conventions import DEFAULT_MFU, HOURS_PER_MONTH, SERVING_UTILIZATION
 from models.costs import SECONDS_PER_HOUR
 from warehouse import db
@@ -56,6 +56,7 @@ SPEC_SCHEMA = {
     "bf16_tflops": pl.Float64,
     "fp8_tflops": pl.Float64,
     "memory_bandwidth_gbps": pl.Float64,
+    "interconnect_gbps": pl.Float64,
     "tdp_watts": pl.Float64,
     "capex_usd": pl.Float64,
     "capex_as_of": pl.Date,
@@ -395,6 +396,7 @@ def plan_train(
     default_preemption_rate: float | None = None,
     reserved_billing: str = "term",
     bytes_per_param: float = planner.DEFAULT_BYTES_PER_PARAM,
+    max_instances: int | Mapping[str, int] | None = None,
     warehouse: str | Path | None = None,
     offers_frame: pl.DataFrame | None = None,
     specs_frame: pl.DataFrame | None = None,
@@ -404,7 +406,10 @@ def plan_train(
     `gpu_pricing.plan.NoFeasiblePlan` (a ValueError) with the closest miss when nothing
     meets the constraints. Spot offers use their published preemption rate per
     instance-hour, else `default_preemption_rate` (default: the worst published bucket's),
-    or `preemption_rate` for all. `offers_frame` / `specs_frame` replace the warehouse
+    or `preemption_rate` for all. Each plan is one offer in one region within its instance
+    limit (`max_instances`, `capacity_source`; models.capacity): `max_instances` configures
+    the limit, for every offer (a number) or per `provider` / `provider/instance_type` (a
+    mapping; `*` for the rest). `offers_frame` / `specs_frame` replace the warehouse
     reads."""
     planner.check_train_inputs(
         params=params,
@@ -424,6 +429,9 @@ def plan_train(
         raise ValueError(f"bytes_per_param must be > 0, got {bytes_per_param!r}")
     if preemption_rate is not None and preemption_rate < 0:
         raise ValueError(f"preemption_rate_per_hour must be >= 0, got {preemption_rate!r}")
+    limits = capacity.check_overrides(
+        {"*": max_instances} if isinstance(max_instances, int | float) else max_instances
+    )
     curve = (
         planner.read_curve(Path(efficiency_curve))
         if isinstance(efficiency_curve, str | Path)
@@ -477,6 +485,7 @@ def plan_train(
         spot=spot,
         reserved_billing=reserved_billing,
         bytes_per_param=bytes_per_param,
+        max_instances=limits,
     )
     choice = planner.choose(candidates, deadline_hours=deadline_hours, budget_usd=budget)
     first = candidates.row(0, named=True)
@@ -506,6 +515,7 @@ def plan_train(
         "assumed_preemption_rate_per_instance_hour": assumed,
         "reserved_billing": reserved_billing,
         "bytes_per_param": bytes_per_param,
+        "max_instances": limits or None,
     }
     return TrainPlan(
         inputs=inputs,

@@ -4,11 +4,15 @@ frame of GPU specs (no I/O; `gpu_pricing.api` reads the warehouse and calls thes
 Training (`train_candidates`, `choose`). For every usable offer and GPU count the
 candidate frame holds GPU-hours, wall-clock hours and total cost:
 
-- GPU counts: powers of two and the offer's instance size times powers of two, within
-  `min_gpus..max_gpus`, kept only when they are whole instances (a multiple of the offer's
-  `gpu_count`). Fractional-GPU instances (Azure NV6ads A10 = 1/6 GPU) are not training
-  machines and are left out. A marketplace offer (vast.ai) is one specific host: it is
-  rented only as itself (`gpus = gpu_count`).
+- One offer in one region is one cluster, of at most the offer's instance limit
+  (`max_instances`, with `capacity_source` published | assumed | configured and
+  `capacity_note`; models.capacity states the rule and the assumptions per provider class:
+  a marketplace listing is one machine, single-GPU instances are not combined).
+- GPU counts: powers of two, the offer's instance size times powers of two, and the whole
+  limit (`max_instances * gpu_count`), within `min_gpus..max_gpus`, kept only when they are
+  whole instances (a multiple of the offer's `gpu_count`) within the limit.
+  Fractional-GPU instances (Azure NV6ads A10 = 1/6 GPU) are not training machines and are
+  left out.
 - MFU at that count from the efficiency curve (`DEFAULT_CURVES` per GPU family, or a
   file), linearly interpolated between its points and never extrapolated: a count outside
   the curve's range is not a candidate (`models.scaling.interpolate_mfu` does the same for
@@ -52,7 +56,7 @@ from typing import Any
 
 import polars as pl
 
-from models import breakeven, scaling, training
+from models import breakeven, capacity, scaling, training
 from models.conventions import HOURS_PER_MONTH, HOURS_PER_YEAR, TRAINING_BYTES_PER_PARAM
 from models.costs import SECONDS_PER_HOUR, TERA
 
@@ -65,9 +69,6 @@ TERM_HOURS = {
     "savings_plan_1y": HOURS_PER_YEAR,
     "savings_plan_3y": 3 * HOURS_PER_YEAR,
 }
-# Providers whose offer is one specific machine on a marketplace, not an instance type one
-# can start many of (vast.ai bundles search: each result is a host with its GPUs).
-SINGLE_MACHINE_PROVIDERS = ("vastai",)
 DEFAULT_BYTES_PER_PARAM = TRAINING_BYTES_PER_PARAM  # 16 B/param, seed_conventions
 ROUNDING_SLACK = 1e-9
 DEFAULT_MAX_GPUS = 16384
@@ -111,6 +112,9 @@ PLAN_COLUMNS = [
     "gpu_count",
     "gpus",
     "instances",
+    "max_instances",
+    "capacity_source",
+    "capacity_note",
     "pricing_model",
     "pricing_detail",
     "rate_usd_per_gpu_hour",
@@ -288,20 +292,22 @@ def usable_offers(offers: pl.DataFrame, specs: pl.DataFrame, precision: str) -> 
 
 
 def _gpu_counts(usable: pl.DataFrame, min_gpus: int, max_gpus: int) -> pl.DataFrame:
-    """usable offers x GPU counts: 2**k and gpu_count * 2**k, whole instances only."""
+    """usable offers (with `max_instances`) x GPU counts: 2**k, gpu_count * 2**k and the
+    whole limit, whole instances within the limit only."""
     powers = pl.DataFrame({"power": [2.0**k for k in range(int(math.log2(max_gpus)) + 1)]})
     crossed = usable.with_row_index("offer_id").join(powers, how="cross")
+    limit = pl.col("max_instances") * pl.col("gpu_count")
     counts = pl.concat(
         [
             crossed.with_columns(pl.col("power").alias("gpus")),
             crossed.with_columns((pl.col("power") * pl.col("gpu_count")).alias("gpus")),
+            crossed.with_columns(limit.alias("gpus")),
         ]
     ).drop("power")
-    single = pl.col("provider").is_in(SINGLE_MACHINE_PROVIDERS)
     return counts.filter(
         pl.col("gpus").is_between(min_gpus, max_gpus)
         & (pl.col("gpus") % pl.col("gpu_count") == 0)
-        & (~single | (pl.col("gpus") == pl.col("gpu_count")))
+        & (pl.col("gpus") <= limit)
     ).unique(subset=["offer_id", "gpus"], maintain_order=True)
 
 
@@ -384,8 +390,11 @@ def train_candidates(
     spot: SpotAssumptions = SpotAssumptions(),
     reserved_billing: str = "term",
     bytes_per_param: float = DEFAULT_BYTES_PER_PARAM,
+    max_instances: dict[str, float] | None = None,
 ) -> pl.DataFrame:
     """Every (offer, GPU count) candidate with its cost and time (module docstring).
+    `max_instances`: configured instance limits (models.capacity.with_capacity: keys `*`,
+    `provider` or `provider/instance_type`).
 
     `offers` needs the columns of mart_gpu_offers_current used here plus
     `preemption_rate_per_hour` (per instance-hour where published, else null); `specs` the
@@ -406,7 +415,7 @@ def train_candidates(
         reserved_billing=reserved_billing,
     )
     curve = default_curve() if curve is None else curve
-    usable = usable_offers(offers, specs, precision)
+    usable = capacity.with_capacity(usable_offers(offers, specs, precision), max_instances)
     grid = _gpu_counts(usable, min_gpus, max_gpus).with_columns(
         _curve_key(curve).alias("curve_key")
     )
@@ -684,14 +693,18 @@ def serve_candidates(
         instances = (gpus / pl.col("gpu_count") - ROUNDING_SLACK).ceil().clip(lower_bound=1)
         return instances * pl.col("gpu_count")
 
-    single_machine = pl.col("provider").is_in(SINGLE_MACHINE_PROVIDERS)
+    usable = capacity.with_capacity(usable, training=False)
+    # a fleet may span regions, so only a count the source publishes caps it (a marketplace
+    # listing is one machine: it serves only if it alone holds the peak)
+    within_capacity = (pl.col("capacity_source") != "published") | (
+        pl.col("peak_gpus") <= pl.col("max_instances") * pl.col("gpu_count")
+    )
     cheapest = (
         usable.with_columns(
             whole(pl.max_horizontal(peak_tps / per_gpu_tps, memory_gpus)).alias("peak_gpus"),
             whole(memory_gpus).alias("_replica_gpus"),
         )
-        # a marketplace machine serves only if it alone holds the peak
-        .filter(~single_machine | (pl.col("peak_gpus") <= pl.col("gpu_count")))
+        .filter(within_capacity)
         # the offer mart_cheapest_gpu_hour would pick: price, provider, region, zone (none
         # first), instance type
         .sort(

@@ -114,6 +114,11 @@ def _plan_lines(plan: dict[str, Any]) -> list[tuple[str, str]]:
             f"{plan['gpus']:g} x {plan['gpu_name']} {plan['gpu_memory_gib']:g} GiB "
             f"({plan['instances']:g} instance(s)), MFU {plan['mfu']:.3f}",
         ),
+        (
+            "capacity",
+            f"at most {plan['max_instances']:g} instance(s) in one cluster "
+            f"({plan['capacity_source']}: {plan['capacity_note']})",
+        ),
         ("rate", f"{plan['rate_usd_per_gpu_hour']:.4f} USD/GPU-hour"),
         ("GPU-hours", f"{plan['gpu_hours']:,.0f} (billed {plan['billed_gpu_hours']:,.0f})"),
         (
@@ -151,6 +156,8 @@ def _frontier_table(frontier: pl.DataFrame) -> str:
             "instance_type",
             "gpu_name",
             pl.col("gpus").cast(pl.Int64),
+            pl.col("max_instances").cast(pl.Int64),
+            "capacity_source",
             "pricing_model",
             pl.col("rate_usd_per_gpu_hour").round(4),
             pl.col("mfu").round(3).cast(pl.String),
@@ -158,6 +165,17 @@ def _frontier_table(frontier: pl.DataFrame) -> str:
             pl.col("cost_usd").round(0).cast(pl.Int64),
         )
     )
+
+
+def _capacity_limits(flag: int | None) -> dict[str, int] | None:
+    """The configured instance limits: gpu-pricing.toml's [plan] max_instances and
+    [plan.capacity], with --max-instances for every offer over both."""
+    from gpu_pricing.config import load
+
+    limits = load().plan.limits
+    if flag is not None:
+        limits = {"*": flag}
+    return limits or None
 
 
 @plan_app.command("train")
@@ -236,6 +254,16 @@ def plan_train(
     bytes_per_param: Annotated[
         float, typer.Option("--bytes-per-param", help="memory per parameter for model states")
     ] = planner.DEFAULT_BYTES_PER_PARAM,
+    max_instances: Annotated[
+        int | None,
+        typer.Option(
+            "--max-instances",
+            min=1,
+            help="instances of one offer a plan may use, for every offer (default: the "
+            "source's published capacity, [plan.capacity] in gpu-pricing.toml, else an "
+            "assumption per provider class; see docs/costs.md)",
+        ),
+    ] = None,
     warehouse: WarehouseOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
@@ -271,6 +299,7 @@ def plan_train(
             preemption_rate=preemption_rate,
             reserved_billing=reserved_billing,
             bytes_per_param=bytes_per_param,
+            max_instances=_capacity_limits(max_instances),
             warehouse=warehouse,
         )
         doc = result.to_dict()
