@@ -1,5 +1,5 @@
-"""The core commands: `refresh`, `rates`, `history` (on `app`) and `snapshot record|export`
-(on `snapshot_app`)."""
+"""The core commands: `refresh`, `rates`, `history` (on `app`), `snapshot record|export`
+(on `snapshot_app`) and `raw verify` (on `raw_app`)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from warehouse import db
 
 app = typer.Typer()
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
+raw_app = typer.Typer(no_args_is_help=True, help="Check the raw store beside the warehouse.")
 
 
 @app.command()
@@ -331,3 +332,36 @@ def snapshot_export(
                 print(f"{key}: {n} page(s)")
 
     run(body)
+
+
+@raw_app.command("verify")
+def raw_verify(warehouse: WarehouseOpt = None, json_out: JsonOpt = False) -> None:
+    """Check every raw page the ledger names: its object exists, decompresses, and its
+    request and bytes hash to its name. Exit 1 when any is damaged or missing (each named,
+    with its provider and page), else 0."""
+
+    def body() -> int:
+        from warehouse import raw
+        from warehouse.rawstore import REPAIR, RawStore
+
+        path = warehouse_path(warehouse)
+        con = open_readonly(path)
+        try:
+            result = raw.verify(con, RawStore.beside(path))
+        finally:
+            con.close()
+        if json_out:
+            emit_json(result)
+        else:
+            print(
+                f"{result['store']}: {result['checked']} object(s) checked, "
+                f"{len(result['damaged'])} damaged or missing, "
+                f"{len(result['unreferenced'])} named by no load"
+            )
+        for line in result["damaged"]:
+            err(line)
+        if result["damaged"]:
+            err(REPAIR)
+        return 1 if result["damaged"] else 0
+
+    raise typer.Exit(run(body))
