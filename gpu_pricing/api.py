@@ -40,7 +40,7 @@ import polars as pl
 from connectors.errors import InvalidInput
 from gpu_pricing import names, queries
 from gpu_pricing import plan as planner
-from models import _validate, breakeven, capacity, inference, memory_fit, training
+from models import _validate, breakeven, capacity, inference, memory_fit, serving, training
 from models.conventions import DEFAULT_MFU, HOURS_PER_MONTH, SERVING_UTILIZATION
 from models.costs import SECONDS_PER_HOUR
 from warehouse import db
@@ -549,8 +549,14 @@ def plan_serve(
     params: float,
     tokens_per_month: float | None = None,
     requests_per_month: float | None = None,
-    tokens_per_request: float | None = None,
-    utilization: float = SERVING_UTILIZATION,
+    prompt_tokens: float = 1024.0,
+    output_tokens: float = 256.0,
+    context_tokens: float | None = None,
+    batch: int | None = None,
+    min_tokens_per_second_per_user: float = planner.DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER,
+    kv_bytes_per_token: float | None = None,
+    bandwidth_share: float = serving.DECODE_BANDWIDTH_SHARE,
+    compute_share: float = serving.DECODE_COMPUTE_SHARE,
     peak_to_average: float = 2.0,
     allow_spot: bool = False,
     providers: str | Sequence[str] | None = None,
@@ -558,26 +564,34 @@ def plan_serve(
     pricing: str | Sequence[str] | None = None,
     gpu_names: str | Sequence[str] | None = None,
     precision: str = "bf16",
-    bytes_per_param: float = 2.0,
     budget_usd: float | None = None,
     warehouse: str | Path | None = None,
     offers_frame: pl.DataFrame | None = None,
     specs_frame: pl.DataFrame | None = None,
 ) -> ServePlan:
-    """The cheapest monthly way to serve `tokens_per_month` (or requests x tokens per
-    request) with a model of `params` parameters (gpu_pricing.plan.serve_candidates)."""
-
-    if (tokens_per_month is None) == (requests_per_month is None or tokens_per_request is None):
-        raise ValueError(
-            "give --tokens-per-month, or --requests-per-month with --tokens-per-request"
-        )
+    """The cheapest monthly way to serve `tokens_per_month` (or `requests_per_month` of
+    `prompt_tokens` + `output_tokens`) with a model of `params` parameters, each offer at
+    the batch and replica size that serve a token cheapest while a user gets at least
+    `min_tokens_per_second_per_user` (gpu_pricing.plan.serve_candidates, models.serving)."""
+    if (tokens_per_month is None) == (requests_per_month is None):
+        raise ValueError("give --tokens-per-month or --requests-per-month, not both or neither")
+    _validate.non_negative("prompt_tokens", prompt_tokens)
+    _validate.positive("output_tokens", output_tokens)
     if tokens_per_month is None:
-        tokens_per_month = _validate.positive(
-            "requests_per_month", requests_per_month
-        ) * _validate.positive("tokens_per_request", tokens_per_request)
+        tokens_per_month = _validate.positive("requests_per_month", requests_per_month) * (
+            prompt_tokens + output_tokens
+        )
     _validate.positive("params", params)
     _validate.positive("tokens_per_month", tokens_per_month)
-    _validate.fraction("utilization", utilization)
+    _validate.positive("min_tokens_per_second_per_user", min_tokens_per_second_per_user)
+    _validate.fraction("bandwidth_share", bandwidth_share)
+    _validate.fraction("compute_share", compute_share)
+    if batch is not None:
+        _validate.count("batch", batch)
+    if context_tokens is not None:
+        _validate.non_negative("context_tokens", context_tokens)
+    if kv_bytes_per_token is not None:
+        _validate.non_negative("kv_bytes_per_token", kv_bytes_per_token)
     if not peak_to_average >= 1:
         raise ValueError(f"peak_to_average must be >= 1, got {peak_to_average!r}")
     precision = _precision(precision)
@@ -601,18 +615,36 @@ def plan_serve(
         specs,
         params=params,
         tokens_per_month=tokens_per_month,
-        utilization=utilization,
+        prompt_tokens=prompt_tokens,
+        output_tokens=output_tokens,
+        context_tokens=context_tokens,
+        batch=batch,
+        min_tokens_per_second_per_user=min_tokens_per_second_per_user,
+        kv_bytes_per_token=kv_bytes_per_token,
+        bandwidth_share=bandwidth_share,
+        compute_share=compute_share,
         peak_to_average=peak_to_average,
         precision=precision,
-        bytes_per_param=bytes_per_param,
         allow_spot=allow_spot,
     )
     inputs = {
         "params": params,
         "tokens_per_month": tokens_per_month,
         "requests_per_month": requests_per_month,
-        "tokens_per_request": tokens_per_request,
-        "utilization": utilization,
+        "prompt_tokens": prompt_tokens,
+        "output_tokens": output_tokens,
+        "context_tokens": prompt_tokens + output_tokens / 2
+        if context_tokens is None
+        else context_tokens,
+        "batch": batch,
+        "min_tokens_per_second_per_user": min_tokens_per_second_per_user,
+        "kv_bytes_per_token": serving.default_kv_bytes_per_token(params)
+        if kv_bytes_per_token is None
+        else kv_bytes_per_token,
+        "weight_bytes_per_param": serving.WEIGHT_BYTES[precision],
+        "bandwidth_share": bandwidth_share,
+        "compute_share": compute_share,
+        "shares_source": serving.SHARES_SOURCE,
         "peak_to_average": peak_to_average,
         "allow_spot": allow_spot,
         "providers": _names(providers),
@@ -620,14 +652,14 @@ def plan_serve(
         "pricing": _names(pricing),
         "gpu_names": _names(gpu_names),
         "precision": precision,
-        "bytes_per_param": bytes_per_param,
         "budget_usd": budget_usd,
         "hours_per_month": HOURS_PER_MONTH,
     }
     if plans.is_empty():
         raise planner.NoFeasiblePlan(
             "no serving plan: no usable current offer matches the filters (GPU with a known "
-            "peak, whole GPUs)"
+            "peak and memory bandwidth, whole GPUs, a replica within one instance) at "
+            f"{min_tokens_per_second_per_user:g} tokens/s per user or more"
         )
     within = plans if budget_usd is None else plans.filter(pl.col("monthly_cost_usd") <= budget_usd)
     if within.is_empty():

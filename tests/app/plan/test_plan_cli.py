@@ -394,9 +394,13 @@ def test_plan_serve_picks_the_cheapest_mix_and_prices_1m_tokens(demo_warehouse):
     assert chosen == plans[0]
     assert [p["monthly_cost_usd"] for p in plans] == sorted(p["monthly_cost_usd"] for p in plans)
     assert chosen["cost_per_1m_tokens_usd"] == pytest.approx(chosen["monthly_cost_usd"] / 1e4)
-    # a GPU serves 0.3 * peak * 1e12 / (2 * 70e9) tokens/s; the fleet covers the peak:
-    # 10e9 / (720 * 3600) * 2 = 7,716 tokens/s
+    # the fleet covers the peak: 10e9 / (720 * 3600) * 2 = 7,716 tokens/s
     assert chosen["peak_gpus"] * chosen["tokens_per_second_per_gpu"] >= 1e10 / (720 * 3600) * 2
+    # on the roofline, at a batch that gives each user the default 20 tokens/s or more
+    assert chosen["tokens_per_second_per_user"] >= 20
+    assert chosen["bound"] in {"memory", "compute"}
+    assert chosen["usd_per_1m_output_tokens"] > chosen["usd_per_1m_input_tokens"] > 0
+    assert doc["inputs"]["bandwidth_share"] == 0.61 and "measured" in doc["inputs"]["shares_source"]
     same = cli_json(
         demo_warehouse,
         "plan",
@@ -404,9 +408,7 @@ def test_plan_serve_picks_the_cheapest_mix_and_prices_1m_tokens(demo_warehouse):
         "--params",
         "70B",
         "--requests-per-month",
-        "10M",
-        "--tokens-per-request",
-        "1000",
+        "7812500",  # x (1024 + 256) tokens = 10B
     )
     assert same["chosen"] == chosen
     strategies = {
