@@ -25,7 +25,9 @@ SNAPSHOT = "snapshot"  # only the latest successful load of each scope is curren
 
 # Columns a parse may add to its offers besides the canonical ones: the raw record of a
 # row, kept for quarantine (connectors._normalise turns it into `record`).
-OFFER_EXTRA_COLUMNS = ("_item",)
+# kept past the parse for the shared normalise step: the raw record (quarantine) and the
+# source's own words for the GPU (connectors/_gpu.py reads them where a map has no name)
+OFFER_EXTRA_COLUMNS = ("_item", "gpu_text")
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """Rules every provider's offers pass through after its own `parse()`: one place for the
-conversion of non-USD prices with a recorded rate (connectors/_fx.py), the validity
+GPU's identity (name, memory and form factor from the source's words, connectors/_gpu.py),
+the conversion of non-USD prices with a recorded rate (connectors/_fx.py), the validity
 checks, the per-GPU-hour division, the rounding of money to the nano-dollar and the
 default provenance. (Spot prices at or above on-demand are flagged in the warehouse,
 where every provider's current offers meet: sql/intermediate/int_offer_pairs.sql holds the
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from connectors import _fx
+from connectors import _fx, _gpu
 from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, PROVENANCES, STAGED_COLUMNS, conform
 
 # A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
@@ -125,7 +126,11 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
     """The shared rules over one provider's parsed rows (one batch of a larger parse
     too: no rule needs another row; the spot flags are set in SQL, int_offer_pairs)."""
     item = parsed.get_column("_item") if "_item" in parsed.columns else None
-    df = conform(parsed.drop("_item", strict=False))
+    text = parsed.get_column(_gpu.GPU_TEXT) if _gpu.GPU_TEXT in parsed.columns else None
+    df = conform(parsed.drop("_item", _gpu.GPU_TEXT, strict=False))
+    # the GPU's identity (name, memory, form factor) from the source's words, where the
+    # connector left it open: one rule for every provider (connectors/_gpu.py)
+    df = _gpu.identify(df, text)
     if item is not None:
         df = df.with_columns(item.alias("_item"))
     # a price in another currency becomes USD here, with its recorded rate (or is rejected)

@@ -133,6 +133,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
         gpu_name=name,
+        gpu_text=pl.col("brand_short"),  # the shared GPU rule reads it where the map has none
         gpu_memory_gib=memory,
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.coalesce("logical_cpu_count", "cpu_count"))),
