@@ -141,10 +141,11 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
         price_usd_per_hour=price.round(MONEY_DECIMALS),
         # a connector that says nothing about provenance reads a provider's own prices
         provenance=pl.col("provenance").fill_null("api"),
-        price_usd_per_gpu_hour=pl.coalesce(
-            "price_usd_per_gpu_hour",
-            pl.when(pl.col("gpu_count") > 0).then(price / pl.col("gpu_count")),
-        ).round(MONEY_DECIMALS),
+        # per-GPU-hour is computed here and nowhere else: connectors hand over the
+        # machine's price and its GPU count (a test fails on a parse that divides itself)
+        price_usd_per_gpu_hour=pl.when(pl.col("gpu_count") > 0)
+        .then(price / pl.col("gpu_count"))
+        .round(MONEY_DECIMALS),
     )
     checks = _checks(price)
     invalid = pl.any_horizontal([cond.fill_null(False) for cond, _ in checks])

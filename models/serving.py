@@ -61,6 +61,7 @@ import polars as pl
 
 from models import _validate
 from models.conventions import (
+    BYTES_PER_GIB,
     DECODE_BANDWIDTH_SHARE,
     DECODE_COMPUTE_SHARE,
     INFERENCE_FLOPS_PER_PARAM_PER_TOKEN,
@@ -70,7 +71,7 @@ from models.conventions import (
 )
 from models.costs import SECONDS_PER_HOUR, TERA
 
-GIB = 2.0**30
+GIB = BYTES_PER_GIB
 GIGA = 1e9
 # bytes per weight at each precision of dim_gpus' peak columns
 WEIGHT_BYTES = {"fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp8": 1.0}

@@ -17,6 +17,7 @@ from connectors._json import PageDrift
 from connectors._money import decimal, usd
 from connectors._normalise import cpu_only, verdict
 from connectors.cloudrift import settings as s
+from models.conventions import BYTES_PER_GIB
 
 _VARIANT_FIELDS = ("name", "cost_per_hour", "cpu_count", "logical_cpu_count", "dram", "gpu_count")
 _ROWS = {
@@ -27,7 +28,6 @@ _ROWS = {
     "_dc": pl.String,
     "_nodes": pl.String,
 }
-BYTES_PER_GIB = 1024**3
 
 
 def _gpu(brand: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -139,7 +139,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.coalesce("logical_cpu_count", "cpu_count"))),
         memory_gib=usd(decimal(pl.col("dram"))) / BYTES_PER_GIB,
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(pl.when(gpus > 0).then(price / gpus)),
         source_currency=pl.lit("USD"),
         source_price=usd(cents),
         source_unit=pl.lit("US cents per hour (cost_per_hour, whole variant)"),
