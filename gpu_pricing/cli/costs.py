@@ -27,7 +27,13 @@ from gpu_pricing.api import seed_gpu_specs
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, table
 from gpu_pricing.config import gpu_specs
-from models import breakeven, inference, memory_fit, training
+from models import breakeven, capacity, inference, memory_fit, training
+from models.conventions import (
+    HOST_WATTS_PER_GPU,
+    OPS_SHARE_OF_CAPEX_PER_YEAR,
+    POWER_USD_PER_KWH,
+    PUE,
+)
 from warehouse import db
 
 estimate_app = typer.Typer(
@@ -651,16 +657,41 @@ def breakeven_onprem(
     ] = 1.0,
     power_kw: Annotated[
         float | None,
-        typer.Option("--power-kw", help="kW drawn per GPU (default with --usd-per-kwh: TDP)"),
+        typer.Option("--power-kw", help="kW drawn per GPU (default: its TDP in dim_gpus)"),
     ] = None,
-    usd_per_kwh: Annotated[float, typer.Option("--usd-per-kwh", help="electricity price")] = 0.0,
+    usd_per_kwh: Annotated[
+        float,
+        typer.Option("--usd-per-kwh", help="electricity price (default: seed_conventions)"),
+    ] = POWER_USD_PER_KWH,
+    pue: Annotated[
+        float, typer.Option("--pue", help="facility power per IT power, >= 1")
+    ] = PUE,
+    host_kw: Annotated[
+        float, typer.Option("--host-kw", help="kW of the server around each GPU")
+    ] = HOST_WATTS_PER_GPU / 1000,
+    host_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--host-usd",
+            help="purchase price of the server's share per GPU (default: 25% of the GPU's)",
+        ),
+    ] = None,
+    ops_usd_per_year: Annotated[
+        float | None,
+        typer.Option(
+            "--ops-usd-per-year",
+            help="operations per GPU-year (default: 10% of the GPU and host price)",
+        ),
+    ] = None,
     residual_value: Annotated[
         float, typer.Option("--residual-value", help="USD the GPU resells for at the end")
     ] = 0.0,
     include_illustrative: IncludeIllustrativeOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Hours and months of use until buying a GPU beats renting it."""
+    """Hours and months of use until buying a GPU beats renting it: the whole cost of owning
+    (GPU and host price, power at the facility's PUE, operations) against the cheapest
+    verified whole-machine on-demand offer of the same form factor."""
 
     def body() -> None:
         nonlocal pricing, memory
@@ -681,6 +712,9 @@ def breakeven_onprem(
                 usd_per_kwh,
                 residual_value,
                 include_illustrative,
+                owning={"pue": pue, "host_kw": host_kw, "host_capex_usd": host_usd,
+                        "ops_usd_per_year": ops_usd_per_year},
+                variant=choice.variant,
             )
         finally:
             wh.close()
@@ -692,10 +726,23 @@ def breakeven_onprem(
             [
                 ("capex", f"{_usd(doc['capex_usd'])} ({doc['capex_source'].split(':')[0]})"),
                 ("rent", _rate_line(doc)),
+                *([("compared", doc["compared_with"])] if doc["compared_with"] else []),
+                (
+                    "host",
+                    f"{_usd(doc['host_capex_usd'])} per GPU (CPUs, memory, network; "
+                    f"{doc['owning_source']['host_capex_usd']})",
+                ),
                 (
                     "power",
-                    f"{doc['power_kw']:g} kW x {doc['usd_per_kwh']:g} USD/kWh"
+                    f"({doc['power_kw']:g} kW GPU + {doc['host_kw']:g} kW host) x PUE "
+                    f"{doc['pue']:g} x {doc['usd_per_kwh']:g} USD/kWh"
                     f" = {doc['power_usd_per_hour']:.4f} USD/h",
+                ),
+                (
+                    "operations",
+                    f"{_usd(doc['ops_usd_per_year'])} per GPU-year = "
+                    f"{doc['ops_usd_per_hour']:.4f} USD per hour of use "
+                    f"({doc['owning_source']['ops_usd_per_year']})",
                 ),
                 ("break-even", f"{doc['break_even_gpu_hours']:,.0f} GPU-hours"),
                 (
@@ -721,7 +768,28 @@ def _onprem(
     usd_per_kwh: float,
     residual_value: float,
     include_illustrative: bool = False,
+    *,
+    owning: dict[str, float | None] | None = None,
+    variant: str | None = None,
 ) -> dict[str, Any]:
+    """Buy vs rent (models.breakeven.onprem) with the whole cost of owning: the stated
+    defaults (models.breakeven.owning_defaults) for what `owning` does not give."""
+    given = {k: v for k, v in (owning or {}).items() if v is not None}
+    power_given = power_kw is not None
+
+    def assumptions(capex_usd: float, kw: float) -> dict[str, float]:
+        defaults = breakeven.owning_defaults(capex_usd, kw * 1000)
+        host = given.get("host_capex_usd", defaults["host_capex_usd"])
+        ops = given.get(
+            "ops_usd_per_year", OPS_SHARE_OF_CAPEX_PER_YEAR * (capex_usd + host)
+        )
+        return {
+            "pue": given.get("pue", defaults["pue"]),
+            "host_kw": given.get("host_kw", defaults["host_kw"]),
+            "host_capex_usd": host,
+            "ops_usd_per_year": ops,
+        }
+
     def compute(capex_usd: float, rate_usd: float, kw: float) -> dict[str, Any]:
         return checked(
             breakeven.onprem,
@@ -731,60 +799,97 @@ def _onprem(
             power_kw=kw,
             usd_per_kwh=usd_per_kwh,
             residual_value_usd=residual_value,
+            **assumptions(capex_usd, kw),
         )
 
-    # every given input checked before any lookup, with valid placeholders for the rest
+    # every given input checked before any lookup, with valid placeholders for the rest:
+    # a placeholder rate high enough that only the given inputs can fail
     kw_given = power_kw if power_kw is not None else 0.0
     compute(
         capex if capex is not None else max(residual_value, 0.0) + 1.0,
-        rate if rate is not None else max(kw_given * usd_per_kwh, 0.0) + 1.0,
+        rate if rate is not None else 1e9,
         kw_given,
     )
     capex_source = "--capex"
-    tdp_kw = None
     # an unknown --gpu is an input error even when --capex and --rate make the warehouse
     # unnecessary: checked against the seed dim_gpus is built from
     if gpu not in {name for name, _ in gpu_specs()}:
         raise InvalidInput(f"--gpu {gpu!r}: unknown GPU, not in dim_gpus")
-    if capex is None or (power_kw is None and usd_per_kwh > 0):
-        specs = wh.specs(gpu, memory)
-        if capex is None:
-            with_capex = specs.filter(pl.col("capex_usd").is_not_null())
-            if with_capex.is_empty():
-                raise InvalidInput(
-                    f"--capex: dim_gpus has no reference capex for {gpu}; pass --capex"
-                )
-            if with_capex.height > 1:
-                sizes = ", ".join(f"{m:g}" for m in with_capex["gpu_memory_gib"].to_list())
-                raise InvalidInput(f"--gpu {gpu}: capex known for {sizes} GiB; pass --memory")
-            row = with_capex.row(0, named=True)
-            capex, memory = row["capex_usd"], row["gpu_memory_gib"]
-            capex_source = f"dim_gpus reference as of {row['capex_as_of']}: {row['capex_source']}"
-        tdps = specs.filter(pl.col("tdp_watts").is_not_null())["tdp_watts"].unique().to_list()
-        tdp_kw = tdps[0] / 1000 if len(tdps) == 1 else None
+    specs = wh.specs(gpu, memory, variant)
+    if capex is None:
+        with_capex = specs.filter(pl.col("capex_usd").is_not_null())
+        if with_capex.is_empty():
+            raise InvalidInput(f"--capex: dim_gpus has no reference capex for {gpu}; pass --capex")
+        if with_capex.height > 1:
+            sizes = ", ".join(f"{m:g}" for m in with_capex["gpu_memory_gib"].to_list())
+            raise InvalidInput(f"--gpu {gpu}: capex known for {sizes} GiB; pass --memory")
+        row = with_capex.row(0, named=True)
+        capex, memory = row["capex_usd"], row["gpu_memory_gib"]
+        capex_source = f"dim_gpus reference as of {row['capex_as_of']}: {row['capex_source']}"
+    if memory is not None:
+        specs = specs.filter(pl.col("gpu_memory_gib") == memory)
+    tdps = specs.filter(pl.col("tdp_watts").is_not_null())["tdp_watts"].unique().to_list()
     if power_kw is None:
-        if usd_per_kwh > 0 and tdp_kw is None:
+        if len(tdps) != 1:
             raise InvalidInput(f"--power-kw: no single TDP for {gpu} in dim_gpus; pass --power-kw")
-        power_kw = tdp_kw if usd_per_kwh > 0 else 0.0
+        power_kw = tdps[0] / 1000
+    # the form factor compared: the one asked for, else the GPU's default (H100: SXM)
+    form = variant or (_default_variant(wh, gpu, memory) if wh.exists else None)
     offer = None
     if rate is None:
         offers = wh.offers(
-            gpu, memory, pricing, limit=1, include_illustrative=include_illustrative
-        )
+            gpu,
+            memory,
+            pricing,
+            limit=FIT_CANDIDATES,
+            include_illustrative=include_illustrative,
+            variant=form,
+        ).with_columns(capacity.provider_class(pl.col("provider")).alias("_class"))
+        # a marketplace listing is one host's asking price, not a machine one can rent again
+        offers = offers.filter(pl.col("_class") != "marketplace")
         if offers.is_empty():
-            raise wh.no_offer(gpu, memory, pricing, " (pass --rate)")
+            why = f" ({form} form factor, no marketplace listing; pass --rate)"
+            raise wh.no_offer(gpu, memory, pricing, why)
         offer = offer_dict(offers.row(0, named=True))
         rate = offer["price_usd_per_gpu_hour"]
     result = compute(capex, rate, power_kw)
+    stated = {
+        "power_kw": "--power-kw" if power_given else "the GPU's TDP (dim_gpus)",
+        "usd_per_kwh": "seed_conventions power_usd_per_kwh (EIA 2023 US industrial and "
+        "commercial averages)" if usd_per_kwh == POWER_USD_PER_KWH else "--usd-per-kwh",
+        "pue": "--pue" if "pue" in given else "seed_conventions pue (Uptime Institute 2024)",
+        "host_kw": "--host-kw" if "host_kw" in given else "seed_conventions host_watts_per_gpu "
+        "(DGX H100 datasheet)",
+        "host_capex_usd": "--host-usd" if "host_capex_usd" in given else
+        "seed_conventions host_capex_share, 25% of the GPU's price, assumed",
+        "ops_usd_per_year": "--ops-usd-per-year" if "ops_usd_per_year" in given else
+        "seed_conventions ops_share_of_capex_per_year, 10% of the purchase a year, assumed",
+    }
     return {
         "gpu": gpu,
         "gpu_memory_gib": memory,
+        "gpu_variant": form,
         "pricing_model": pricing,
         **result,
         "capex_source": capex_source,
+        "owning_source": stated,
         "rate_source": "--rate" if offer is None else "warehouse",
+        "compared_with": None
+        if offer is None
+        else f"the cheapest verified whole-machine {pricing} offer of the {form} form factor "
+        "(marketplace listings left out)",
         "offer": offer,
     }
+
+
+def _default_variant(wh: Warehouse, gpu: str, memory: float | None) -> str | None:
+    variants = wh.query("gpu_variant_peaks", {}).filter(
+        (pl.col("gpu_name") == gpu) & pl.col("is_default_variant")
+    )
+    if memory is not None:
+        variants = variants.filter(pl.col("gpu_memory_gib") == memory)
+    names = variants["gpu_variant"].unique().to_list()
+    return names[0] if len(names) == 1 else None
 
 
 @breakeven_app.command("spot")
