@@ -48,7 +48,7 @@ from connectors import registry
 from connectors._redact import masked_value, register_env
 from connectors.errors import InvalidInput
 from gpu_pricing import names
-from warehouse import db
+from warehouse import db, plausibility
 from warehouse.schemas import PRICING_MODELS
 
 ENV_VAR = "GPU_PRICING_CONFIG"
@@ -353,6 +353,47 @@ class Alerts(_Table):
         if pct > 100:
             raise _problem("must be <= 100", value=pct)
         return pct
+
+
+_CHECKS = plausibility.Checks()
+
+
+class Checks(_Table):
+    """[checks]: the plausibility rules a refresh holds prices back by (warehouse.plausibility
+    states them; 0 disables one): a per-GPU-hour price below `floor_fraction` x the median
+    verified price of its GPU (where at least `floor_min_offers` are priced), a price more
+    than `jump_factor` times away from the offer's last one, and a provider whose offers
+    fall by more than `max_drop_pct` percent from its last good load (its previous offers
+    are kept; `refresh --accept-drop NAME` accepts it)."""
+
+    floor_fraction: NonNegative = _CHECKS.floor_fraction
+    floor_min_offers: Annotated[int, _number(1, whole=True)] = _CHECKS.floor_min_offers
+    jump_factor: NonNegative = _CHECKS.jump_factor
+    max_drop_pct: NonNegative = _CHECKS.max_drop_pct
+
+    @field_validator("floor_fraction")
+    @classmethod
+    def _below_one(cls, fraction: float) -> float:
+        if fraction >= 1:
+            raise _problem("must be < 1 (a share of the median price)", value=fraction)
+        return fraction
+
+    @field_validator("jump_factor")
+    @classmethod
+    def _a_jump(cls, factor: float) -> float:
+        if 0 < factor <= 1:
+            raise _problem("must be > 1 (or 0 to disable)", value=factor)
+        return factor
+
+    @field_validator("max_drop_pct")
+    @classmethod
+    def _at_most_all(cls, pct: float) -> float:
+        if pct > 100:
+            raise _problem("must be <= 100", value=pct)
+        return pct
+
+    def rules(self) -> plausibility.Checks:
+        return plausibility.Checks(**self.model_dump())
 
 
 class Target(_Table):
@@ -675,6 +716,7 @@ class Config(_Table):
     rules: Annotated[tuple[RateRule, ...], _items("rules"), _unique_names("rules")] = ()
     publish: Publish = Publish()
     plan: PlanWorkload = PlanWorkload()
+    checks: Checks = Checks()
 
     @classmethod
     def _read(cls, entry: dict, info: ValidationInfo) -> dict:
