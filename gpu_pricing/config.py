@@ -592,6 +592,16 @@ class PlanWorkload(_Table):
     providers: Providers = None
     pricing_models: tuple[str, ...] | None = None
     gpu_names: tuple[str, ...] | None = None
+    # configured instance limits of one offer (models.capacity): every offer, and per
+    # provider or "provider/instance_type" ([plan.capacity])
+    max_instances: Annotated[int, _number(1, whole=True)] | None = None
+    capacity: dict[str, Annotated[int, _number(1, whole=True)]] = Field(default_factory=dict)
+
+    @property
+    def limits(self) -> dict[str, int]:
+        """The configured limits as models.capacity reads them ("*" = every offer)."""
+        every = {} if self.max_instances is None else {"*": self.max_instances}
+        return {**every, **self.capacity}
 
     @field_validator("pricing_models", mode="before")
     @classmethod

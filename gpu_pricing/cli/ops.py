@@ -139,7 +139,8 @@ def serve(
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO")
         os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "flows,gpu_pricing,connectors,warehouse")
         os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
-        from flows.refresh import prefect_api_url, serve_nightly
+        from flows.direct import prefect_api_url
+        from flows.refresh import serve_nightly
 
         if not prefect_api_url():
             # without a server, Prefect's temporary one cannot hold a schedule: serve
