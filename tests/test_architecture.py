@@ -62,7 +62,7 @@ def test_nothing_but_flows_imports_flows():
 # what sits above the flows: the command line, the Python API, the planner and the report
 ABOVE_FLOWS = ("gpu_pricing.cli", "gpu_pricing.api", "gpu_pricing.plan", "gpu_pricing.report")
 # the app services the flows use (and the queries they read)
-SERVICES = ("gpu_pricing.config", "gpu_pricing.names", "gpu_pricing.notify",
+SERVICES = ("gpu_pricing.config", "gpu_pricing.config_checks", "gpu_pricing.names", "gpu_pricing.notify",
             "gpu_pricing.publish", "gpu_pricing.snapshot_export", "gpu_pricing.queries")
 
 
