@@ -12,8 +12,8 @@ are a thin layer over `plan_train` and `plan_serve`.
     gpu_pricing.estimate_infer(70e9, 2048, 1e6, "A100", rate=1.5)
 
 Every function takes `warehouse=` (a path; default: $GPU_PRICING_WAREHOUSE, else
-gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb under the working
-directory). A missing warehouse raises `WarehouseError` saying to run `gpu-pricing refresh`;
+gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb in the project's
+checkout, whatever the working directory: see `warehouse_path`). A missing warehouse raises `WarehouseError` saying to run `gpu-pricing refresh`;
 bad input raises `ValueError` naming it.
 """
 
@@ -55,10 +55,15 @@ PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
 
 def warehouse_path(warehouse: str | Path | None = None) -> Path:
     """The warehouse file: the argument, else $GPU_PRICING_WAREHOUSE, else
-    gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb."""
+    gpu-pricing.toml's `warehouse` (the file in the working directory or
+    $GPU_PRICING_CONFIG), else the project's warehouse/gpu_pricing.duckdb, whatever the
+    working directory (`warehouse.db.project_path`)."""
     from gpu_pricing.config import load
 
-    return load().warehouse_path(warehouse)
+    cfg = load()
+    if warehouse or cfg.warehouse is not None:
+        return cfg.warehouse_path(warehouse)
+    return db.project_path()
 
 
 @contextmanager

@@ -77,6 +77,10 @@ def run(fn, *args, **kwargs):
         ) from None
     except PricingError as exc:
         raise _fail(str(exc), 3) from None
+    except (PermissionError, IsADirectoryError, NotADirectoryError) as exc:
+        # a path the user gave (--warehouse, --out, ...) that cannot be written there
+        where = exc.filename or "a file"
+        raise _fail(f"cannot write {where}: {(exc.strerror or str(exc)).lower()}", 2) from None
     except (typer.Exit, typer.Abort, KeyboardInterrupt):
         raise
     except Exception as exc:  # a bug, not the user's doing: one line, details with --debug

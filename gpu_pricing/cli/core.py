@@ -72,10 +72,17 @@ def refresh(
         # --debug); run logs still reach the Prefect API
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "CRITICAL")
         from flows import progress
-        from flows.refresh import prefect_api_url, refresh_direct
+        from flows.refresh import prefect_api_unreachable, prefect_api_url, refresh_direct
         from flows.refresh import refresh as refresh_flow
 
-        run_refresh = refresh_flow if prefect_api_url() else refresh_direct
+        api = prefect_api_url()
+        if api and (problem := prefect_api_unreachable(api)):
+            err(
+                f"warning: no Prefect API answers at {api} ({problem}); refreshing "
+                "directly, without a Prefect run record"
+            )
+            api = None
+        run_refresh = refresh_flow if api else refresh_direct
         reporter = progress.RichReporter() if sys.stderr.isatty() else progress.Reporter()
         with progress.reporting(reporter):
             summary = run_refresh(
