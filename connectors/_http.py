@@ -7,6 +7,13 @@ retried: it raises UnexpectedResponse with an excerpt of the body. Secrets passe
 headers or params never reach a log line or an exception message: URLs are shown
 without their query string, and every message and excerpt is redacted
 (connectors._redact) before it is built into an error.
+
+Credentials stay with their host: a redirect to another origin (another host or port, or
+from https to http) is followed carrying only the headers that say nothing about the
+caller (`SAFE_REDIRECT_HEADERS`: no `Authorization`, `api_key`, `api-key`, `X-APITOKEN`,
+... whatever its name), without the query parameters that hold a credential, and a
+request with a body (an OAuth2 token request holds its client secret there) is not
+re-sent to another origin at all (`CrossOriginRedirect`).
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import email.utils
 import logging
 import math
 import random
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +32,7 @@ from typing import Any
 import httpx
 
 from connectors._page import Page, utc_now
-from connectors._redact import redact
+from connectors._redact import CREDENTIAL_PARAM_NAMES, known_values, redact
 from connectors.errors import SourceUnavailable, UnexpectedResponse
 
 log = logging.getLogger(__name__)
@@ -43,8 +51,89 @@ class RetryPolicy:
 DEFAULT_RETRY = RetryPolicy()
 
 
+# The only request headers a redirect to another origin carries: none of them can hold a
+# credential. Every other header (whatever a provider calls its key) stays behind.
+SAFE_REDIRECT_HEADERS = frozenset(
+    {"user-agent", "accept", "accept-encoding", "accept-language", "connection"}
+)
+_CREDENTIAL_PARAM = re.compile(rf"(?i)^(?:{CREDENTIAL_PARAM_NAMES})$")
+
+
+class CrossOriginRedirect(httpx.RequestError):
+    """A redirect to another origin of a request that carries a body: not followed."""
+
+
+def same_origin(a: httpx.URL, b: httpx.URL) -> bool:
+    """One scheme, host and port (an http -> https upgrade of the same host counts too)."""
+    upgrade = a.scheme == "http" and b.scheme == "https" and b.port in (None, 443)
+    return a.host == b.host and (
+        (a.scheme == b.scheme and a.port == b.port) or (upgrade and a.port in (None, 80))
+    )
+
+
+def credential_param(name: str, value: str, known: frozenset[str]) -> bool:
+    """A query parameter that holds a credential: named like one, or holding a value the
+    process knows as a credential."""
+    return bool(_CREDENTIAL_PARAM.match(name)) or (bool(value) and value in known)
+
+
+class HostBoundClient(httpx.Client):
+    """An httpx client whose credentials never follow a redirect to another origin."""
+
+    def _build_redirect_request(self, request: httpx.Request, response: httpx.Response):
+        nxt = super()._build_redirect_request(request, response)
+        if same_origin(request.url, nxt.url):
+            return nxt
+        if nxt.method not in ("GET", "HEAD") or nxt.headers.get("Content-Length", "0") != "0":
+            raise CrossOriginRedirect(
+                f"{request.method} {_redacted(request.url)} was redirected to another host "
+                f"({_redacted(nxt.url)}): not followed, its body may hold credentials",
+                request=request,
+            )
+        known = known_values()
+        params = [
+            (k, v) for k, v in nxt.url.params.multi_items() if not credential_param(k, v, known)
+        ]
+        headers = {k: v for k, v in nxt.headers.items() if k.lower() in SAFE_REDIRECT_HEADERS}
+        return httpx.Request(
+            nxt.method,
+            nxt.url.copy_with(params=params or None),
+            headers=headers,
+            extensions=nxt.extensions,
+        )
+
+
+def bind_session_to_host(session: Any) -> Any:
+    """The same rule for a `requests.Session` (an SDK's REST transport, such as Google's):
+    a redirect to another origin keeps only SAFE_REDIRECT_HEADERS and drops the query
+    parameters that hold a credential (requests itself strips only `Authorization`)."""
+    rebuild_auth = session.rebuild_auth
+
+    def rebuild(prepared: Any, response: Any) -> None:
+        rebuild_auth(prepared, response)
+        if same_origin(httpx.URL(response.request.url), httpx.URL(prepared.url)):
+            return
+        if prepared.body:
+            raise CrossOriginRedirect(
+                f"{prepared.method} {_redacted(response.request.url)} was redirected to "
+                f"another host ({_redacted(prepared.url)}): not followed, its body may hold "
+                "credentials"
+            )
+        for name in [n for n in prepared.headers if n.lower() not in SAFE_REDIRECT_HEADERS]:
+            del prepared.headers[name]
+        known = known_values()
+        url = httpx.URL(prepared.url)
+        params = [(k, v) for k, v in url.params.multi_items() if not credential_param(k, v, known)]
+        prepared.url = str(url.copy_with(params=params or None))
+
+    session.rebuild_auth = rebuild
+    return session
+
+
 def make_client(timeout_s: float = 30.0, **kwargs: Any) -> httpx.Client:
-    return httpx.Client(
+    """The one HTTP client of the REST connectors: follows redirects, keeps credentials
+    with their host (HostBoundClient)."""
+    return HostBoundClient(
         timeout=timeout_s, headers={"User-Agent": USER_AGENT}, follow_redirects=True, **kwargs
     )
 
@@ -96,6 +185,8 @@ def request_json(
         wait: float | None = None
         try:
             response = client.request(method, url, **kwargs)
+        except CrossOriginRedirect as exc:
+            raise UnexpectedResponse(provider, endpoint, redact(str(exc))) from None
         except (httpx.TimeoutException, httpx.TransportError) as exc:
             last = SourceUnavailable(
                 provider, endpoint, f"{type(exc).__name__} calling {_redacted(url)}"

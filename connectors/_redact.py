@@ -80,7 +80,7 @@ _env_names: set[str] = set(CREDENTIAL_ENV_VARS)
 _registered: set[str] = set()
 _compiled: dict[frozenset[str], re.Pattern[str] | None] = {}
 
-_PARAM_NAMES = (
+CREDENTIAL_PARAM_NAMES = (
     r"x-amz-[a-z-]+|api[_-]?key|apikey|key|sig|signature|token|access_token|id_token|"
     r"refresh_token|client_secret|secret|password|passwd|pwd|code|auth|credential"
 )
@@ -102,7 +102,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?i)\b(credential=)[^\s,&'\"\\<>]+"), r"\1" + MASK),
     # query or form parameters: ?key=..., &sig=..., Signature=..., X-Amz-Signature=...
     (
-        re.compile(rf"(?i)(?<![A-Za-z0-9_\-])((?:{_PARAM_NAMES})=)[^&\s'\"\\<>#,;]+"),
+        re.compile(rf"(?i)(?<![A-Za-z0-9_\-])((?:{CREDENTIAL_PARAM_NAMES})=)[^&\s'\"\\<>#,;]+"),
         r"\1" + MASK,
     ),
     # JSON or Python-repr fields named like secrets: "api_key": "...", also inside a JSON
@@ -161,9 +161,7 @@ def known_values() -> frozenset[str]:
         value = value.strip()
         if not value:
             continue
-        if name in _env_names or (
-            len(value) >= SECRET_NAME_MIN_LEN and _SECRET_NAME.search(name)
-        ):
+        if name in _env_names or (len(value) >= SECRET_NAME_MIN_LEN and _SECRET_NAME.search(name)):
             values |= secret_forms(value)
     return frozenset(values)
 

@@ -20,7 +20,7 @@ bad input raises `ValueError` naming it.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +31,7 @@ import polars as pl
 
 from gpu_pricing import plan as planner
 from gpu_pricing import queries
-from models import _validate, breakeven, inference, training
+from models import _validate, breakeven, capacity, inference, serving, training
 from models.conventions import HOURS_PER_MONTH
 from warehouse import db
 
@@ -45,6 +45,7 @@ SPEC_SCHEMA = {
     "bf16_tflops": pl.Float64,
     "fp8_tflops": pl.Float64,
     "memory_bandwidth_gbps": pl.Float64,
+    "interconnect_gbps": pl.Float64,
     "tdp_watts": pl.Float64,
     "capex_usd": pl.Float64,
     "capex_as_of": pl.Date,
@@ -300,6 +301,7 @@ def plan_train(
     default_preemption_rate: float | None = None,
     reserved_billing: str = "term",
     bytes_per_param: float = planner.DEFAULT_BYTES_PER_PARAM,
+    max_instances: int | Mapping[str, int] | None = None,
     warehouse: str | Path | None = None,
     offers_frame: pl.DataFrame | None = None,
     specs_frame: pl.DataFrame | None = None,
@@ -309,7 +311,10 @@ def plan_train(
     `gpu_pricing.plan.NoFeasiblePlan` (a ValueError) with the closest miss when nothing
     meets the constraints. Spot offers use their published preemption rate per
     instance-hour, else `default_preemption_rate` (default: the worst published bucket's),
-    or `preemption_rate` for all. `offers_frame` / `specs_frame` replace the warehouse
+    or `preemption_rate` for all. Each plan is one offer in one region within its instance
+    limit (`max_instances`, `capacity_source`; models.capacity): `max_instances` configures
+    the limit, for every offer (a number) or per `provider` / `provider/instance_type` (a
+    mapping; `*` for the rest). `offers_frame` / `specs_frame` replace the warehouse
     reads."""
     planner.check_train_inputs(
         params=params,
@@ -330,6 +335,9 @@ def plan_train(
         raise ValueError(f"bytes_per_param must be > 0, got {bytes_per_param!r}")
     if preemption_rate is not None and preemption_rate < 0:
         raise ValueError(f"preemption_rate_per_hour must be >= 0, got {preemption_rate!r}")
+    limits = capacity.check_overrides(
+        {"*": max_instances} if isinstance(max_instances, int | float) else max_instances
+    )
     curve = (
         planner.read_curve(Path(efficiency_curve))
         if isinstance(efficiency_curve, str | Path)
@@ -383,6 +391,7 @@ def plan_train(
         spot=spot,
         reserved_billing=reserved_billing,
         bytes_per_param=bytes_per_param,
+        max_instances=limits,
     )
     choice = planner.choose(candidates, deadline_hours=deadline_hours, budget_usd=budget)
     first = candidates.row(0, named=True)
@@ -412,6 +421,7 @@ def plan_train(
         "assumed_preemption_rate_per_instance_hour": assumed,
         "reserved_billing": reserved_billing,
         "bytes_per_param": bytes_per_param,
+        "max_instances": limits or None,
     }
     return TrainPlan(
         inputs=inputs,
@@ -445,8 +455,14 @@ def plan_serve(
     params: float,
     tokens_per_month: float | None = None,
     requests_per_month: float | None = None,
-    tokens_per_request: float | None = None,
-    utilization: float = 0.3,
+    prompt_tokens: float = 1024.0,
+    output_tokens: float = 256.0,
+    context_tokens: float | None = None,
+    batch: int | None = None,
+    min_tokens_per_second_per_user: float = planner.DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER,
+    kv_bytes_per_token: float | None = None,
+    bandwidth_share: float = serving.DECODE_BANDWIDTH_SHARE,
+    compute_share: float = serving.DECODE_COMPUTE_SHARE,
     peak_to_average: float = 2.0,
     allow_spot: bool = False,
     providers: str | Sequence[str] | None = None,
@@ -454,27 +470,34 @@ def plan_serve(
     pricing: str | Sequence[str] | None = None,
     gpu_names: str | Sequence[str] | None = None,
     precision: str = "bf16",
-    bytes_per_param: float = 2.0,
     budget_usd: float | None = None,
     warehouse: str | Path | None = None,
     offers_frame: pl.DataFrame | None = None,
     specs_frame: pl.DataFrame | None = None,
 ) -> ServePlan:
-    """The cheapest monthly way to serve `tokens_per_month` (or requests x tokens per
-    request) with a model of `params` parameters (gpu_pricing.plan.serve_candidates)."""
-    from models import _validate
-
-    if (tokens_per_month is None) == (requests_per_month is None or tokens_per_request is None):
-        raise ValueError(
-            "give --tokens-per-month, or --requests-per-month with --tokens-per-request"
-        )
+    """The cheapest monthly way to serve `tokens_per_month` (or `requests_per_month` of
+    `prompt_tokens` + `output_tokens`) with a model of `params` parameters, each offer at
+    the batch and replica size that serve a token cheapest while a user gets at least
+    `min_tokens_per_second_per_user` (gpu_pricing.plan.serve_candidates, models.serving)."""
+    if (tokens_per_month is None) == (requests_per_month is None):
+        raise ValueError("give --tokens-per-month or --requests-per-month, not both or neither")
+    _validate.non_negative("prompt_tokens", prompt_tokens)
+    _validate.positive("output_tokens", output_tokens)
     if tokens_per_month is None:
-        tokens_per_month = _validate.positive(
-            "requests_per_month", requests_per_month
-        ) * _validate.positive("tokens_per_request", tokens_per_request)
+        tokens_per_month = _validate.positive("requests_per_month", requests_per_month) * (
+            prompt_tokens + output_tokens
+        )
     _validate.positive("params", params)
     _validate.positive("tokens_per_month", tokens_per_month)
-    _validate.fraction("utilization", utilization)
+    _validate.positive("min_tokens_per_second_per_user", min_tokens_per_second_per_user)
+    _validate.fraction("bandwidth_share", bandwidth_share)
+    _validate.fraction("compute_share", compute_share)
+    if batch is not None:
+        _validate.count("batch", batch)
+    if context_tokens is not None:
+        _validate.non_negative("context_tokens", context_tokens)
+    if kv_bytes_per_token is not None:
+        _validate.non_negative("kv_bytes_per_token", kv_bytes_per_token)
     if not peak_to_average >= 1:
         raise ValueError(f"peak_to_average must be >= 1, got {peak_to_average!r}")
     if precision not in PRECISIONS:
@@ -499,18 +522,36 @@ def plan_serve(
         specs,
         params=params,
         tokens_per_month=tokens_per_month,
-        utilization=utilization,
+        prompt_tokens=prompt_tokens,
+        output_tokens=output_tokens,
+        context_tokens=context_tokens,
+        batch=batch,
+        min_tokens_per_second_per_user=min_tokens_per_second_per_user,
+        kv_bytes_per_token=kv_bytes_per_token,
+        bandwidth_share=bandwidth_share,
+        compute_share=compute_share,
         peak_to_average=peak_to_average,
         precision=precision,
-        bytes_per_param=bytes_per_param,
         allow_spot=allow_spot,
     )
     inputs = {
         "params": params,
         "tokens_per_month": tokens_per_month,
         "requests_per_month": requests_per_month,
-        "tokens_per_request": tokens_per_request,
-        "utilization": utilization,
+        "prompt_tokens": prompt_tokens,
+        "output_tokens": output_tokens,
+        "context_tokens": prompt_tokens + output_tokens / 2
+        if context_tokens is None
+        else context_tokens,
+        "batch": batch,
+        "min_tokens_per_second_per_user": min_tokens_per_second_per_user,
+        "kv_bytes_per_token": serving.default_kv_bytes_per_token(params)
+        if kv_bytes_per_token is None
+        else kv_bytes_per_token,
+        "weight_bytes_per_param": serving.WEIGHT_BYTES[precision],
+        "bandwidth_share": bandwidth_share,
+        "compute_share": compute_share,
+        "shares_source": serving.SHARES_SOURCE,
         "peak_to_average": peak_to_average,
         "allow_spot": allow_spot,
         "providers": _names(providers),
@@ -518,14 +559,14 @@ def plan_serve(
         "pricing": _names(pricing),
         "gpu_names": _names(gpu_names),
         "precision": precision,
-        "bytes_per_param": bytes_per_param,
         "budget_usd": budget_usd,
         "hours_per_month": HOURS_PER_MONTH,
     }
     if plans.is_empty():
         raise planner.NoFeasiblePlan(
             "no serving plan: no usable current offer matches the filters (GPU with a known "
-            "peak, whole GPUs)"
+            "peak and memory bandwidth, whole GPUs, a replica within one instance) at "
+            f"{min_tokens_per_second_per_user:g} tokens/s per user or more"
         )
     within = plans if budget_usd is None else plans.filter(pl.col("monthly_cost_usd") <= budget_usd)
     if within.is_empty():

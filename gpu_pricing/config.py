@@ -3,6 +3,8 @@ and the budgets and rate rules to watch (example: gpu-pricing.example.toml).
 
 Found by `--config PATH`, else `$GPU_PRICING_CONFIG`, else `./gpu-pricing.toml` if it
 exists, else built-in defaults (every provider, nightly at 02:00 UTC, health rules only).
+
+The file's shape is the pydantic models below, one per table, each field a key of the file.
 Validated in full on load: any problem is one `InvalidInput` line naming the file, the key
 and the value (exit 2), raised before anything touches the warehouse. Unknown keys are
 errors too, so a typo never silently disables a budget.
@@ -12,6 +14,10 @@ target names an environment variable (`url_env`) or a Prefect Secret block
 (`secret_block`) that holds its Apprise URL, resolved only at delivery time. A `url` key is
 rejected, and its value is never echoed; no error echoes a value that looks like a
 credential (a URL shows only its scheme and host, a key only its length).
+
+Adding a key: add a field to its table's model with a default, and an annotated type (or a
+validator raising `_problem`) for its check; the key then appears in the "unknown key"
+hint, and its error names it with no more code.
 """
 
 from __future__ import annotations
@@ -20,11 +26,23 @@ import csv
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from connectors import registry
 from connectors._redact import masked_value, register_env
@@ -67,114 +85,620 @@ class ConfigError(InvalidInput):
     """A configuration problem: one line naming the file, the key and the value."""
 
 
-@dataclass(frozen=True)
-class Schedule:
-    cron: str = DEFAULT_CRON
-    timezone: str = DEFAULT_TIMEZONE
+# -- one-line problems ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Target:
+def _problem(problem: str, *at: str | int, value: Any = _UNSET) -> PydanticCustomError:
+    """A problem found by a validator: `at` continues pydantic's location of the table or
+    key being validated (a key inside it, a list index), `value` is what to show."""
+    return PydanticCustomError(
+        "config", "{problem}", {"problem": problem, "at": at, "value": value}
+    )
+
+
+def _key(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if part == "[key]":  # pydantic marks a problem with a table's key, not its value
+            continue
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _one_line(exc: ValidationError, source: Path | None) -> ConfigError:
+    """pydantic's first error as this file's one line: file, key, problem and (when there is
+    one) the offending value, masked where it looks like a credential (a URL shows only its
+    scheme and host, a key-shaped string only its length: connectors._redact.masked_value)."""
+    err = exc.errors(include_url=False)[0]
+    ctx = err.get("ctx") or {}
+    if err["type"] == "config":
+        problem, key, value = ctx["problem"], _key((*err["loc"], *ctx["at"])), ctx["value"]
+    elif err["type"] == "missing":
+        problem, key, value = "is required", _key(err["loc"]), _UNSET
+    else:  # a check of pydantic's own (a field type every key above overrides)
+        problem, key, value = (
+            err["msg"][:1].lower() + err["msg"][1:],
+            _key(err["loc"]),
+            err["input"],
+        )
+    where = f"config {source}" if source else "config"
+    got = "" if value is _UNSET else f", got {masked_value(value)!r}"
+    return ConfigError(f"{where}: {key}: {problem}{got}")
+
+
+# -- value types ----------------------------------------------------------------------------
+
+
+def _as_number(
+    value: Any, *at: str | int, minimum: float = 0.0, strict: bool = False, whole: bool = False
+) -> float | int:
+    if value is None:
+        raise _problem("is required", *at)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise _problem("must be a number", *at, value=value)
+    if value < minimum or (strict and value == minimum):
+        raise _problem(f"must be {'>' if strict else '>='} {minimum:g}", *at, value=value)
+    if whole and not float(value).is_integer():
+        raise _problem("must be a whole number", *at, value=value)
+    return int(value) if whole else float(value)
+
+
+def _number(minimum: float = 0.0, *, strict: bool = False, whole: bool = False):
+    return BeforeValidator(
+        lambda value: _as_number(value, minimum=minimum, strict=strict, whole=whole)
+    )
+
+
+def _string(value: Any, *at: str | int) -> str:
+    if value is None:
+        raise _problem("is required", *at)
+    if not isinstance(value, str) or not value.strip():
+        raise _problem("must be a non-empty string", *at, value=value)
+    return value.strip()
+
+
+def _strings(value: Any, *at: str | int) -> tuple[str, ...]:
+    if isinstance(value, tuple):  # already read (a model built in Python)
+        value = list(value)
+    if not isinstance(value, list) or not value:
+        raise _problem("must be a non-empty list of strings", *at, value=value)
+    return tuple(_string(v, *at, i) for i, v in enumerate(value))
+
+
+def _named(read, value: str, *at: str | int):
+    """A name read by gpu_pricing.names; a miss is this file's one-line error."""
+    try:
+        return read(value)
+    except names.UnknownName as exc:
+        raise _problem(exc.problem, *at, value=value) from None
+
+
+def _pricing_model(value: Any, *at: str | int) -> str:
+    if not isinstance(value, str):
+        raise _problem(f"must be one of {', '.join(PRICING_MODELS)}", *at, value=value)
+    return _named(names.pricing_model, value, *at)
+
+
+def _providers(value: Any) -> tuple[str, ...] | None:
+    """An optional `providers = [...]`: the providers prices are about, any case
+    (connectors and the providers price sheets publish: coreweave, paperspace ...), or None
+    (all)."""
+    if value is None:
+        return None
+    return tuple(_named(names.provider, p, i) for i, p in enumerate(_strings(value)))
+
+
+def _name(value: Any) -> str:
+    name = _string(value)
+    if not _NAME.match(name):
+        raise _problem("must be 1-80 letters, digits, spaces, '_', '.' or '-'", value=value)
+    return name
+
+
+def _env_name(value: Any) -> str:
+    if not isinstance(value, str) or not _ENV_NAME.match(value):
+        raise _problem("must be an environment variable name", value=value)
+    return value
+
+
+def _connector(name: str) -> str:
+    if name not in registry.PROVIDERS:
+        known = ", ".join(sorted(registry.PROVIDERS))
+        raise _problem(f"unknown connector (known: {known})", value=name)
+    return name
+
+
+def _regions(entry: Any) -> tuple[str, ...] | None:
+    """A `[providers.<name>]` table: its optional `regions` (None: the connector's own)."""
+    if entry is None or isinstance(entry, tuple):  # built in Python
+        return entry
+    if not isinstance(entry, dict):
+        raise _problem("must be a table", value=entry)
+    for key in entry:
+        if key != "regions":
+            raise _problem("unknown key (known: regions)", key, value=entry[key])
+    return _strings(entry["regions"], "regions") if "regions" in entry else None
+
+
+def _toml_date(value: Any) -> date | None:
+    if value is not None and type(value) is not date:
+        raise _problem("must be a TOML date (2026-11-01)", value=value)
+    return value
+
+
+def _properties(value: Any) -> dict[str, str]:
+    """String properties; secrets only by reference (`<name>_env = "VAR"`), never inline
+    and never echoed."""
+    if not isinstance(value, dict):
+        raise _problem("must be a table of string properties", value=value)
+    out = {}
+    for name, item in value.items():
+        if not isinstance(item, str | int | float | bool):
+            raise _problem("must be a string", name)
+        if name.endswith("_env"):
+            if not _ENV_NAME.match(str(item)):
+                raise _problem("must be an environment variable name", name, value=item)
+        elif _SECRET_KEY.search(name) or re.search(r"://[^/@\s]*:[^/@\s]*@", str(item)):
+            raise _problem(
+                f"a secret does not belong in the file; put it in an environment variable "
+                f"and name that with {name}_env",
+                name,
+            )
+        out[name] = str(item).lower() if isinstance(item, bool) else str(item)
+    return out
+
+
+def _relative_to_file(path: str, info: ValidationInfo) -> str:
+    """A relative path in the file is relative to the file, not the working directory."""
+    source = (info.context or {}).get("source")
+    if source is not None and not Path(path).is_absolute():
+        return str(Path(source).resolve().parent / path)
+    return path
+
+
+Positive = Annotated[float, _number(strict=True)]
+NonNegative = Annotated[float, _number()]
+Text = Annotated[str, BeforeValidator(_string)]
+Name = Annotated[str, BeforeValidator(_name)]
+Providers = Annotated[tuple[str, ...] | None, BeforeValidator(_providers)]
+PricingModel = Annotated[str, BeforeValidator(_pricing_model)]
+
+
+def gpu_specs() -> dict[tuple[str, float], float | None]:
+    """(gpu_name, gpu_memory_gib) -> dense BF16 TFLOPS (None where the part has none),
+    from the seed dim_gpus is built from: config validation needs no warehouse."""
+    with SEED_GPU_SPECS.open(newline="", encoding="utf-8") as fh:
+        return {
+            (row["gpu_name"], float(row["gpu_memory_gib"])): (
+                float(row["bf16_tflops"]) if row["bf16_tflops"] else None
+            )
+            for row in csv.DictReader(fh)
+        }
+
+
+def _specs(info: ValidationInfo) -> dict[tuple[str, float], float | None]:
+    context = info.context if info.context is not None else {}
+    if "specs" not in context:
+        context["specs"] = gpu_specs()
+    return context["specs"]
+
+
+# -- tables ---------------------------------------------------------------------------------
+
+
+class _Table(BaseModel):
+    """A table of the file: its fields are its keys; any other key is an error naming the
+    known ones. `_keys` and `_read` let a table check its keys or reshape its entry first."""
+
+    model_config = ConfigDict(frozen=True)
+    _internal: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def _keys(cls, entry: dict) -> set[str]:
+        return set(cls.model_fields) - cls._internal
+
+    @classmethod
+    def _read(cls, entry: dict, info: ValidationInfo) -> dict:
+        return entry
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_keys(cls, entry: Any, info: ValidationInfo) -> Any:
+        if isinstance(entry, cls):
+            return entry
+        if not isinstance(entry, dict):
+            raise _problem("must be a table", value=entry)
+        known = cls._keys(entry)
+        for key in entry:
+            if key not in known:
+                hint = f"unknown key (known: {', '.join(sorted(known))})"
+                raise _problem(hint, key, value=entry[key])
+        return cls._read(dict(entry), info)
+
+
+class Schedule(_Table):
+    cron: Text = DEFAULT_CRON
+    timezone: Text = DEFAULT_TIMEZONE
+
+    @field_validator("cron")
+    @classmethod
+    def _cron(cls, cron: str) -> str:
+        from croniter import croniter
+
+        # five fields: Prefect's cron schedules take no seconds field
+        if len(cron.split()) != 5 or not croniter.is_valid(cron):
+            raise _problem("not a valid 5-field cron expression", value=cron)
+        return cron
+
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, tz: str) -> str:
+        try:
+            ZoneInfo(tz)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise _problem("unknown IANA time zone", value=tz) from None
+        return tz
+
+
+class Alerts(_Table):
+    """[alerts]: the health rules every refresh is checked against; 0 disables one."""
+
+    stale_after_hours: NonNegative = DEFAULT_STALE_AFTER_HOURS
+    sheet_stale_after_days: NonNegative = DEFAULT_SHEET_STALE_AFTER_DAYS
+    row_drop_pct: NonNegative = DEFAULT_ROW_DROP_PCT
+
+    @field_validator("row_drop_pct")
+    @classmethod
+    def _at_most_all(cls, pct: float) -> float:
+        if pct > 100:
+            raise _problem("must be <= 100", value=pct)
+        return pct
+
+
+class Target(_Table):
     """A notification target: its Apprise URL comes from an environment variable or a
     Prefect Secret block, never from the file."""
 
-    name: str
-    url_env: str | None = None
-    secret_block: str | None = None
+    name: Name
+    url_env: Annotated[str, BeforeValidator(_env_name)] | None = None
+    secret_block: Text | None = None
+
+    @classmethod
+    def _keys(cls, entry: dict) -> set[str]:
+        if "url" in entry:
+            # never echo it: an Apprise URL usually carries the token
+            raise _problem(
+                "an Apprise URL carries its secret; put it in an environment variable "
+                "and name that with url_env (or use secret_block)",
+                "url",
+            )
+        return super()._keys(entry)
+
+    @classmethod
+    def _read(cls, entry: dict, info: ValidationInfo) -> dict:
+        if ("url_env" in entry) == ("secret_block" in entry):
+            raise _problem("needs exactly one of url_env or secret_block", value=entry)
+        return entry
+
+    @model_validator(mode="after")
+    def _masked(self) -> Target:
+        if self.url_env is not None:
+            register_env(self.url_env)  # its value is masked in every output
+        return self
 
     @property
     def source(self) -> str:
         return f"${self.url_env}" if self.url_env else f"Secret block {self.secret_block!r}"
 
 
-@dataclass(frozen=True)
-class Budget:
+class _GpuEntry(_Table):
+    """A budget or a rule: a GPU (any case, memory may ride along: "h100", "A100-80GB",
+    gpu_pricing.names) and optionally its memory, one of the sizes seed_gpu_specs lists."""
+
+    name: Name
+    gpu: str
+    memory_gib: float | None = None
+    providers: Providers = None
+
+    @classmethod
+    def _read(cls, entry: dict, info: ValidationInfo) -> dict:
+        choice = _named(names.gpu, _string(entry.get("gpu"), "gpu"), "gpu")
+        memory = entry.get("memory_gib", choice.memory_gib)
+        if memory is not None:
+            memory = _as_number(memory, "memory_gib", strict=True)
+            sizes = sorted(m for g, m in _specs(info) if g == choice.name)
+            if memory not in sizes:
+                raise _problem(
+                    f"{choice.name} comes with {', '.join(f'{m:g}' for m in sizes)} GiB "
+                    "in seed_gpu_specs",
+                    "memory_gib",
+                    value=entry["memory_gib"],
+                )
+        return {**entry, "gpu": choice.name, "memory_gib": memory}
+
+
+_TRAINING_KEYS = ("params", "tokens", "mfu")
+_USAGE_KEYS = ("hours_per_day", "start", "end")
+
+
+class Budget(_GpuEntry):
     """A workload and its budget. Usage form: `gpus` GPUs for `hours_per_day` hours a day.
     Training form: one run of `params` x `tokens` at `mfu` (6ND, models.training)."""
 
-    name: str
-    gpu: str
-    gpus: int
-    pricing_model: str
-    budget_usd: float
+    gpus: Annotated[int, _number(1, whole=True)] = 1
+    pricing_model: PricingModel = "on_demand"
+    budget_usd: Positive
     period: str  # "month" (calendar month, resets on the 1st) | "total"
-    memory_gib: float | None = None
     thresholds_pct: tuple[float, ...] = DEFAULT_THRESHOLDS_PCT
-    providers: tuple[str, ...] | None = None
-    hours_per_day: float | None = None
-    start: date | None = None
-    end: date | None = None
-    params: float | None = None
-    tokens: float | None = None
-    mfu: float | None = None
+    hours_per_day: Positive | None = None
+    start: Annotated[date | None, BeforeValidator(_toml_date)] = None
+    end: Annotated[date | None, BeforeValidator(_toml_date)] = None
+    params: Positive | None = None
+    tokens: Positive | None = None
+    mfu: Positive | None = None
+
+    @classmethod
+    def _read(cls, entry: dict, info: ValidationInfo) -> dict:
+        entry = super()._read(entry, info)
+        training = any(k in entry for k in _TRAINING_KEYS)
+        entry.setdefault("period", "total" if training else "month")
+        if entry["period"] not in ("month", "total"):
+            raise _problem("must be 'month' or 'total'", "period", value=entry["period"])
+        if training:
+            for k in sorted(k for k in _USAGE_KEYS if k in entry):
+                raise _problem("is for usage budgets, not a training run", k, value=entry[k])
+            for k in _TRAINING_KEYS:
+                if k not in entry:
+                    raise _problem("a training budget needs params, tokens and mfu", k)
+            if entry["period"] != "total":
+                raise _problem(
+                    "a training run has a 'total' budget", "period", value=entry["period"]
+                )
+        elif "hours_per_day" not in entry:
+            raise _problem(
+                "a usage budget needs hours_per_day (or params/tokens/mfu)", "hours_per_day"
+            )
+        return entry
+
+    @field_validator("thresholds_pct", mode="before")
+    @classmethod
+    def _thresholds(cls, value: Any) -> tuple[float, ...]:
+        if isinstance(value, tuple):
+            value = list(value)
+        if not isinstance(value, list) or not value:
+            raise _problem("must be a non-empty list", value=value)
+        return tuple(sorted({_as_number(pct, i, strict=True) for i, pct in enumerate(value)}))
+
+    @model_validator(mode="after")
+    def _workload(self, info: ValidationInfo) -> Budget:
+        if self.is_training:
+            if self.mfu > 1:
+                raise _problem("must be in (0, 1]", "mfu", value=self.mfu)
+            specs = _specs(info)
+            sizes = [m for g, m in specs if g == self.gpu]
+            if not any(specs[(self.gpu, m)] for m in sizes if self.memory_gib in (None, m)):
+                raise _problem(
+                    "has no BF16 peak in seed_gpu_specs, so no training estimate",
+                    "gpu",
+                    value=self.gpu,
+                )
+            return self
+        if self.hours_per_day > 24:
+            raise _problem("must be <= 24", "hours_per_day", value=self.hours_per_day)
+        start, end = self.start, self.end
+        if self.period == "total" and (start is None or end is None):
+            raise _problem("a 'total' usage budget needs start and end dates", "period")
+        if self.period == "month" and (start is not None or end is not None):
+            raise _problem("start/end apply to period = 'total' only", "period", value="month")
+        if start is not None and end is not None and end <= start:
+            raise _problem(f"must be after start ({start})", "end", value=end)
+        return self
 
     @property
     def is_training(self) -> bool:
         return self.params is not None
 
 
-@dataclass(frozen=True)
-class RateRule:
+class RateRule(_GpuEntry):
     """price_above / price_below: the cheapest rate vs a USD/GPU-hour level;
     day_over_day: the cheapest rate's move in 24 h vs a percentage;
-    spot_ratio: cheapest spot as a percentage of cheapest on-demand vs a percentage."""
+    spot_ratio: cheapest spot as a percentage of cheapest on-demand vs a percentage.
+    The level lives under the key its kind names (RULE_LEVEL_KEYS)."""
 
-    name: str
     kind: str
-    gpu: str
-    level: float
-    memory_gib: float | None = None
-    pricing_model: str | None = None
-    providers: tuple[str, ...] | None = None
+    pricing_model: PricingModel | None = None  # None: spot_ratio (spot vs on_demand)
+    usd_per_gpu_hour: Positive | None = None
+    max_move_pct: Positive | None = None
+    max_pct_of_on_demand: Positive | None = None
+
+    @classmethod
+    def _keys(cls, entry: dict) -> set[str]:
+        kind = entry.get("kind")
+        if kind not in RULE_LEVEL_KEYS:
+            raise _problem(f"must be one of {', '.join(RULE_LEVEL_KEYS)}", "kind", value=kind)
+        return super()._keys(entry) - set(RULE_LEVEL_KEYS.values()) | {RULE_LEVEL_KEYS[kind]}
+
+    @classmethod
+    def _read(cls, entry: dict, info: ValidationInfo) -> dict:
+        entry = super()._read(entry, info)
+        kind, level_key = entry["kind"], RULE_LEVEL_KEYS[entry["kind"]]
+        if level_key not in entry:
+            raise _problem(f"a {kind} rule needs {level_key}", level_key)
+        if kind == "spot_ratio":
+            if "pricing_model" in entry:
+                raise _problem(
+                    "spot_ratio compares spot with on_demand",
+                    "pricing_model",
+                    value=entry["pricing_model"],
+                )
+        else:
+            entry.setdefault("pricing_model", "on_demand")
+        return entry
+
+    @property
+    def level(self) -> float:
+        return getattr(self, RULE_LEVEL_KEYS[self.kind])
 
 
-@dataclass(frozen=True)
-class Publish:
+class Publish(_Table):
     """[publish]: where `gpu-pricing publish` (and, when `to` is set, the nightly flow's
     last step) writes the Iceberg tables. `catalog` and `properties` are pyiceberg catalog
     and FileIO properties; a key ending in `_env` names the environment variable that holds
     its value (a Postgres URI with its password, a REST token), read at publish time."""
 
-    to: str | None = None
-    namespace: str = "gpu_pricing"
+    to: Text | None = None
+    namespace: Text = "gpu_pricing"
     duckdb: bool = True
-    catalog: dict[str, str] = field(default_factory=dict)
-    properties: dict[str, str] = field(default_factory=dict)
+    catalog: Annotated[dict[str, str], BeforeValidator(_properties)] = Field(default_factory=dict)
+    properties: Annotated[dict[str, str], BeforeValidator(_properties)] = Field(
+        default_factory=dict
+    )
+
+    @field_validator("to")
+    @classmethod
+    def _destination(cls, to: str | None, info: ValidationInfo) -> str | None:
+        if to is None:
+            return None
+        scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]+)://", to)
+        if scheme and scheme.group(1) not in _PUBLISH_SCHEMES:
+            raise _problem("must be a local path or an s3://, gs:// or az:// URL", value=to)
+        return to if scheme else _relative_to_file(to, info)
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, namespace: str) -> str:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", namespace):
+            raise _problem("letters, digits and '_' only", value=namespace)
+        return namespace
+
+    @field_validator("duckdb", mode="before")
+    @classmethod
+    def _flag(cls, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise _problem("must be true or false", value=value)
+        return value
 
 
-@dataclass(frozen=True)
-class PlanWorkload:
+class PlanWorkload(_Table):
     """The training run the report's plan section plans (`[plan]`): 6 x params x tokens
     FLOPs, optional deadline and budget, and which offers to consider. The default is the
     70B-on-2T-tokens run of the cost docs."""
 
-    params: float = 70e9
-    tokens: float = 2e12
-    deadline_hours: float | None = None
-    budget_usd: float | None = None
-    max_gpus: int = 16384
-    providers: tuple[str, ...] | None = None
+    params: Positive = 70e9
+    tokens: Positive = 2e12
+    deadline_hours: Positive | None = None
+    budget_usd: Positive | None = None
+    max_gpus: Annotated[int, _number(1, whole=True)] = 16384
+    providers: Providers = None
     pricing_models: tuple[str, ...] | None = None
     gpu_names: tuple[str, ...] | None = None
+    # configured instance limits of one offer (models.capacity): every offer, and per
+    # provider or "provider/instance_type" ([plan.capacity])
+    max_instances: Annotated[int, _number(1, whole=True)] | None = None
+    capacity: dict[str, Annotated[int, _number(1, whole=True)]] = Field(default_factory=dict)
+
+    @property
+    def limits(self) -> dict[str, int]:
+        """The configured limits as models.capacity reads them ("*" = every offer)."""
+        every = {} if self.max_instances is None else {"*": self.max_instances}
+        return {**every, **self.capacity}
+
+    @field_validator("pricing_models", mode="before")
+    @classmethod
+    def _pricing_models(cls, value: Any) -> tuple[str, ...]:
+        given = _strings(value)
+        for i, model in enumerate(given):
+            _pricing_model(model, i)
+        return given
+
+    @field_validator("gpu_names", mode="before")
+    @classmethod
+    def _gpu_names(cls, value: Any, info: ValidationInfo) -> tuple[str, ...]:
+        gpus = tuple(g.upper() for g in _strings(value))
+        known = {g for g, _ in _specs(info)}
+        for i, gpu in enumerate(gpus):
+            if gpu not in known:
+                raise _problem("unknown GPU (not in seed_gpu_specs)", i, value=gpu)
+        return gpus
 
 
-@dataclass(frozen=True)
-class Config:
-    source: Path | None = None  # None: built-in defaults
+def _items(key: str):
+    def check(value: Any) -> Any:
+        if isinstance(value, tuple):
+            return value
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise _problem(f"must be an array of tables ([[{key}]])", value=value)
+        return value
+
+    return BeforeValidator(check)
+
+
+def _unique_names(key: str):
+    def check(entries: tuple) -> tuple:
+        seen: set[str] = set()
+        for i, entry in enumerate(entries):
+            if entry.name in seen:
+                raise _problem("is used twice", i, "name", value=entry.name)
+            seen.add(entry.name)
+        return entries
+
+    return AfterValidator(check)
+
+
+def _providers_table(value: Any) -> Any:
+    if not isinstance(value, dict):
+        raise _problem("must be a table of [providers.<name>] tables", value=value)
+    return value
+
+
+class Config(_Table):
+    """The whole file. `source` is the file it was read from (None: built-in defaults)."""
+
+    _internal: ClassVar[frozenset[str]] = frozenset({"source"})
+
+    source: Path | None = None
     warehouse: Path | None = None
     # the `[providers.<name>]` tables, keyed by connector (the code that reads one source;
     # `sheets` reads the price sheets of several providers): connector -> regions (None:
     # the connector's defaults). Empty: every registered connector.
-    providers: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    providers: Annotated[
+        dict[
+            Annotated[str, AfterValidator(_connector)],
+            Annotated[tuple[str, ...] | None, BeforeValidator(_regions)],
+        ],
+        BeforeValidator(_providers_table),
+    ] = Field(default_factory=dict)
     schedule: Schedule = Schedule()
-    stale_after_hours: float = DEFAULT_STALE_AFTER_HOURS  # 0 disables
-    sheet_stale_after_days: float = DEFAULT_SHEET_STALE_AFTER_DAYS  # 0 disables
-    row_drop_pct: float = DEFAULT_ROW_DROP_PCT  # 0 disables
-    notify: tuple[Target, ...] = ()
-    budgets: tuple[Budget, ...] = ()
-    rules: tuple[RateRule, ...] = ()
+    alerts: Alerts = Alerts()
+    notify: Annotated[tuple[Target, ...], _items("notify"), _unique_names("notify")] = ()
+    budgets: Annotated[tuple[Budget, ...], _items("budgets"), _unique_names("budgets")] = ()
+    rules: Annotated[tuple[RateRule, ...], _items("rules"), _unique_names("rules")] = ()
     publish: Publish = Publish()
     plan: PlanWorkload = PlanWorkload()
+
+    @classmethod
+    def _read(cls, entry: dict, info: ValidationInfo) -> dict:
+        source = (info.context or {}).get("source")
+        return {**entry, "source": source} if source is not None else entry
+
+    @field_validator("warehouse", mode="before")
+    @classmethod
+    def _warehouse(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None or isinstance(value, Path):
+            return value
+        return Path(_relative_to_file(_string(value), info))
+
+    @property
+    def stale_after_hours(self) -> float:  # 0 disables
+        return self.alerts.stale_after_hours
+
+    @property
+    def sheet_stale_after_days(self) -> float:  # 0 disables
+        return self.alerts.sheet_stale_after_days
+
+    @property
+    def row_drop_pct(self) -> float:  # 0 disables
+        return self.alerts.row_drop_pct
 
     def connector_names(self) -> list[str]:
         return list(self.providers) or list(registry.PROVIDERS)
@@ -190,6 +714,9 @@ class Config:
         if os.environ.get(db.ENV_VAR) or self.warehouse is None:
             return db.default_path()
         return self.warehouse
+
+
+# -- finding and reading the file -----------------------------------------------------------
 
 
 def config_path(explicit: str | Path | None = None) -> Path | None:
@@ -220,445 +747,8 @@ def load(explicit: str | Path | None = None) -> Config:
 
 
 def parse(doc: dict[str, Any], source: Path | None = None) -> Config:
-    return _Parser(source, gpu_specs()).config(doc)
-
-
-def gpu_specs() -> dict[tuple[str, float], float | None]:
-    """(gpu_name, gpu_memory_gib) -> dense BF16 TFLOPS (None where the part has none),
-    from the seed dim_gpus is built from: config validation needs no warehouse."""
-    with SEED_GPU_SPECS.open(newline="", encoding="utf-8") as fh:
-        return {
-            (row["gpu_name"], float(row["gpu_memory_gib"])): (
-                float(row["bf16_tflops"]) if row["bf16_tflops"] else None
-            )
-            for row in csv.DictReader(fh)
-        }
-
-
-class _Parser:
-    def __init__(self, source: Path | None, specs: dict[tuple[str, float], float | None]):
-        self.source = source
-        self.specs = specs
-
-    # -- errors and primitive readers ---------------------------------------------------
-
-    def fail(self, key: str, problem: str, value: Any = _UNSET) -> ConfigError:
-        """One line: file, key, problem and (when given) the offending value, masked where
-        it looks like a credential: a URL shows only its scheme and host, a key-shaped
-        string only its length (connectors._redact.masked_value)."""
-        where = f"config {self.source}" if self.source else "config"
-        got = "" if value is _UNSET else f", got {masked_value(value)!r}"
-        return ConfigError(f"{where}: {key}: {problem}{got}")
-
-    def table(self, key: str, value: Any, allowed: set[str]) -> dict:
-        if not isinstance(value, dict):
-            raise self.fail(key, "must be a table", value)
-        for name in value:
-            if name not in allowed:
-                hint = f"unknown key (known: {', '.join(sorted(allowed))})"
-                raise self.fail(f"{key}.{name}" if key else name, hint, value[name])
-        return value
-
-    def number(self, key: str, value: Any, *, minimum: float = 0.0, strict: bool = False) -> float:
-        if value is None:
-            raise self.fail(key, "is required")
-        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-            raise self.fail(key, "must be a number", value)
-        if value < minimum or (strict and value == minimum):
-            raise self.fail(key, f"must be {'>' if strict else '>='} {minimum:g}", value)
-        return float(value)
-
-    def string(self, key: str, value: Any) -> str:
-        if value is None:
-            raise self.fail(key, "is required")
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, "must be a non-empty string", value)
-        return value.strip()
-
-    def name(self, key: str, value: Any, seen: set[str]) -> str:
-        name = self.string(key, value)
-        if not _NAME.match(name):
-            raise self.fail(key, "must be 1-80 letters, digits, spaces, '_', '.' or '-'", value)
-        if name in seen:
-            raise self.fail(key, "is used twice", value)
-        seen.add(name)
-        return name
-
-    def strings(self, key: str, value: Any) -> tuple[str, ...]:
-        if not isinstance(value, list) or not value:
-            raise self.fail(key, "must be a non-empty list of strings", value)
-        return tuple(self.string(f"{key}[{i}]", v) for i, v in enumerate(value))
-
-    def providers_filter(self, key: str, entry: dict) -> tuple[str, ...] | None:
-        """An entry's optional `providers = [...]`: the providers prices are about, any case
-        (connectors and the providers price sheets publish: coreweave, paperspace ...), or
-        None (all)."""
-        if "providers" not in entry:
-            return None
-        given = self.strings(f"{key}.providers", entry["providers"])
-        return tuple(
-            self.named(f"{key}.providers[{i}]", names.provider, name)
-            for i, name in enumerate(given)
-        )
-
-    def named(self, key: str, read, value: str):
-        """A name read by gpu_pricing.names; a miss is this file's one-line error."""
-        try:
-            return read(value)
-        except names.UnknownName as exc:
-            raise self.fail(key, exc.problem, value) from None
-
-    def connector(self, key: str, name: str) -> None:
-        if name not in registry.PROVIDERS:
-            known = ", ".join(sorted(registry.PROVIDERS))
-            raise self.fail(key, f"unknown connector (known: {known})", name)
-
-    def pricing_model(self, key: str, value: Any) -> str:
-        if not isinstance(value, str):
-            raise self.fail(key, f"must be one of {', '.join(PRICING_MODELS)}", value)
-        return self.named(key, names.pricing_model, value)
-
-    def gpu(self, key: str, entry: dict) -> tuple[str, float | None]:
-        raw = self.string(f"{key}.gpu", entry.get("gpu"))
-        # any case, memory may ride along: "h100", "A100-80GB" (gpu_pricing.names)
-        choice = self.named(f"{key}.gpu", names.gpu, raw)
-        gpu = choice.name
-        memory = entry.get("memory_gib", choice.memory_gib)
-        sizes = sorted(m for g, m in self.specs if g == gpu)
-        if memory is None:
-            return gpu, None
-        memory = self.number(f"{key}.memory_gib", memory, strict=True)
-        if memory not in sizes:
-            raise self.fail(
-                f"{key}.memory_gib",
-                f"{gpu} comes with {', '.join(f'{m:g}' for m in sizes)} GiB in seed_gpu_specs",
-                entry["memory_gib"],
-            )
-        return gpu, memory
-
-    def items(self, doc: dict, key: str) -> list[dict]:
-        value = doc.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-            raise self.fail(key, f"must be an array of tables ([[{key}]])", value)
-        return value
-
-    # -- sections -------------------------------------------------------------------------
-
-    def config(self, doc: dict) -> Config:
-        top = self.table(
-            "",
-            doc,
-            {"warehouse", "providers", "schedule", "alerts", "notify", "budgets", "rules"}
-            | {"publish", "plan"},
-        )
-        warehouse = None
-        if "warehouse" in top:
-            warehouse = Path(self.string("warehouse", top["warehouse"]))
-            if self.source is not None and not warehouse.is_absolute():
-                warehouse = self.source.resolve().parent / warehouse
-        alerts = self.table(
-            "alerts",
-            top.get("alerts", {}),
-            {"stale_after_hours", "sheet_stale_after_days", "row_drop_pct"},
-        )
-        row_drop = self.number(
-            "alerts.row_drop_pct", alerts.get("row_drop_pct", DEFAULT_ROW_DROP_PCT)
-        )
-        if row_drop > 100:
-            raise self.fail("alerts.row_drop_pct", "must be <= 100", alerts["row_drop_pct"])
-        notify = self.targets(top)
-        return Config(
-            source=self.source,
-            warehouse=warehouse,
-            providers=self.providers(top),
-            schedule=self.schedule(top),
-            stale_after_hours=self.number(
-                "alerts.stale_after_hours",
-                alerts.get("stale_after_hours", DEFAULT_STALE_AFTER_HOURS),
-            ),
-            sheet_stale_after_days=self.number(
-                "alerts.sheet_stale_after_days",
-                alerts.get("sheet_stale_after_days", DEFAULT_SHEET_STALE_AFTER_DAYS),
-            ),
-            row_drop_pct=row_drop,
-            notify=notify,
-            budgets=self.budgets(top),
-            rules=self.rules(top),
-            publish=self.publish(top),
-            plan=self.plan(top),
-        )
-
-    def publish(self, top: dict) -> Publish:
-        keys = {"to", "namespace", "duckdb", "catalog", "properties"}
-        section = self.table("publish", top.get("publish", {}), keys)
-        to = None
-        if "to" in section:
-            to = self.string("publish.to", section["to"])
-            scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]+)://", to)
-            if scheme and scheme.group(1) not in _PUBLISH_SCHEMES:
-                raise self.fail(
-                    "publish.to", "must be a local path or an s3://, gs:// or az:// URL", to
-                )
-            if scheme is None and self.source is not None and not Path(to).is_absolute():
-                to = str(self.source.resolve().parent / to)
-        namespace = self.string("publish.namespace", section.get("namespace", "gpu_pricing"))
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", namespace):
-            raise self.fail("publish.namespace", "letters, digits and '_' only", namespace)
-        duck = section.get("duckdb", True)
-        if not isinstance(duck, bool):
-            raise self.fail("publish.duckdb", "must be true or false", duck)
-        return Publish(
-            to=to,
-            namespace=namespace,
-            duckdb=duck,
-            catalog=self.properties_table("publish.catalog", section.get("catalog", {})),
-            properties=self.properties_table("publish.properties", section.get("properties", {})),
-        )
-
-    def properties_table(self, key: str, value: Any) -> dict[str, str]:
-        """String properties; secrets only by reference (`<name>_env = "VAR"`), never inline
-        and never echoed."""
-        if not isinstance(value, dict):
-            raise self.fail(key, "must be a table of string properties", value)
-        out = {}
-        for name, item in value.items():
-            if not isinstance(item, str | int | float | bool) or isinstance(item, dict):
-                raise self.fail(f"{key}.{name}", "must be a string")
-            if name.endswith("_env"):
-                if not _ENV_NAME.match(str(item)):
-                    raise self.fail(f"{key}.{name}", "must be an environment variable name", item)
-            elif _SECRET_KEY.search(name) or re.search(r"://[^/@\s]*:[^/@\s]*@", str(item)):
-                raise self.fail(
-                    f"{key}.{name}",
-                    f"a secret does not belong in the file; put it in an environment variable "
-                    f"and name that with {name}_env",
-                )
-            out[name] = str(item).lower() if isinstance(item, bool) else str(item)
-        return out
-
-    def providers(self, top: dict) -> dict[str, tuple[str, ...] | None]:
-        section = top.get("providers", {})
-        if not isinstance(section, dict):
-            raise self.fail("providers", "must be a table of [providers.<name>] tables", section)
-        out: dict[str, tuple[str, ...] | None] = {}
-        for name, entry in section.items():
-            key = f"providers.{name}"
-            self.connector(key, name)
-            entry = self.table(key, entry, {"regions"})
-            out[name] = (
-                self.strings(f"{key}.regions", entry["regions"]) if "regions" in entry else None
-            )
-        return out
-
-    def schedule(self, top: dict) -> Schedule:
-        from croniter import croniter
-
-        section = self.table("schedule", top.get("schedule", {}), {"cron", "timezone"})
-        cron = self.string("schedule.cron", section.get("cron", DEFAULT_CRON))
-        # five fields: Prefect's cron schedules take no seconds field
-        if len(cron.split()) != 5 or not croniter.is_valid(cron):
-            raise self.fail("schedule.cron", "not a valid 5-field cron expression", cron)
-        tz = self.string("schedule.timezone", section.get("timezone", DEFAULT_TIMEZONE))
-        try:
-            ZoneInfo(tz)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise self.fail("schedule.timezone", "unknown IANA time zone", tz) from None
-        return Schedule(cron, tz)
-
-    def targets(self, top: dict) -> tuple[Target, ...]:
-        out, seen = [], set()
-        for i, raw in enumerate(self.items(top, "notify")):
-            key = f"notify[{i}]"
-            if "url" in raw:
-                # never echo it: an Apprise URL usually carries the token
-                raise self.fail(
-                    f"{key}.url",
-                    "an Apprise URL carries its secret; put it in an environment variable "
-                    "and name that with url_env (or use secret_block)",
-                )
-            entry = self.table(key, raw, {"name", "url_env", "secret_block"})
-            name = self.name(f"{key}.name", entry.get("name"), seen)
-            url_env = entry.get("url_env")
-            block = entry.get("secret_block")
-            if (url_env is None) == (block is None):
-                raise self.fail(key, "needs exactly one of url_env or secret_block", entry)
-            if url_env is not None and not _ENV_NAME.match(str(url_env)):
-                raise self.fail(f"{key}.url_env", "must be an environment variable name", url_env)
-            if block is not None:
-                self.string(f"{key}.secret_block", block)
-            if url_env is not None:
-                register_env(str(url_env))  # its value is masked in every output
-            out.append(Target(name, url_env, block))
-        return tuple(out)
-
-    def budgets(self, top: dict) -> tuple[Budget, ...]:
-        common = {"name", "gpu", "memory_gib", "gpus", "pricing_model", "budget_usd"}
-        common |= {"period", "thresholds_pct", "providers"}
-        usage, training = {"hours_per_day", "start", "end"}, {"params", "tokens", "mfu"}
-        out, seen = [], set()
-        for i, raw in enumerate(self.items(top, "budgets")):
-            key = f"budgets[{i}]"
-            entry = self.table(key, raw, common | usage | training)
-            name = self.name(f"{key}.name", entry.get("name"), seen)
-            gpu, memory = self.gpu(key, entry)
-            gpus = self.number(f"{key}.gpus", entry.get("gpus", 1), minimum=1)
-            if not gpus.is_integer():
-                raise self.fail(f"{key}.gpus", "must be a whole number", entry["gpus"])
-            thresholds = entry.get("thresholds_pct", list(DEFAULT_THRESHOLDS_PCT))
-            if not isinstance(thresholds, list) or not thresholds:
-                raise self.fail(f"{key}.thresholds_pct", "must be a non-empty list", thresholds)
-            pcts = tuple(
-                sorted(
-                    {
-                        self.number(f"{key}.thresholds_pct[{j}]", t, strict=True)
-                        for j, t in enumerate(thresholds)
-                    }
-                )
-            )
-            is_training = bool(training & entry.keys())
-            period = entry.get("period", "total" if is_training else "month")
-            if period not in ("month", "total"):
-                raise self.fail(f"{key}.period", "must be 'month' or 'total'", period)
-            budget = Budget(
-                name=name,
-                gpu=gpu,
-                memory_gib=memory,
-                gpus=int(gpus),
-                pricing_model=self.pricing_model(
-                    f"{key}.pricing_model", entry.get("pricing_model", "on_demand")
-                ),
-                budget_usd=self.number(f"{key}.budget_usd", entry.get("budget_usd"), strict=True),
-                period=period,
-                thresholds_pct=pcts,
-                providers=self.providers_filter(key, entry),
-            )
-            if is_training:
-                budget = self.training_budget(key, entry, budget, usage)
-            else:
-                budget = self.usage_budget(key, entry, budget)
-            out.append(budget)
-        return tuple(out)
-
-    def training_budget(self, key: str, entry: dict, budget: Budget, usage: set[str]) -> Budget:
-        for k in sorted(usage & entry.keys()):
-            raise self.fail(f"{key}.{k}", "is for usage budgets, not a training run", entry[k])
-        for k in ("params", "tokens", "mfu"):
-            if k not in entry:
-                raise self.fail(f"{key}.{k}", "a training budget needs params, tokens and mfu")
-        if budget.period != "total":
-            raise self.fail(f"{key}.period", "a training run has a 'total' budget", budget.period)
-        mfu = self.number(f"{key}.mfu", entry["mfu"], strict=True)
-        if mfu > 1:
-            raise self.fail(f"{key}.mfu", "must be in (0, 1]", entry["mfu"])
-        sizes = [m for g, m in self.specs if g == budget.gpu]
-        peaks = [self.specs[(budget.gpu, m)] for m in sizes if budget.memory_gib in (None, m)]
-        if not any(peaks):
-            raise self.fail(
-                f"{key}.gpu",
-                "has no BF16 peak in seed_gpu_specs, so no training estimate",
-                budget.gpu,
-            )
-        return Budget(
-            **{
-                **vars(budget),
-                "params": self.number(f"{key}.params", entry["params"], strict=True),
-                "tokens": self.number(f"{key}.tokens", entry["tokens"], strict=True),
-                "mfu": mfu,
-            }
-        )
-
-    def usage_budget(self, key: str, entry: dict, budget: Budget) -> Budget:
-        if "hours_per_day" not in entry:
-            raise self.fail(
-                f"{key}.hours_per_day", "a usage budget needs hours_per_day (or params/tokens/mfu)"
-            )
-        hours = self.number(f"{key}.hours_per_day", entry["hours_per_day"], strict=True)
-        if hours > 24:
-            raise self.fail(f"{key}.hours_per_day", "must be <= 24", entry["hours_per_day"])
-        start, end = entry.get("start"), entry.get("end")
-        for k, v in (("start", start), ("end", end)):
-            if v is not None and type(v) is not date:
-                raise self.fail(f"{key}.{k}", "must be a TOML date (2026-11-01)", v)
-        if budget.period == "total" and (start is None or end is None):
-            raise self.fail(f"{key}.period", "a 'total' usage budget needs start and end dates")
-        if budget.period == "month" and (start is not None or end is not None):
-            raise self.fail(f"{key}.period", "start/end apply to period = 'total' only", "month")
-        if start is not None and end is not None and end <= start:
-            raise self.fail(f"{key}.end", f"must be after start ({start})", end)
-        return Budget(**{**vars(budget), "hours_per_day": hours, "start": start, "end": end})
-
-    def rules(self, top: dict) -> tuple[RateRule, ...]:
-        out, seen = [], set()
-        common = {"name", "kind", "gpu", "memory_gib", "pricing_model", "providers"}
-        for i, raw in enumerate(self.items(top, "rules")):
-            key = f"rules[{i}]"
-            kind = raw.get("kind")
-            if kind not in RULE_LEVEL_KEYS:
-                raise self.fail(f"{key}.kind", f"must be one of {', '.join(RULE_LEVEL_KEYS)}", kind)
-            level_key = RULE_LEVEL_KEYS[kind]
-            entry = self.table(key, raw, common | {level_key})
-            name = self.name(f"{key}.name", entry.get("name"), seen)
-            gpu, memory = self.gpu(key, entry)
-            if level_key not in entry:
-                raise self.fail(f"{key}.{level_key}", f"a {kind} rule needs {level_key}")
-            level = self.number(f"{key}.{level_key}", entry[level_key], strict=True)
-            if kind == "spot_ratio":
-                if "pricing_model" in entry:
-                    raise self.fail(
-                        f"{key}.pricing_model",
-                        "spot_ratio compares spot with on_demand",
-                        entry["pricing_model"],
-                    )
-                pricing = None
-            else:
-                pricing = self.pricing_model(
-                    f"{key}.pricing_model", entry.get("pricing_model", "on_demand")
-                )
-            out.append(
-                RateRule(
-                    name=name,
-                    kind=kind,
-                    gpu=gpu,
-                    level=level,
-                    memory_gib=memory,
-                    pricing_model=pricing,
-                    providers=self.providers_filter(key, entry),
-                )
-            )
-        return tuple(out)
-
-    def plan(self, top: dict) -> PlanWorkload:
-        keys = {"params", "tokens", "deadline_hours", "budget_usd", "max_gpus", "providers"}
-        entry = self.table("plan", top.get("plan", {}), keys | {"pricing_models", "gpu_names"})
-        default = PlanWorkload()
-        optional = {
-            k: self.number(f"plan.{k}", entry[k], strict=True)
-            for k in ("deadline_hours", "budget_usd")
-            if k in entry
-        }
-        max_gpus = self.number("plan.max_gpus", entry.get("max_gpus", default.max_gpus), minimum=1)
-        if not max_gpus.is_integer():
-            raise self.fail("plan.max_gpus", "must be a whole number", entry["max_gpus"])
-        pricing = None
-        if "pricing_models" in entry:
-            pricing = self.strings("plan.pricing_models", entry["pricing_models"])
-            for i, model in enumerate(pricing):
-                self.pricing_model(f"plan.pricing_models[{i}]", model)
-        names = None
-        if "gpu_names" in entry:
-            names = tuple(g.upper() for g in self.strings("plan.gpu_names", entry["gpu_names"]))
-            known = {g for g, _ in self.specs}
-            for i, gpu in enumerate(names):
-                if gpu not in known:
-                    raise self.fail(
-                        f"plan.gpu_names[{i}]", "unknown GPU (not in seed_gpu_specs)", gpu
-                    )
-        return PlanWorkload(
-            params=self.number("plan.params", entry.get("params", default.params), strict=True),
-            tokens=self.number("plan.tokens", entry.get("tokens", default.tokens), strict=True),
-            max_gpus=int(max_gpus),
-            providers=self.providers_filter("plan", entry),
-            pricing_models=pricing,
-            gpu_names=names,
-            **optional,
-        )
+    """A parsed TOML document as a Config; its first problem as one ConfigError line."""
+    try:
+        return Config.model_validate(doc, context={"source": source, "specs": gpu_specs()})
+    except ValidationError as exc:
+        raise _one_line(exc, source) from None

@@ -33,6 +33,7 @@ standard chains of pyarrow's filesystems (AWS SDK, Google ADC, Azure) and are ne
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import logging
@@ -283,7 +284,9 @@ def pinned(warehouse: Path, workdir: Path) -> Iterator[Path]:
     warehouse = Path(warehouse)
     if not warehouse.is_file():
         raise InvalidInput(f"warehouse {warehouse} does not exist: run `gpu-pricing refresh` first")
-    tmp = warehouse.with_name(f".{warehouse.name}.publish-{uuid.uuid4().hex[:8]}")
+    remove_stale_pins(warehouse)
+    # the pid in the name says whose pin it is: a killed publish's pin is removed by the next
+    tmp = warehouse.with_name(f".{warehouse.name}.publish-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
         os.link(warehouse, tmp)
     except OSError:
@@ -294,6 +297,34 @@ def pinned(warehouse: Path, workdir: Path) -> Iterator[Path]:
     finally:
         tmp.unlink(missing_ok=True)
         tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def remove_stale_pins(warehouse: Path) -> list[Path]:
+    """Remove the pins (`.<file>.publish-<pid>-<id>`, and their `.wal`) that a publish
+    killed before its cleanup left beside the warehouse: each holds a whole old version
+    of the file. A pin whose process still runs is kept; a pin without a pid in its name
+    (written before pins carried one) is stale by now."""
+    warehouse = Path(warehouse)
+    removed = []
+    for pin in warehouse.parent.glob(f".{glob.escape(warehouse.name)}.publish-*"):
+        owner = re.match(r"(\d+)-[0-9a-f]+(?:\.wal)?$", pin.name.rsplit(".publish-", 1)[1])
+        if owner and _alive(int(owner[1])):
+            continue  # a publish still running (this process's own included)
+        pin.unlink(missing_ok=True)
+        removed.append(pin)
+    if removed:
+        log.info("removed %d pin(s) a killed publish left: %s", len(removed), removed)
+    return removed
 
 
 def _select(

@@ -26,6 +26,9 @@ TABLE_COLUMNS = [
     "instance_type",
     "gpu_name",
     "gpus",
+    "instances",
+    "max_instances",
+    "capacity_source",
     "pricing_model",
     "rate_usd_per_gpu_hour",
     "mfu",
@@ -50,7 +53,9 @@ def plan_section(con, gpu: str, workload: Any = None) -> Any:
         f"{limits_text}): each dot a plan, the line the cost vs wall-clock frontier (no plan "
         "is both cheaper and faster than one on it). MFU from the default efficiency curves, "
         "spot slowed by checkpoints and expected preemptions, reservations billed their "
-        "whole term (`gpu-pricing plan train` explains each plan).",
+        "whole term. Each plan is one offer in one region, within its instance limit "
+        "(max_instances: published by the source, assumed per provider class, or configured "
+        "in [plan.capacity]; `gpu-pricing plan train` explains each plan).",
     )
     try:
         result = api.plan_train(
@@ -62,6 +67,7 @@ def plan_section(con, gpu: str, workload: Any = None) -> Any:
             providers=w.providers,
             pricing=w.pricing_models,
             gpu_names=w.gpu_names,
+            max_instances=w.limits or None,
             offers_frame=api.read_offers(con),
             specs_frame=api.read_gpu_specs(con),
             default_preemption_rate=api.read_default_preemption_rate(con),

@@ -9,6 +9,7 @@ refresh killed midway leaves only a stale `.next`, which the next refresh discar
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -22,7 +23,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from warehouse.errors import WarehouseError
+from warehouse.errors import StorageFull, WarehouseError, no_space
 from warehouse.schemas import (
     BOOKKEEPING_DDL,
     RENAMED_COLUMNS,
@@ -310,6 +311,20 @@ def _compact_if_sparse(con: duckdb.DuckDBPyConnection, target: Path) -> bool:
     return True
 
 
+def _interrupted(exc: BaseException) -> bool:
+    return isinstance(exc, duckdb.InterruptException) or (
+        isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted")
+    )
+
+
+def _full(path: Path, exc: BaseException) -> StorageFull:
+    where = getattr(exc, "filename", None) or path.parent
+    return StorageFull(
+        f"no space left on the device holding {where}: nothing was published (the "
+        f"warehouse {path} is as it was); free space and run the refresh again"
+    )
+
+
 @contextmanager
 def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-write connection to the next version of the warehouse; published on clean
@@ -321,15 +336,19 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     with _exclusive_lock(path):
         _remove(nxt, nxt_wal, compact, compact.with_name(compact.name + ".wal"))
         check_openable(path)  # never publish over a file held read-write elsewhere
-        if path.exists():
-            shutil.copyfile(path, nxt)
         try:
+            if path.exists():
+                shutil.copyfile(path, nxt)  # a failed copy leaves no partial .next
             con = duckdb.connect(
                 str(nxt), config={"storage_compatibility_version": STORAGE_COMPATIBILITY}
             )
-        except duckdb.Error as exc:
+        except BaseException as exc:
             _remove(nxt, nxt_wal)
-            raise explain(path, exc) from exc
+            if no_space(exc):
+                raise _full(path, exc) from exc
+            if isinstance(exc, duckdb.Error):
+                raise explain(path, exc) from exc
+            raise
         try:
             # one checkpoint at the end instead of one per 16 MB of WAL: a refresh lands
             # hundreds of MB of raw payload, and the copy is discarded on failure anyway
@@ -347,8 +366,13 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             if compacted:
                 os.replace(compact, nxt)
         except BaseException as exc:
-            con.close()
+            with contextlib.suppress(Exception):  # a connection DuckDB already invalidated
+                con.close()
             _remove(nxt, nxt_wal, compact, compact.with_name(compact.name + ".wal"))
+            if no_space(exc):
+                raise _full(path, exc) from exc
+            if _interrupted(exc):  # DuckDB turns Ctrl-C inside a query into its own error
+                raise KeyboardInterrupt from exc
             if isinstance(exc, duckdb.IOException):  # e.g. a block past a truncated end
                 raise explain(path, exc) from exc
             raise

@@ -10,3 +10,17 @@ class WarehouseError(Exception):
 
 class AssertionsFailed(WarehouseError):
     """A `sql/tests/assert_*.sql` check returned rows: nothing was published (exit 3)."""
+
+
+class StorageFull(WarehouseError):
+    """The disk filled during a refresh: nothing was published (exit 3), and the refresh's
+    working copy was removed so it holds no space."""
+
+
+def no_space(exc: BaseException) -> bool:
+    """An error that says the device is full (an OSError, or DuckDB's own text for it)."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return True
+    return "No space left on device" in str(exc) or "ENOSPC" in str(exc)

@@ -84,6 +84,11 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     # RAM are billed on top); null or true = the price buys a usable machine. Cheapest-
     # price rankings compare only usable machines.
     "host_included": pl.Boolean(),
+    # instances of this offer the source lists as available at fetch time (Crusoe's
+    # capacity quantity, an AWS Capacity Block's InstanceCount, 1 for a Vast.ai listing,
+    # 0 for a Lambda type listed with no region of capacity); null where the source gives
+    # no count. The planners' instance limit (models.capacity) starts from it.
+    "capacity_instances": pl.Float64(),
     "effective_at": pl.Datetime("us"),
     "expires_at": pl.Datetime("us"),
     "fetched_at": pl.Datetime("us"),
@@ -308,6 +313,7 @@ SEED_DDL = {
   bf16_tflops DOUBLE,
   fp8_tflops DOUBLE,
   memory_bandwidth_gbps DOUBLE,
+  interconnect_gbps DOUBLE,
   tdp_watts DOUBLE,
   capex_usd DOUBLE,
   capex_as_of DATE,
@@ -331,7 +337,17 @@ SEED_DDL = {
   inference_flops_per_param_per_token DOUBLE NOT NULL,
   training_bytes_per_param DOUBLE NOT NULL,
   serving_bytes_per_param DOUBLE NOT NULL,
-  serving_headroom DOUBLE NOT NULL
+  serving_headroom DOUBLE NOT NULL,
+  decode_bandwidth_share DOUBLE NOT NULL,
+  decode_compute_share DOUBLE NOT NULL,
+  serving_memory_share DOUBLE NOT NULL,
+  tensor_parallel_efficiency_nvlink DOUBLE NOT NULL,
+  tensor_parallel_efficiency_pcie DOUBLE NOT NULL,
+  power_usd_per_kwh DOUBLE NOT NULL,
+  pue DOUBLE NOT NULL,
+  host_watts_per_gpu DOUBLE NOT NULL,
+  host_capex_share DOUBLE NOT NULL,
+  ops_share_of_capex_per_year DOUBLE NOT NULL
 )""",
     # Form factors of one name and memory that differ in specs (H100 80 GB PCIe vs the SXM
     # part of seed_gpu_specs): one row per extra variant; `base_variant` names the variant
@@ -346,6 +362,7 @@ SEED_DDL = {
   bf16_tflops DOUBLE,
   fp8_tflops DOUBLE,
   memory_bandwidth_gbps DOUBLE,
+  interconnect_gbps DOUBLE,
   tdp_watts DOUBLE,
   spec_source VARCHAR NOT NULL,
   PRIMARY KEY (gpu_name, gpu_memory_gib, gpu_variant)

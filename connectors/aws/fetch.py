@@ -110,6 +110,7 @@ def call(
     from botocore.exceptions import (
         ConnectionError as BotoConnectionError,
     )
+    from botocore.parsers import ResponseParserError
 
     name = getattr(operation, "__name__", "call")
     last: ConnectorError | None = None
@@ -143,9 +144,18 @@ def call(
             last = SourceUnavailable(
                 s.PROVIDER, endpoint, f"{name} in {region}: {type(exc).__name__}"
             )
+        except ResponseParserError as exc:
+            # a body that is not AWS's XML/JSON (a proxy's page, an empty answer): one
+            # line, the body cut to an excerpt
+            raise UnexpectedResponse(
+                s.PROVIDER,
+                endpoint,
+                f"{name} in {region}: the response is not an AWS {name} answer",
+                excerpt=str(exc),
+            ) from None
         except BotoCoreError as exc:
             raise SourceUnavailable(
-                s.PROVIDER, endpoint, f"{name} in {region}: {type(exc).__name__}: {exc}"
+                s.PROVIDER, endpoint, f"{name} in {region}: {type(exc).__name__}: {str(exc)[:300]}"
             ) from exc
         if attempt < policy.attempts:
             wait = _backoff(policy, attempt)
@@ -623,13 +633,17 @@ def savings_plan_versions(
     regions = index.get("regions") if isinstance(index, dict) else None
     if not isinstance(regions, list):
         raise UnexpectedResponse(
-            s.PROVIDER, s.SAVINGS_PLANS, "savings plan region_index.json has no 'regions' list",
+            s.PROVIDER,
+            s.SAVINGS_PLANS,
+            "savings plan region_index.json has no 'regions' list",
             excerpt=repr(index),
         )
     frame = pl.DataFrame(regions, schema={"regionCode": pl.String, "versionUrl": pl.String})
     if frame.select(pl.any_horizontal(pl.all().is_null()).any()).item():
         raise UnexpectedResponse(
-            s.PROVIDER, s.SAVINGS_PLANS, "a region entry without regionCode or versionUrl",
+            s.PROVIDER,
+            s.SAVINGS_PLANS,
+            "a region entry without regionCode or versionUrl",
             excerpt=repr(regions[:3]),
         )
     return dict(zip(frame["regionCode"], (base_url + u for u in frame["versionUrl"]), strict=True))
@@ -641,7 +655,9 @@ def accelerated_savings_plans(doc: dict) -> tuple[dict, int, int]:
     terms = (doc.get("terms") or {}).get("savingsPlan")
     if not isinstance(terms, list) or not isinstance(doc.get("products"), list):
         raise UnexpectedResponse(
-            s.PROVIDER, s.SAVINGS_PLANS, "no 'products' list or 'terms.savingsPlan' list",
+            s.PROVIDER,
+            s.SAVINGS_PLANS,
+            "no 'products' list or 'terms.savingsPlan' list",
             excerpt=repr({k: doc.get(k) for k in ("version", "regionCode")}),
         )
     body = {k: v for k, v in doc.items() if k not in ("products", "terms")}

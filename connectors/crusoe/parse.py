@@ -14,7 +14,7 @@ import polars as pl
 
 from connectors._json import explode_pages
 from connectors._money import MONEY, decimal, usd
-from connectors._normalise import verdict
+from connectors._normalise import cpu_only, verdict
 from connectors.crusoe import settings as s
 
 TYPE = pl.Struct(
@@ -43,16 +43,22 @@ TABLE = pl.DataFrame(
 
 
 def _locations(pages: pl.DataFrame) -> pl.DataFrame:
-    """Per VM type, the locations listing capacity above 0."""
+    """Per VM type, the locations listing capacity above 0, each with its quantity (the
+    instances available there: an offer's `capacity_instances`)."""
     caps = explode_pages(
         pages.filter(pl.col("endpoint") == s.CAPACITIES),
         pl.Struct({"items": pl.List(CAPACITY)}),
         "items",
-    )
+        allow_empty=True,  # no capacity anywhere is an empty list
+    ).with_columns(_quantity=decimal(pl.col("quantity")))
     return (
-        caps.filter(decimal(pl.col("quantity")) > 0)
-        .group_by("type")
-        .agg(pl.col("location").unique().sort().alias("_locations"))
+        caps.filter(pl.col("_quantity") > 0)
+        .group_by("type", "location")
+        .agg(pl.col("_quantity").max())
+        .sort("type", "location")
+        .group_by("type", maintain_order=True)
+        .agg(pl.struct(pl.col("location").alias("name"), pl.col("_quantity").alias("quantity"))
+             .alias("_locations"))
         .rename({"type": "product_name"})
     )
 
@@ -69,7 +75,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     )
     gpus = decimal(pl.col("num_gpu"))
     excluded = (
-        pl.when(gpus.fill_null(0) == 0)
+        pl.when(cpu_only(gpus, pl.col("gpu_type")))
         .then(pl.lit(s.EXCLUDE_CPU))
         .when(pl.col("_od").is_null())
         .then(pl.format("{} ({})", pl.lit(s.EXCLUDE_NO_PRICE), pl.col("gpu_type")))
@@ -87,7 +93,14 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     spot = types.filter(pl.col("_spot").is_not_null()).with_columns(
         pricing_model=pl.lit("spot"), pricing_detail=pl.lit(s.SPOT_DETAIL), _per_gpu=pl.col("_spot")
     )
-    rows = pl.concat([on_demand, spot]).explode("_region", empty_as_null=True, keep_nulls=True)
+    rows = (
+        pl.concat([on_demand, spot])
+        .explode("_region", empty_as_null=True, keep_nulls=True)
+        .with_columns(
+            _capacity=pl.col("_region").struct.field("quantity"),
+            _region=pl.col("_region").struct.field("name"),
+        )
+    )
     per_gpu = decimal(pl.col("_per_gpu"))
     price = per_gpu * gpus.cast(MONEY)
     rejected = pl.when(pl.col("product_name").is_null()).then(pl.lit("missing field product_name"))
@@ -99,6 +112,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_name=pl.col("_gpu"),
         gpu_memory_gib=pl.col("_mem"),
         gpu_count=usd(gpus),
+        capacity_instances=usd(pl.col("_capacity")),
         vcpus=usd(decimal(pl.col("cpu_cores"))),
         memory_gib=usd(decimal(pl.col("memory_gb"))),
         price_usd_per_hour=usd(price),

@@ -26,6 +26,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from connectors._http import CrossOriginRedirect, bind_session_to_host
 from connectors._page import FetchContext, FetchFailure, Page, per_scope, utc_now
 from connectors._redact import redact
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
@@ -68,9 +69,12 @@ def make_client(
     from google.cloud import billing_v1
 
     options = ClientOptions(api_endpoint=api_endpoint, api_key=api_key)
-    return billing_v1.CloudCatalogClient(
+    client = billing_v1.CloudCatalogClient(
         credentials=credentials, transport="rest", client_options=options
     )
+    # the key (x-goog-api-key) or token never follows a redirect to another host
+    bind_session_to_host(client._transport._session)
+    return client
 
 
 def client_from_env(api_endpoint: str | None = None) -> Any:
@@ -217,6 +221,8 @@ def fetch_skus(
                     "(a paging cycle)",
                 )
             tokens.add(token)
+    except CrossOriginRedirect as exc:
+        raise UnexpectedResponse(s.PROVIDER, s.ENDPOINT, _redacted(str(exc))) from None
     except google.auth.exceptions.RefreshError as exc:
         # revoked or expired ADC credentials: the provider is skipped, as with none at all
         raise MissingCredentials(

@@ -124,6 +124,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_variant=form_factor(pl.col("gpu_name")),  # Vast's own name: "H100 PCIE", "H100 SXM"
         gpu_memory_gib=pl.col("_mem"),
         gpu_count=_num("num_gpus"),
+        # a listing is one specific machine: one instance of it can be rented
+        capacity_instances=pl.lit(1.0),
         vcpus=_num("cpu_cores_effective"),
         memory_gib=pl.when(cores > 0).then(
             _num("cpu_ram") * _num("cpu_cores_effective") / cores / s.MB_PER_GIB

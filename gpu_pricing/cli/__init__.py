@@ -29,6 +29,7 @@ app.add_typer(core.app)  # refresh, rates, history
 app.add_typer(ops.app)  # report, serve
 app.add_typer(publish.app)  # publish
 app.add_typer(core.snapshot_app, name="snapshot")
+app.add_typer(core.raw_app, name="raw")
 app.add_typer(costs.estimate_app, name="estimate")
 app.add_typer(costs.breakeven_app, name="breakeven")
 app.add_typer(plan.plan_app, name="plan")

@@ -16,7 +16,7 @@ from connectors.errors import InvalidInput, PricingError
 from gpu_pricing import queries
 from gpu_pricing.cli._output import err
 from warehouse import db
-from warehouse.errors import AssertionsFailed, WarehouseError
+from warehouse.errors import AssertionsFailed, StorageFull, WarehouseError
 
 WarehouseOpt = Annotated[
     Path | None,
@@ -64,7 +64,7 @@ def run(fn, *args, **kwargs):
         return fn(*args, **kwargs)
     except (InvalidInput, ValueError) as exc:
         raise _fail(str(exc), 2) from None
-    except AssertionsFailed as exc:  # the refresh published nothing
+    except (AssertionsFailed, StorageFull) as exc:  # the refresh published nothing
         raise _fail(str(exc), 3) from None
     except WarehouseError as exc:
         raise _fail(str(exc), 2) from None
@@ -81,7 +81,10 @@ def run(fn, *args, **kwargs):
         # a path the user gave (--warehouse, --out, ...) that cannot be written there
         where = exc.filename or "a file"
         raise _fail(f"cannot write {where}: {(exc.strerror or str(exc)).lower()}", 2) from None
-    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+    except KeyboardInterrupt:
+        # a refresh publishes whole or not at all: its working copy is removed on the way out
+        raise _fail("interrupted: stopped before the command finished", 130) from None
+    except (typer.Exit, typer.Abort):
         raise
     except Exception as exc:  # a bug, not the user's doing: one line, details with --debug
         first = (str(exc).splitlines() or [""])[0]

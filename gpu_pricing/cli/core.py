@@ -1,5 +1,5 @@
-"""The core commands: `refresh`, `rates`, `history` (on `app`) and `snapshot record|export`
-(on `snapshot_app`)."""
+"""The core commands: `refresh`, `rates`, `history` (on `app`), `snapshot record|export`
+(on `snapshot_app`) and `raw verify` (on `raw_app`)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from warehouse import db
 
 app = typer.Typer()
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
+raw_app = typer.Typer(no_args_is_help=True, help="Check the raw store beside the warehouse.")
 
 
 @app.command()
@@ -71,18 +72,19 @@ def refresh(
         # Prefect's console logs off (a failure is one line here; its traceback with
         # --debug); run logs still reach the Prefect API
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "CRITICAL")
-        from flows import progress
-        from flows.refresh import prefect_api_unreachable, prefect_api_url, refresh_direct
-        from flows.refresh import refresh as refresh_flow
+        from flows import direct, progress
 
-        api = prefect_api_url()
-        if api and (problem := prefect_api_unreachable(api)):
+        api = direct.prefect_api_url()
+        if api and (problem := direct.prefect_api_unreachable(api)):
             err(
                 f"warning: no Prefect API answers at {api} ({problem}); refreshing "
                 "directly, without a Prefect run record"
             )
             api = None
-        run_refresh = refresh_flow if api else refresh_direct
+        if api:
+            from flows.refresh import refresh as run_refresh
+        else:  # no Prefect API: the same refresh, without importing Prefect
+            run_refresh = direct.refresh_direct
         reporter = progress.RichReporter() if sys.stderr.isatty() else progress.Reporter()
         with progress.reporting(reporter):
             summary = run_refresh(
@@ -100,7 +102,7 @@ def refresh(
         if json_out:
             emit_json({**summary.to_dict(), "cheapest": cheapest.to_dicts()})
         else:
-            from flows.refresh import summary_markdown
+            from flows.direct import summary_markdown
 
             print(summary_markdown(summary))
             print("\nCheapest per-GPU-hour offers now:\n")
@@ -337,3 +339,36 @@ def snapshot_export(
                 print(f"{key}: {n} page(s)")
 
     run(body)
+
+
+@raw_app.command("verify")
+def raw_verify(warehouse: WarehouseOpt = None, json_out: JsonOpt = False) -> None:
+    """Check every raw page the ledger names: its object exists, decompresses, and its
+    request and bytes hash to its name. Exit 1 when any is damaged or missing (each named,
+    with its provider and page), else 0."""
+
+    def body() -> int:
+        from warehouse import raw
+        from warehouse.rawstore import REPAIR, RawStore
+
+        path = warehouse_path(warehouse)
+        con = open_readonly(path)
+        try:
+            result = raw.verify(con, RawStore.beside(path))
+        finally:
+            con.close()
+        if json_out:
+            emit_json(result)
+        else:
+            print(
+                f"{result['store']}: {result['checked']} object(s) checked, "
+                f"{len(result['damaged'])} damaged or missing, "
+                f"{len(result['unreferenced'])} named by no load"
+            )
+        for line in result["damaged"]:
+            err(line)
+        if result["damaged"]:
+            err(REPAIR)
+        return 1 if result["damaged"] else 0
+
+    raise typer.Exit(run(body))

@@ -143,7 +143,8 @@ def serve(
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO")
         os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "flows,gpu_pricing,connectors,warehouse")
         os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
-        from flows.refresh import prefect_api_unreachable, prefect_api_url, serve_nightly
+        from flows.direct import prefect_api_unreachable, prefect_api_url
+        from flows.refresh import serve_nightly
 
         url = prefect_api_url()
         if not url:

@@ -4,6 +4,6 @@
 -- columns of gpu_specs.sql plus gpu_variant and is_default_variant (the form factor an
 -- offer that names none is costed at), without the capex columns dim_gpus holds.
 SELECT gpu_name, gpu_memory_gib, gpu_variant, is_default_variant, vendor, fp32_tflops, tf32_tflops, bf16_tflops,
-       fp8_tflops, memory_bandwidth_gbps, tdp_watts, spec_source
+       fp8_tflops, memory_bandwidth_gbps, interconnect_gbps, tdp_watts, spec_source
 FROM dim_gpu_variants
 ORDER BY gpu_name, gpu_memory_gib, gpu_variant

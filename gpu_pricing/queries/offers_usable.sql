@@ -5,7 +5,8 @@
 -- dim_spot_interruption_buckets). The offers the planners read (gpu_pricing.api.offers).
 SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_gib,
        o.gpu_variant, o.gpu_count, o.vcpus, o.memory_gib, o.pricing_model, o.pricing_detail,
-       o.price_usd_per_hour, o.price_usd_per_gpu_hour, o.price_flag, o.effective_at,
+       o.price_usd_per_hour, o.price_usd_per_gpu_hour, o.price_flag, o.capacity_instances,
+       o.effective_at,
        o.fetched_at, o.load_id, o.cheapest_order,
        CASE WHEN o.pricing_model = 'spot' THEN s.preemption_rate_per_hour END
            AS preemption_rate_per_hour,

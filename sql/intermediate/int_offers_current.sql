@@ -66,7 +66,7 @@ current_offers as (
         r.gpu_memory_gib, r.gpu_count,
         r.vcpus, r.memory_gib, r.pricing_model, r.pricing_detail, r.price_usd_per_hour,
         r.price_usd_per_gpu_hour, r.price_flag,
-        coalesce(r.host_included, true) as host_included,
+        coalesce(r.host_included, true) as host_included, r.capacity_instances,
         coalesce(r.provenance, 'api') as provenance,
         coalesce(p.is_verified, false) as is_verified,
         r.gpu_name is not null and r.price_usd_per_gpu_hour is not null

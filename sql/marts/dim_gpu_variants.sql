@@ -22,7 +22,7 @@ defaults as (
     select
         s.gpu_name, s.gpu_memory_gib, coalesce(b.gpu_variant, 'base') as gpu_variant,
         true as is_default_variant, s.vendor, s.fp32_tflops, s.tf32_tflops, s.bf16_tflops,
-        s.fp8_tflops, s.memory_bandwidth_gbps, s.tdp_watts, s.spec_source
+        s.fp8_tflops, s.memory_bandwidth_gbps, s.interconnect_gbps, s.tdp_watts, s.spec_source
     from specs s
     left join base_names b using (gpu_name, gpu_memory_gib)
 ),
@@ -31,7 +31,7 @@ others as (
     select
         v.gpu_name, v.gpu_memory_gib, v.gpu_variant, false as is_default_variant, s.vendor,
         v.fp32_tflops, v.tf32_tflops, v.bf16_tflops, v.fp8_tflops, v.memory_bandwidth_gbps,
-        v.tdp_watts, v.spec_source
+        v.interconnect_gbps, v.tdp_watts, v.spec_source
     from variants v
     join specs s using (gpu_name, gpu_memory_gib)
 )

@@ -6,5 +6,5 @@ with specs as (
 
 select
     gpu_name, gpu_memory_gib, vendor, fp32_tflops, tf32_tflops, bf16_tflops, fp8_tflops,
-    memory_bandwidth_gbps, tdp_watts, capex_usd, capex_as_of, capex_source, spec_source
+    memory_bandwidth_gbps, interconnect_gbps, tdp_watts, capex_usd, capex_as_of, capex_source, spec_source
 from specs

@@ -21,7 +21,7 @@ select
     o.gpu_variant,
     o.vcpus, o.memory_gib, o.pricing_model, o.pricing_detail, o.price_usd_per_hour,
     o.price_usd_per_gpu_hour, coalesce(p.pair_flag, o.price_flag) as price_flag,
-    o.host_included, o.provenance, o.is_verified, o.is_comparable,
+    o.host_included, o.capacity_instances, o.provenance, o.is_verified, o.is_comparable,
     o.source_effective_at, o.first_seen_at, o.effective_at, o.fetched_at, o.load_id,
     o.cheapest_order
 from current_offers o

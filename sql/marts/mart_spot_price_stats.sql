@@ -51,7 +51,9 @@ window_stats as (
         quantile_cont(price_usd_per_hour, 0.5) as p50,
         quantile_cont(price_usd_per_hour, 0.95) as p95,
         max(price_usd_per_hour) as hi,
-        stddev_samp(price_usd_per_hour) as sd,
+        -- over the sorted points: a parallel stddev_samp adds in a varying order, so its
+        -- last digits changed on every read
+        list_stddev_samp(list(price_usd_per_hour order by price_usd_per_hour)) as sd,
         count(*) as n
     from in_window
     group by all

@@ -9,7 +9,7 @@
 -- merged in:
 -- * a key whose price is unchanged: nothing is added; where one of its descriptive columns
 --   (gpu_name, gpu_memory_gib, gpu_count, vcpus, memory_gib, price_usd_per_gpu_hour,
---   price_flag, host_included) changed, they and provenance are refreshed in place on the
+--   price_flag, host_included, capacity_instances) changed, they and provenance are refreshed in place on the
 --   open row, so a parser fix reaches it;
 -- * a key that is new: a row is opened at the fetch that first saw it (valid_from =
 --   fetched_at), not at the publisher's effective date: a source that appears today with a
@@ -84,6 +84,7 @@ set
     price_usd_per_gpu_hour = p.price_usd_per_gpu_hour,
     price_flag = p.price_flag,
     host_included = p.host_included,
+    capacity_instances = p.capacity_instances,
     provenance = p.provenance
 from _plan p
 where h.valid_to is null
@@ -104,6 +105,7 @@ where h.valid_to is null
       or h.price_usd_per_gpu_hour is distinct from p.price_usd_per_gpu_hour
       or h.price_flag is distinct from p.price_flag
       or h.host_included is distinct from p.host_included
+      or h.capacity_instances is distinct from p.capacity_instances
   );
 
 -- an open key a refreshed connector no longer lists closes at the refresh time, never

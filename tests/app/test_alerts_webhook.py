@@ -203,7 +203,7 @@ def test_rechecking_unchanged_figures_fires_nothing_and_a_removed_rule_is_closed
     cfg = level_rule(12.0)
     assert [t.state for t in notify.check(demo_copy, cfg).fired] == ["ALARM"]
     assert notify.check(demo_copy, cfg).fired == []
-    closed = notify.check(demo_copy, config.Config(sheet_stale_after_days=0))
+    closed = notify.check(demo_copy, config.Config(alerts={"sheet_stale_after_days": 0}))
     assert [(t.rule, t.state, t.notify) for t in closed.fired] == [("rate:h100", "OK", False)]
     assert [e["state"] for e in events(demo_copy)] == ["ALARM", "OK"]
 

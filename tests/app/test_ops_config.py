@@ -40,7 +40,7 @@ def test_without_a_file_the_defaults_are_every_connector_nightly_at_two_utc(tmp_
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(config.ENV_VAR, raising=False)
     cfg = config.load()
-    assert cfg.source is None and cfg.schedule == config.Schedule("0 2 * * *", "UTC")
+    assert cfg.source is None and cfg.schedule == config.Schedule(cron="0 2 * * *", timezone="UTC")
     assert cfg.connector_names() == list(config.registry.PROVIDERS)
     assert (cfg.stale_after_hours, cfg.row_drop_pct) == (36.0, 50.0)
     assert cfg.notify == cfg.budgets == cfg.rules == ()
@@ -132,6 +132,8 @@ def test_a_missing_file_that_was_asked_for_is_an_error(tmp_path):
         ),
         ('[[notify]]\nname = "n"\nurl_env = "not a name"\n', "notify[0].url_env", "'not a name'"),
         ('[[notify]]\nname = "n"\n', "notify[0]", ""),
+        ("[plan]\nmax_instances = 2.5\n", "plan.max_instances", "2.5"),
+        ("[plan.capacity]\nverda = 0\n", "plan.capacity.verda", "0"),
     ],
 )
 def test_each_problem_is_one_line_naming_the_file_the_key_and_the_value(tmp_path, text, key, shown):
@@ -203,3 +205,29 @@ def test_the_examples_commented_narrowing_narrows_when_uncommented(tmp_path):
     cfg = config.load(path)
     assert cfg.connector_names() == ["azure", "aws"]
     assert cfg.regions_for("azure") == ("eastus", "southcentralus", "westus2", "westeurope")
+
+
+def test_plan_capacity_limits_are_read_per_offer_provider_and_for_every_offer(tmp_path):
+    loaded = config.load(
+        write(
+            tmp_path,
+            '[plan]\nmax_instances = 16\n[plan.capacity]\nverda = 32\n"aws/p5.48xlarge" = 8\n',
+        )
+    )
+    assert loaded.plan.limits == {"*": 16, "verda": 32, "aws/p5.48xlarge": 8}
+
+
+@pytest.mark.parametrize(
+    ("table", "model"),
+    [
+        ("schedule", config.Schedule),
+        ("alerts", config.Alerts),
+        ("publish", config.Publish),
+        ("plan", config.PlanWorkload),
+    ],
+)
+def test_a_tables_known_keys_are_its_models_fields(tmp_path, table, model):
+    """The models are the file's shape: a key added to one is known to the file with no
+    second list to update."""
+    message = error(tmp_path, f"[{table}]\nbogus = 1\n")
+    assert f"{table}.bogus: unknown key (known: {', '.join(sorted(model.model_fields))})" in message

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from connectors import _snapshot, registry
 from connectors._page import FetchContext
 from flows import pipeline
-from flows.refresh import summary_markdown
+from flows.direct import summary_markdown
 from gpu_pricing.cli import app
 
 # provider -> (the env var(s) its prices need, or () when public; H100 in the demo?)

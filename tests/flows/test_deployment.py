@@ -243,9 +243,9 @@ def test_a_target_url_can_live_in_a_prefect_secret_block(server):
     url = "json://127.0.0.1:9/hook/from-a-block"
     with temporary_settings(updates={PREFECT_API_URL: server.url}):
         Secret(value=url).save("gpu-pricing-test-hook", overwrite=True)
-        assert notify.resolve_url(config.Target("t", secret_block="gpu-pricing-test-hook")) == url
+        assert notify.resolve_url(config.Target(name="t", secret_block="gpu-pricing-test-hook")) == url
         with pytest.raises(notify.DeliveryError, match="'no-such-block' could not be read") as info:
-            notify.resolve_url(config.Target("t", secret_block="no-such-block"))
+            notify.resolve_url(config.Target(name="t", secret_block="no-such-block"))
     assert url not in str(info.value)
 
 

@@ -13,7 +13,7 @@ import pytest
 from prefect.settings import PREFECT_API_URL, temporary_settings
 from typer.testing import CliRunner
 
-from flows.refresh import prefect_api_unreachable
+from flows.direct import prefect_api_unreachable
 from gpu_pricing.cli import app
 
 

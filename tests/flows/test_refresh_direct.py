@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from connectors._page import FetchContext
 from connectors.errors import SourceUnavailable, UnexpectedResponse
+from flows import direct
 from flows import refresh as refresh_mod
 from gpu_pricing.cli import app
 
@@ -77,12 +78,12 @@ def test_the_direct_fetch_retries_like_the_prefect_task(monkeypatch):
             raise SourceUnavailable(provider, "prices", "HTTP 503")
         return []
 
-    monkeypatch.setattr(refresh_mod.pipeline, "fetch_pages", flaky)
+    monkeypatch.setattr(direct.pipeline, "fetch_pages", flaky)
     log = logging.getLogger("test")
-    got = refresh_mod.fetch_with_retries("azure", None, FetchContext(), log, sleep=sleeps.append)
+    got = direct.fetch_with_retries("azure", None, FetchContext(), log, sleep=sleeps.append)
     assert got.pages == [] and len(calls) == 3
     # Prefect's exponential backoff (10 s, 20 s) with its jitter (clamped to +-50%)
-    assert refresh_mod.FETCH_RETRY_DELAYS == [10, 20]
+    assert direct.FETCH_RETRY_DELAYS == [10, 20]
     assert 0 < sleeps[0] <= 15 and 0 < sleeps[1] <= 30
     # the Prefect task declares the very same policy
     task = refresh_mod.fetch_provider
@@ -97,9 +98,9 @@ def test_the_direct_fetch_retries_like_the_prefect_task(monkeypatch):
         raise UnexpectedResponse(provider, "prices", "schema drift")
 
     calls.clear()
-    monkeypatch.setattr(refresh_mod.pipeline, "fetch_pages", broken)
+    monkeypatch.setattr(direct.pipeline, "fetch_pages", broken)
     with pytest.raises(UnexpectedResponse):
-        refresh_mod.fetch_with_retries("azure", None, FetchContext(), log, sleep=sleeps.append)
+        direct.fetch_with_retries("azure", None, FetchContext(), log, sleep=sleeps.append)
     assert len(calls) == 1  # not retryable: no second attempt
 
 
@@ -141,3 +142,26 @@ def test_progress_shows_on_a_terminal_and_json_stays_alone_on_stdout(tmp_path):
     for p in doc["providers"]:
         assert p["provider"] in terminal
     assert "fetch" in terminal and "parse/stage" in terminal and "publish" in terminal
+
+
+@pytest.mark.slow
+def test_a_direct_refresh_and_a_read_command_do_not_import_prefect(tmp_path):
+    """Importing Prefect costs about a second: more than a small refresh. Without a Prefect
+    API neither `refresh` nor a read command loads it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
+    path = tmp_path / "w.duckdb"
+    code = (
+        "import sys\n"
+        "from gpu_pricing.cli import main\n"
+        "sys.argv = ['gpu-pricing', *sys.argv[1:]]\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "sys.stderr.write('PREFECT LOADED' if 'prefect' in sys.modules else 'no prefect')\n"
+    )
+    for args in (["refresh", "--snapshot", "demo", "--providers", "aws"], ["rates"]):
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args, "--warehouse", str(path)],
+            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.endswith("no prefect"), (args, done.stderr[-500:])

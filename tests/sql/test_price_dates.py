@@ -74,7 +74,7 @@ def test_a_months_old_sheet_is_stale_though_it_was_read_minutes_ago(sheets_wareh
     now = loaded + timedelta(minutes=30)
     con = duckdb.connect(str(sheets_warehouse), read_only=True)
     try:
-        evaluations = notify.evaluate(con, config.Config(row_drop_pct=0), now)
+        evaluations = notify.evaluate(con, config.Config(alerts={"row_drop_pct": 0}), now)
     finally:
         con.close()
     stale = {e.rule: e for e in evaluations}
@@ -94,7 +94,7 @@ def test_an_api_provider_is_still_dated_by_its_last_load(demo_warehouse):
     con = duckdb.connect(str(demo_warehouse), read_only=True)
     try:
         evaluations = notify.evaluate(
-            con, config.Config(providers={"aws": None}, row_drop_pct=0), loaded + timedelta(hours=1)
+            con, config.Config(providers={"aws": None}, alerts={"row_drop_pct": 0}), loaded + timedelta(hours=1)
         )
     finally:
         con.close()

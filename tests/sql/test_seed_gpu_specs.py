@@ -14,6 +14,7 @@ COLUMNS = [
     "bf16_tflops",
     "fp8_tflops",
     "memory_bandwidth_gbps",
+    "interconnect_gbps",
     "tdp_watts",
     "capex_usd",
     "capex_as_of",
@@ -26,6 +27,7 @@ NUMERIC = [
     "bf16_tflops",
     "fp8_tflops",
     "memory_bandwidth_gbps",
+    "interconnect_gbps",
     "tdp_watts",
     "capex_usd",
 ]

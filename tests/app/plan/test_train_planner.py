@@ -17,6 +17,8 @@ SPECS = pl.DataFrame(
         "gpu_name": ["H100", "B200", "A100"],
         "gpu_memory_gib": [80.0, 180.0, 80.0],
         "bf16_tflops": [989.0, 2250.0, 312.0],
+        "memory_bandwidth_gbps": [3350.0, 8000.0, 2039.0],
+        "interconnect_gbps": [900.0, 1800.0, 600.0],
     }
 )
 SEVENTY_B = {"params": 70e9, "tokens": 2e12}
@@ -35,6 +37,8 @@ def offers(*rows: dict) -> pl.DataFrame:
         "pricing_detail": None,
         "price_usd_per_gpu_hour": 4.0,
         "preemption_rate_per_hour": None,
+        # a published capacity large enough not to bind, except where a test sets it
+        "capacity_instances": 4096.0,
         "fetched_at": datetime(2026, 11, 20, 2),
         "load_id": "load-1",
     }
@@ -50,6 +54,7 @@ def offers(*rows: dict) -> pl.DataFrame:
         "pricing_detail": pl.String,
         "price_usd_per_gpu_hour": pl.Float64,
         "preemption_rate_per_hour": pl.Float64,
+        "capacity_instances": pl.Float64,
         "fetched_at": pl.Datetime,
         "load_id": pl.String,
     }
@@ -89,7 +94,7 @@ def test_gpu_counts_are_whole_instances_powers_of_two_within_the_limits():
 
 def test_the_model_states_must_fit_in_gpu_memory():
     cands = plan.train_candidates(
-        offers({"gpu_count": 1.0}), SPECS, **SEVENTY_B, curve=flat(0.45), max_gpus=64
+        offers({"gpu_count": 2.0}), SPECS, **SEVENTY_B, curve=flat(0.45), max_gpus=64
     )
     # 70e9 params * 16 bytes = 1.12e12 bytes; 80 GiB = 85.9e9 bytes: 13.04 GPUs -> 16 first
     assert cands["gpus"].min() == 16
@@ -248,13 +253,22 @@ def test_a_1y_reservation_for_a_short_run_bills_the_whole_year_unless_told_other
 
 def test_a_marketplace_machine_is_rented_only_as_itself():
     cands = plan.train_candidates(
-        offers({"provider": "vastai", "instance_type": "offer-1", "gpu_count": 8.0}),
+        offers(
+            {
+                "provider": "vastai",
+                "instance_type": "offer-1",
+                "gpu_count": 8.0,
+                "capacity_instances": None,
+            }
+        ),
         SPECS,
         params=7e9,
         tokens=1e11,
         curve=flat(0.45),
     )
     assert cands["gpus"].to_list() == [8]
+    # no count from the source: the marketplace class's assumption, one machine
+    assert cands.select("max_instances", "capacity_source").row(0) == (1.0, "assumed")
 
 
 def test_compute_budget_in_flops_is_split_20_tokens_per_param():
@@ -356,3 +370,102 @@ def test_even_a_tiny_run_on_a_reservation_pays_one_whole_term():
     ).row(0, named=True)
     assert row["wall_clock_hours"] < 1e-6
     assert row["cost_usd"] == pytest.approx(8 * 26280 * 2.0)
+
+
+# -- capacity: one offer in one region, within its instance limit ---------------------------
+
+
+def test_a_plan_never_uses_more_instances_than_the_source_publishes():
+    # Crusoe lists 4 instances of an 8-GPU type in a location: at most 32 GPUs there
+    cands = plan.train_candidates(
+        offers({"provider": "crusoe", "capacity_instances": 4.0}),
+        SPECS,
+        **SEVENTY_B,
+        curve=flat(0.45),
+    )
+    assert cands["gpus"].max() == 32
+    assert set(cands["capacity_source"]) == {"published"}
+    assert (cands["instances"] <= cands["max_instances"]).all()
+
+
+def test_a_limit_that_is_no_power_of_two_is_a_candidate_itself():
+    # 3 instances of 8 GPUs: 16 (2 x 8) and the whole limit, 24
+    cands = plan.train_candidates(
+        offers({"provider": "crusoe", "capacity_instances": 3.0}),
+        SPECS,
+        **SEVENTY_B,
+        curve=flat(0.45),
+    )
+    assert cands["gpus"].sort().to_list() == [16, 24]
+
+
+def test_without_a_published_count_the_provider_class_assumption_applies():
+    rows = offers(
+        {"provider": "aws", "capacity_instances": None},
+        {"provider": "aws", "pricing_model": "reserved_1y", "capacity_instances": None},
+        {"provider": "nebius", "instance_type": "gpu-h100", "capacity_instances": None},
+    )
+    cands = plan.train_candidates(rows, SPECS, **SEVENTY_B, curve=flat(0.45))
+    most = {
+        (r["provider"], r["pricing_model"]): (r["gpus"], r["max_instances"], r["capacity_source"])
+        for r in cands.group_by("provider", "pricing_model")
+        .agg(pl.col("gpus").max(), pl.col("max_instances").first(), pl.col("capacity_source").first())
+        .iter_rows(named=True)
+    }
+    # hyperscaler on demand 4 instances (32 GPUs), reserved 64 (512), specialty on demand 8 (64)
+    assert most == {
+        ("aws", "on_demand"): (32, 4, "assumed"),
+        ("aws", "reserved_1y"): (512, 64, "assumed"),
+        ("nebius", "on_demand"): (64, 8, "assumed"),
+    }
+
+
+def test_a_configured_limit_wins_over_published_and_assumed_ones():
+    rows = offers(
+        {"provider": "crusoe", "capacity_instances": 4.0},
+        {"provider": "aws", "capacity_instances": None},
+    )
+    cands = plan.train_candidates(
+        rows, SPECS, **SEVENTY_B, curve=flat(0.45), max_instances={"crusoe/p5.48xlarge": 16}
+    )
+    by = dict(
+        cands.group_by("provider").agg(pl.col("gpus").max()).iter_rows()
+    )
+    assert by == {"crusoe": 128, "aws": 32}  # 16 x 8 configured; aws still assumed 4 x 8
+    crusoe = cands.filter(pl.col("provider") == "crusoe").row(0, named=True)
+    assert (crusoe["capacity_source"], crusoe["capacity_note"]) == (
+        "configured",
+        "configured: 16 instance(s)",
+    )
+
+
+def test_single_gpu_instances_are_not_combined_into_a_training_cluster():
+    cands = plan.train_candidates(
+        offers({"provider": "runpod", "gpu_count": 1.0, "capacity_instances": 100.0}),
+        SPECS,
+        params=1e9,
+        tokens=2e10,
+        curve=flat(0.45),
+    )
+    assert cands["gpus"].to_list() == [1]
+    assert "single-GPU instance" in cands["capacity_note"][0]
+
+
+def test_a_published_zero_leaves_the_offer_out():
+    cands = plan.train_candidates(
+        offers(
+            {"provider": "lambdalabs", "region": "any", "capacity_instances": 0.0},
+            {"provider": "lambdalabs", "region": "us-east-1", "capacity_instances": None},
+        ),
+        SPECS,
+        **SEVENTY_B,
+        curve=flat(0.45),
+    )
+    assert set(cands["region"]) == {"us-east-1"}
+
+
+def test_a_bad_configured_limit_is_one_clear_error():
+    with pytest.raises(ValueError, match="max instances for 'aws' must be a whole number >= 1, got 0"):
+        plan.train_candidates(
+            offers({}), SPECS, **SEVENTY_B, curve=flat(0.45), max_instances={"aws": 0}
+        )

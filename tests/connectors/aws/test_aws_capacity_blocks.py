@@ -310,3 +310,8 @@ def test_demo_capacity_blocks_reach_the_marts_and_rates(demo_warehouse):
     assert {r["pricing_model"] for r in rates} == {"capacity_block"}
     assert {r["instance_type"] for r in rates} == {"p5.48xlarge"}
     assert all(" h block, 2026-" in r["pricing_detail"] for r in rates)
+
+
+def test_the_block_size_is_the_offers_published_capacity():
+    offers = parsed(RECORDED["second_page"])
+    assert offers["capacity_instances"].to_list() == [2.0]  # InstanceCount 2

@@ -57,3 +57,16 @@ def test_unpriced_cpu_and_capacity_less_types_are_excluded_with_reasons(pages_fr
         "CPU-only VM type (no GPU)": 1,
         "no location lists capacity for this VM type": 2,  # A100: on demand and spot
     }
+
+
+def test_each_location_carries_its_published_capacity_in_instances(pages_frame, catalog):
+    offers = run(pages_frame, catalog).offers.filter(pl.col("pricing_model") == "on_demand")
+    capacity = dict(
+        offers.filter(pl.col("instance_type") == "h100-80gb-sxm-ib.8x")
+        .select("region", "capacity_instances")
+        .rows()
+    )
+    # the capacities page: 4 in us-east1-a; 2 and 0 listed for us-southcentral1-a
+    assert capacity == {"us-east1-a": 4.0, "us-southcentral1-a": 2.0}
+    h200 = offers.filter(pl.col("gpu_name") == "H200").row(0, named=True)
+    assert (h200["region"], h200["capacity_instances"]) == ("eu-iceland1-a", 3.0)

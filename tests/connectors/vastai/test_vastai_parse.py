@@ -31,6 +31,7 @@ def test_each_offer_is_an_on_demand_row_at_dph_total_for_the_whole_offer(pages_f
     assert row["price_usd_per_gpu_hour"] == pytest.approx(2.234725)
     assert (row["gpu_name"], row["gpu_memory_gib"], row["gpu_count"]) == ("H100", 80.0, 8.0)
     assert (row["provider"], row["region"], row["pricing_detail"]) == ("vastai", "us", None)
+    assert row["capacity_instances"] == 1.0  # a listing is one machine
 
 
 def test_min_bid_is_a_spot_row_with_the_same_storage_share(pages_frame, body):
