@@ -329,15 +329,20 @@ SEED_DDL = {
   as_of DATE NOT NULL,
   source VARCHAR NOT NULL
 )""",
-    # The constants the cost formulas share (hours per month, FLOPs and bytes per
-    # parameter), one row; models/conventions.py reads the same CSV.
+    # The constants the cost formulas share (hours per month and year, bytes per GiB,
+    # FLOPs and bytes per parameter, the default MFU and serving utilisation), one row;
+    # models/conventions.py reads the same CSV.
     "seed_conventions": """CREATE TABLE IF NOT EXISTS seed_conventions (
   hours_per_month DOUBLE NOT NULL,
+  hours_per_year DOUBLE NOT NULL,
+  bytes_per_gib DOUBLE NOT NULL,
   training_flops_per_param_per_token DOUBLE NOT NULL,
   inference_flops_per_param_per_token DOUBLE NOT NULL,
   training_bytes_per_param DOUBLE NOT NULL,
   serving_bytes_per_param DOUBLE NOT NULL,
   serving_headroom DOUBLE NOT NULL,
+  default_mfu DOUBLE NOT NULL,
+  serving_utilization DOUBLE NOT NULL,
   decode_bandwidth_share DOUBLE NOT NULL,
   decode_compute_share DOUBLE NOT NULL,
   serving_memory_share DOUBLE NOT NULL,
