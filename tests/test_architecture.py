@@ -62,7 +62,7 @@ def test_nothing_but_flows_imports_flows():
 # what sits above the flows: the command line, the Python API, the planner and the report
 ABOVE_FLOWS = ("gpu_pricing.cli", "gpu_pricing.api", "gpu_pricing.plan", "gpu_pricing.report")
 # the app services the flows use (and the queries they read)
-SERVICES = ("gpu_pricing.config", "gpu_pricing.names", "gpu_pricing.notify",
+SERVICES = ("gpu_pricing.config", "gpu_pricing.config_checks", "gpu_pricing.names", "gpu_pricing.notify",
             "gpu_pricing.publish", "gpu_pricing.snapshot_export", "gpu_pricing.queries")
 
 
@@ -96,6 +96,7 @@ def test_flows_use_only_the_app_services():
     assert offenders == []
 
 
+@pytest.mark.slow  # a fresh interpreter per service
 @pytest.mark.parametrize("service", SERVICES)
 def test_a_service_loads_neither_the_api_nor_the_planner(service):
     """`gpu_pricing/__init__.py` re-exports the API lazily: a flow importing a service
@@ -123,6 +124,7 @@ def test_the_package_still_re_exports_the_api():
         gpu_pricing.nope  # noqa: B018
 
 
+@pytest.mark.slow  # a fresh interpreter per module
 @pytest.mark.parametrize(
     "module",
     ["gpu_pricing.cli", "gpu_pricing.cli.core", "gpu_pricing.cli.costs", "gpu_pricing.cli.plan",
@@ -138,6 +140,7 @@ def test_each_module_imports_first_in_a_fresh_process(module):
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_the_command_line_runs_as_a_module():
     import subprocess
 

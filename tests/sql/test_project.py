@@ -18,11 +18,7 @@ SQL = sql_runner.SQL_DIR
 
 
 def built() -> dict[str, Path]:
-    return (
-        sql_runner.view_files()
-        | sql_runner.macro_files()
-        | sql_runner.snapshot_files()
-    )
+    return sql_runner.view_files() | sql_runner.macro_files() | sql_runner.snapshot_files()
 
 
 @pytest.mark.parametrize("name", sorted(built()))
@@ -50,7 +46,9 @@ def test_every_relation_a_statement_reads_is_declared():
     declared = sql_runner.relations()
     read = {dep for deps in graph.values() for dep in deps}
     undeclared = sorted(read - declared.keys() - SEED_DDL.keys())
-    assert undeclared == [], f"read but not declared as a model, macro, seed or source: {undeclared}"
+    assert undeclared == [], (
+        f"read but not declared as a model, macro, seed or source: {undeclared}"
+    )
     sources = {n for n, r in declared.items() if r.kind == "source"}
     assert {"stg_aws__spot_prices", "stg_aws__spot_advisor", "_loads"} <= sources
 
@@ -90,10 +88,15 @@ def test_a_subgraph_is_selected_as_dbt_does():
     assert "mart_spot_breakeven" not in upstream
     downstream = lineage.select(graph, "dim_spot_interruption_buckets+")
     assert downstream == {
-        "dim_spot_interruption_buckets", "mart_spot_on_demand_pairs", "spot_breakeven",
+        "dim_spot_interruption_buckets",
+        "mart_spot_on_demand_pairs",
+        "spot_breakeven",
         "mart_spot_breakeven",
     }
-    assert lineage.select(graph, "1+mart_spot_breakeven") == {"mart_spot_breakeven", "spot_breakeven"}
+    assert lineage.select(graph, "1+mart_spot_breakeven") == {
+        "mart_spot_breakeven",
+        "spot_breakeven",
+    }
     with pytest.raises(WarehouseError, match="no relation 'mart_nope'"):
         lineage.select(graph, "mart_nope+")
 
