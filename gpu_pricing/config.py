@@ -45,8 +45,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from connectors import registry
-from connectors._redact import masked_value, register_env
 from connectors.errors import InvalidInput
+from connectors.kit.redact import masked_value, register_env
 from gpu_pricing import names
 from warehouse import db
 from warehouse.schemas import PRICING_MODELS
@@ -108,7 +108,7 @@ def _key(loc: tuple) -> str:
 def _one_line(exc: ValidationError, source: Path | None) -> ConfigError:
     """pydantic's first error as this file's one line: file, key, problem and (when there is
     one) the offending value, masked where it looks like a credential (a URL shows only its
-    scheme and host, a key-shaped string only its length: connectors._redact.masked_value)."""
+    scheme and host, a key-shaped string only its length: connectors.kit.redact.masked_value)."""
     err = exc.errors(include_url=False)[0]
     ctx = err.get("ctx") or {}
     if err["type"] == "config":

@@ -3,7 +3,7 @@
     <warehouse>.raw/objects/<sha[:2]>/<sha>.zst      (or $GPU_PRICING_RAW_STORE/objects/...)
 
 One zstd-compressed file per distinct page, named by the page's sha256 (request identity +
-body bytes, `connectors._page.Page.sha256`). Append-only and content-addressed: a page
+body bytes, `connectors.kit.page.Page.sha256`). Append-only and content-addressed: a page
 whose object exists is not written again, an object is never modified, and a refresh never
 copies the store (only the small analytics file is copied and published). Each object is
 written to a temporary name and renamed into place, so a refresh killed at any moment

@@ -18,13 +18,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from connectors._checks import env_credential
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.errors import (
     PricingError,
     SourceUnavailable,
     UnexpectedResponse,
 )
+from connectors.kit.checks import env_credential
+from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from connectors.nebius import settings as s
 
 

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from connectors._redact import RedactingStream, install_logging
+from connectors.kit.redact import RedactingStream, install_logging
 from gpu_pricing.cli import _common, core, costs, ops, plan, publish
 
 app = typer.Typer(

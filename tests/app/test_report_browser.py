@@ -20,8 +20,8 @@ import pytest
 from typer.testing import CliRunner
 
 from connectors import registry
-from connectors._page import FetchContext
-from connectors._snapshot import DEMO_DIR
+from connectors.kit.page import FetchContext
+from connectors.kit.snapshot import DEMO_DIR
 from flows import pipeline
 from gpu_pricing import config, notify, report
 from gpu_pricing.cli import app

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from connectors._page import FetchContext
+from connectors.kit.page import FetchContext
 from flows import pipeline
 from gpu_pricing import config, notify
 from warehouse import db

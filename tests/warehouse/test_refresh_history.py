@@ -11,9 +11,9 @@ import duckdb
 import polars as pl
 import pytest
 
-from connectors import _snapshot
-from connectors._page import FetchFailure, Page
 from connectors.errors import SourceUnavailable
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import FetchFailure, Page
 from flows import pipeline
 from warehouse import db, sql_runner
 from warehouse.rawstore import RawStore
@@ -22,7 +22,7 @@ MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", 
 
 
 def azure_demo() -> list[Page]:
-    return list(_snapshot.read_provider(_snapshot.DEMO_DIR, "azure"))
+    return list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, "azure"))
 
 
 def refresh(path: Path, pages: list) -> pipeline.RunSummary:
@@ -276,8 +276,8 @@ def test_readers_keep_a_consistent_view_while_a_refresh_publishes(tmp_path):
 
 
 def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path, httpserver):
-    from connectors._page import FetchContext
     from connectors.azure import fetch
+    from connectors.kit.page import FetchContext
 
     # serve the demo's eastus pages as the "live" API
     demo = [p for p in azure_demo() if p.scope == "eastus"]
@@ -292,8 +292,8 @@ def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path,
     )
     live = [i for i in fetch.fetch_live(ctx) if not isinstance(i, FetchFailure)]
     refresh(tmp_path / "live.duckdb", live)
-    _snapshot.write_pages(tmp_path / "snap", live)
-    refresh(tmp_path / "replay.duckdb", list(_snapshot.read_provider(tmp_path / "snap", "azure")))
+    kit_snapshot.write_pages(tmp_path / "snap", live)
+    refresh(tmp_path / "replay.duckdb", list(kit_snapshot.read_provider(tmp_path / "snap", "azure")))
     for mart in MARTS:
         a = snapshot_of(tmp_path / "live.duckdb", mart).drop("load_id", strict=False)
         b = snapshot_of(tmp_path / "replay.duckdb", mart).drop("load_id", strict=False)

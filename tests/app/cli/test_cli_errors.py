@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors._snapshot import DEMO_DIR
+from connectors.kit.snapshot import DEMO_DIR
 
 BIN = Path(sys.executable).parent
 

@@ -184,8 +184,8 @@ class FetchFailure:
     def __post_init__(self) -> None:
         # The error's text is what `_loads.error`, the run summary and the CLI show: an
         # error that is not ours (its text unredacted) is replaced by its redacted text.
-        from connectors._redact import redact
         from connectors.errors import PricingError
+        from connectors.kit.redact import redact
 
         if not isinstance(self.error, PricingError):
             text = f"{type(self.error).__name__}: {self.error}"

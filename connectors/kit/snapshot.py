@@ -16,10 +16,10 @@ from pathlib import Path
 
 import orjson
 
-from connectors._page import Page, dumps
 from connectors.errors import InvalidInput
+from connectors.kit.page import Page, dumps
 
-DEMO_DIR = Path(__file__).parent / "demo_snapshot"
+DEMO_DIR = Path(__file__).resolve().parents[1] / "demo_snapshot"
 
 
 def resolve(snapshot: str | Path) -> Path:
