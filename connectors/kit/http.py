@@ -130,6 +130,21 @@ def bind_session_to_host(session: Any) -> Any:
     return session
 
 
+class _QuerylessUrls(logging.Filter):
+    """httpx logs every request's full URL at INFO (shown with --debug): the URL is logged
+    without its query string, which may carry a key."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                _redacted(a) if isinstance(a, httpx.URL) else a for a in record.args
+            )
+        return True
+
+
+logging.getLogger("httpx").addFilter(_QuerylessUrls())
+
+
 def make_client(timeout_s: float = 30.0, **kwargs: Any) -> httpx.Client:
     """The one HTTP client of the REST connectors: follows redirects, keeps credentials
     with their host (HostBoundClient)."""

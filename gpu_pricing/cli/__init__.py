@@ -62,6 +62,7 @@ def _global(
     _common.DEBUG = debug
     if debug:
         os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
+        os.environ["GRPC_VERBOSITY"] = "INFO"  # gRPC core's own lines (Nebius), quiet otherwise
         logging.getLogger().setLevel(logging.INFO)
 
 

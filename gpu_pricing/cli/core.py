@@ -275,8 +275,13 @@ def snapshot_record(
         for name in names:
             ctx = FetchContext(watermarks=watermarks(path, name), regions=region_list)
             pages, failures = [], []
-            for item in registry.get(name).fetch_live(ctx):
-                (failures if isinstance(item, FetchFailure) else pages).append(item)
+            try:
+                for item in registry.get(name).fetch_live(ctx):
+                    (failures if isinstance(item, FetchFailure) else pages).append(item)
+            except Exception as exc:  # noqa: BLE001 - one provider must not stop the others
+                # its pages so far are kept; the error is its one (redacted) failure line,
+                # as a refresh counts it as that provider failing
+                failures.append(FetchFailure(name, "*", "", exc))
             written = kit_snapshot.write_pages(directory, pages)
             # no credentials for an endpoint: skipped, said once, not a failure
             skipped = [f for f in failures if f.skipped]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -242,3 +243,27 @@ def test_snapshot_record_writes_what_the_live_api_returns(tmp_path, httpserver, 
     assert doc["providers"]["azure"]["pages"] == len(demo)
     replayed = list(kit_snapshot.read_provider(out, "azure"))
     assert [p.decoded()["Items"] for p in replayed] == [p.decoded()["Items"] for p in demo]
+
+
+def test_snapshot_record_records_the_providers_that_work_when_one_breaks(tmp_path, monkeypatch):
+    """A provider whose fetch raises something unexpected (AWS's SDK on a body that is not
+    XML) is reported as that provider's failure; the others are still recorded."""
+    from connectors import registry
+    from connectors.kit import snapshot as kit_snapshot
+
+    def broken(ctx):
+        yield from ()
+        raise ValueError("invalid XML received: <html>" + "x" * 5000)
+
+    aws = registry.PROVIDERS["aws"]
+    monkeypatch.setitem(registry.PROVIDERS, "aws", dataclasses.replace(aws, fetch_live=broken))
+    out = tmp_path / "recorded"
+    result = cli("snapshot", "record", str(out), "--providers", "aws,sheets", "--json",
+                 "--warehouse", str(tmp_path / "none.duckdb"))  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    doc = json.loads(result.stdout)["providers"]
+    assert doc["sheets"]["pages"] > 0 and list(kit_snapshot.read_provider(out, "sheets"))
+    (failure,) = doc["aws"]["failures"]
+    assert "ValueError: invalid XML received" in failure
+    aws_lines = [line for line in result.stderr.splitlines() if "aws" in line]
+    assert len(aws_lines) == 1 and len(aws_lines[0]) < 600, aws_lines

@@ -260,3 +260,19 @@ def test_a_next_page_token_that_comes_back_is_a_paging_cycle(httpserver):
     with pytest.raises(UnexpectedResponse, match="repeats an earlier nextPageToken"):
         walk(httpserver)
     assert len(httpserver.log) == 2
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "error", "text"),
+    [
+        (400, '"bad request"', UnexpectedResponse, "HTTP 400"),
+        (403, '{"error": "forbidden by a proxy"}', UnexpectedResponse, "HTTP 403"),
+        (404, "<html>not here</html>", UnexpectedResponse, "HTTP 404"),
+        (502, "<html>Bad gateway</html>", SourceUnavailable, "502"),
+    ],
+)
+def test_an_error_body_not_shaped_like_googles_keeps_its_status(httpserver, status, body, error, text):
+    """A gateway's or proxy's body is one line naming the status, not an AttributeError."""
+    httpserver.expect_request(SKUS_PATH).respond_with_response(Response(body, status))
+    with pytest.raises(error, match=text):
+        walk(httpserver)
