@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import zstandard
 
-from tests.builders import azure_retail_item, azure_retail_page
+from samples.azure import azure_retail_item, azure_retail_page
 from warehouse.rawstore import RawStore
 
 SCRIPT = """
