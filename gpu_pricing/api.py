@@ -19,9 +19,10 @@ models in any case and alias (`rates(gpu="h100 sxm", provider="AWS", pricing="on
 an unknown name raises naming the closest, never returns an empty frame.
 
 Every function takes `warehouse=` (a path; default: $GPU_PRICING_WAREHOUSE, else
-gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb under the working
-directory). A missing warehouse raises `WarehouseError` saying to run `gpu-pricing refresh`;
-bad input raises `ValueError` (`InvalidInput` is one) naming it, as the command-line flag.
+gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb in the project's
+checkout, whatever the working directory: see `warehouse_path`). A missing warehouse raises
+`WarehouseError` saying to run `gpu-pricing refresh`; bad input raises `ValueError`
+(`InvalidInput` is one) naming it, as the command-line flag.
 """
 
 from __future__ import annotations
@@ -66,10 +67,15 @@ SPEC_SCHEMA = {
 
 def warehouse_path(warehouse: str | Path | None = None) -> Path:
     """The warehouse file: the argument, else $GPU_PRICING_WAREHOUSE, else
-    gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb."""
+    gpu-pricing.toml's `warehouse` (the file in the working directory or
+    $GPU_PRICING_CONFIG), else the project's warehouse/gpu_pricing.duckdb, whatever the
+    working directory (`warehouse.db.project_path`)."""
     from gpu_pricing.config import load
 
-    return load().warehouse_path(warehouse)
+    cfg = load()
+    if warehouse or cfg.warehouse is not None:
+        return cfg.warehouse_path(warehouse)
+    return db.project_path()
 
 
 @contextmanager

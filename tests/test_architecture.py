@@ -97,6 +97,7 @@ def test_flows_use_only_the_app_services():
     assert offenders == []
 
 
+@pytest.mark.slow  # a fresh interpreter per service
 @pytest.mark.parametrize("service", SERVICES)
 def test_a_service_loads_neither_the_api_nor_the_planner(service):
     """`gpu_pricing/__init__.py` re-exports the API lazily: a flow importing a service
@@ -124,6 +125,7 @@ def test_the_package_still_re_exports_the_api():
         gpu_pricing.nope  # noqa: B018
 
 
+@pytest.mark.slow  # a fresh interpreter per module
 @pytest.mark.parametrize(
     "module",
     ["gpu_pricing.cli", "gpu_pricing.cli.core", "gpu_pricing.cli.costs", "gpu_pricing.cli.plan",
@@ -139,6 +141,7 @@ def test_each_module_imports_first_in_a_fresh_process(module):
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_the_command_line_runs_as_a_module():
     import subprocess
 

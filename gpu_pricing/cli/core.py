@@ -73,7 +73,14 @@ def refresh(
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "CRITICAL")
         from flows import direct, progress
 
-        if direct.prefect_api_url():
+        api = direct.prefect_api_url()
+        if api and (problem := direct.prefect_api_unreachable(api)):
+            err(
+                f"warning: no Prefect API answers at {api} ({problem}); refreshing "
+                "directly, without a Prefect run record"
+            )
+            api = None
+        if api:
             from flows.refresh import refresh as run_refresh
         else:  # no Prefect API: the same refresh, without importing Prefect
             run_refresh = direct.refresh_direct

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import pytest
 import zstandard
 
 from samples.azure import azure_retail_item, azure_retail_page
@@ -62,6 +63,7 @@ def run_refresh(warehouse: Path, snapshot: Path) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow  # refreshes in child processes, one killed midway
 def test_a_refresh_killed_midway_leaves_the_published_warehouse_unchanged(tmp_path):
     warehouse = tmp_path / "w.duckdb"
     small, big = tmp_path / "small", tmp_path / "big"
