@@ -15,7 +15,7 @@ import pytest
 from connectors.aws import parse, settings
 from connectors.kit.normalise import normalise
 from connectors.kit.page import Page, pages_frame
-from tests.builders import (
+from samples.aws import (
     AWS_OFFER_CSV_HEADER,
     aws_instance_type_item,
     aws_offer_csv_rows,
