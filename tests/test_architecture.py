@@ -15,6 +15,7 @@ ALLOWED = {
     # folder: third-party/first-party top-level packages it may import
     "warehouse": {"duckdb", "polars", "pyarrow", "zstandard", "yaml", "warehouse"},
     "models": {"polars", "models"},
+    "samples": {"samples"},  # builders of response shapes: the standard library only
     "connectors": {"connectors", "polars", "pyarrow", "httpx", "orjson", "boto3", "botocore",
                    "google", "azure", "warehouse", "nebius",
                    "requests"},  # the transport under google-api-core REST (its errors)
