@@ -11,7 +11,7 @@ every spot price point (`int_spot_prices_unioned`, the feeds of `fct_spot_prices
   (every GPU-keyed mart joins it). One new GPU never stops the refresh: its offers are
   held back, the refresh summary names the GPU, and adding its row publishes them.
 - **Sanity ceiling**: a point above `MAX_USD_PER_GPU_HOUR` per GPU-hour, or not positive
-  (warehouse.schemas states it; the offers meet it in `connectors._normalise`).
+  (warehouse.schemas states it; the offers meet it in `connectors.kit.normalise`).
 - **Floor**: a per-GPU-hour price below `floor_fraction` x the median per-GPU-hour price of
   the verified offers of the same GPU (every provider's current staged offers, where at
   least `floor_min_offers` are priced). The median, not the cheapest price, so one junk

@@ -104,7 +104,7 @@ STAGED_COLUMNS = [c for c in OFFER_SCHEMA if c not in ("status", "reason", "reco
 
 # A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
 # real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
-# Offers meet it in connectors/_normalise.py, spot points in warehouse/plausibility.py.
+# Offers meet it in connectors/kit/normalise.py, spot points in warehouse/plausibility.py.
 MAX_USD_PER_GPU_HOUR = 200.0
 
 OFFER_KEY = ["provider", "region", "zone", "instance_type", "pricing_model", "pricing_detail"]

@@ -17,8 +17,8 @@ import duckdb
 import pytest
 
 from connectors import registry
-from connectors._page import FetchContext
-from connectors._snapshot import DEMO_DIR
+from connectors.kit.page import FetchContext
+from connectors.kit.snapshot import DEMO_DIR
 from flows import pipeline
 from warehouse.plausibility import Checks
 
