@@ -57,12 +57,18 @@ from typing import Any
 import polars as pl
 
 from models import breakeven, capacity, scaling, serving, training
-from models.conventions import HOURS_PER_MONTH, TRAINING_BYTES_PER_PARAM
+from models.conventions import HOURS_PER_MONTH, HOURS_PER_YEAR, TRAINING_BYTES_PER_PARAM
 from models.costs import SECONDS_PER_HOUR, TERA
 
 GIB = 2.0**30
-PRICING_MODELS = ("on_demand", "spot", "reserved_1y", "reserved_3y")
-TERM_HOURS = {"reserved_1y": breakeven.HOURS_PER_YEAR, "reserved_3y": 3 * breakeven.HOURS_PER_YEAR}
+# a commitment's minimum term (seed_conventions' 365-day year): reservations and savings
+# plans bill the whole term however little of it a job uses
+TERM_HOURS = {
+    "reserved_1y": HOURS_PER_YEAR,
+    "reserved_3y": 3 * HOURS_PER_YEAR,
+    "savings_plan_1y": HOURS_PER_YEAR,
+    "savings_plan_3y": 3 * HOURS_PER_YEAR,
+}
 DEFAULT_BYTES_PER_PARAM = TRAINING_BYTES_PER_PARAM  # 16 B/param, seed_conventions
 ROUNDING_SLACK = 1e-9
 DEFAULT_MAX_GPUS = 16384
@@ -277,7 +283,6 @@ def usable_offers(offers: pl.DataFrame, specs: pl.DataFrame, precision: str) -> 
     return (
         offers.filter(
             pl.col("gpu_name").is_not_null()
-            & pl.col("pricing_model").is_in(PRICING_MODELS)
             & (pl.col("price_usd_per_gpu_hour") > 0)
             & (pl.col("gpu_count") >= 1)
             & (pl.col("gpu_count") == pl.col("gpu_count").floor())

@@ -48,12 +48,11 @@ from models.conventions import (
     HOST_CAPEX_SHARE,
     HOST_WATTS_PER_GPU,
     HOURS_PER_MONTH,
+    HOURS_PER_YEAR,
     OPS_SHARE_OF_CAPEX_PER_YEAR,
     POWER_USD_PER_KWH,
     PUE,
 )
-
-HOURS_PER_YEAR = 8760.0
 
 
 def onprem_breakeven_gpu_hours(

@@ -24,11 +24,15 @@ def _load(path: Path = SEED) -> dict[str, float]:
 CONVENTIONS = _load()
 
 HOURS_PER_MONTH = CONVENTIONS["hours_per_month"]
+HOURS_PER_YEAR = CONVENTIONS["hours_per_year"]
+BYTES_PER_GIB = CONVENTIONS["bytes_per_gib"]
 TRAINING_FLOPS_PER_PARAM_PER_TOKEN = CONVENTIONS["training_flops_per_param_per_token"]
 INFERENCE_FLOPS_PER_PARAM_PER_TOKEN = CONVENTIONS["inference_flops_per_param_per_token"]
 TRAINING_BYTES_PER_PARAM = CONVENTIONS["training_bytes_per_param"]
 SERVING_BYTES_PER_PARAM = CONVENTIONS["serving_bytes_per_param"]
 SERVING_HEADROOM = CONVENTIONS["serving_headroom"]
+DEFAULT_MFU = CONVENTIONS["default_mfu"]
+SERVING_UTILIZATION = CONVENTIONS["serving_utilization"]
 # serving roofline (models.serving)
 DECODE_BANDWIDTH_SHARE = CONVENTIONS["decode_bandwidth_share"]
 DECODE_COMPUTE_SHARE = CONVENTIONS["decode_compute_share"]

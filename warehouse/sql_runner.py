@@ -1,6 +1,7 @@
 """The SQL runner: seeds, views in dependency order, table macros, and assertions.
 
-- `sql/seeds/<table>.csv` -> table `<table>` (declared in warehouse.schemas.SEED_DDL),
+- `sql/seeds/<table>.csv` -> table `<table>` (declared in warehouse.schemas.SEED_DDL; its
+  description and data tests in `<table>.yml` beside it, its columns in the README there),
   reloaded on every build so an edited seed takes effect.
 - `sql/intermediate/*.sql`, `sql/marts/*.sql`, `sql/alert_inputs/*.sql`: one SELECT per file; the
   view is named after the file. Dependencies are the relations each statement reads, from
@@ -127,10 +128,6 @@ def build_unioned(
     return connectors
 
 
-# the column descriptions the staged offers share with the current-offers mart
-_OFFERS_DOCUMENTED_BY = "mart_gpu_offers_current"
-
-
 def _describe_unioned(
     con: duckdb.DuckDBPyConnection, staged: list[tuple[str, str]], declared: dict[str, Relation]
 ) -> None:
@@ -148,10 +145,7 @@ def _describe_unioned(
                  f"(columns as in {UNIONED_VIEW}).")
         for connector, table in staged
     ]
-    documented: dict[str, str] = {}
-    for name in (_OFFERS_DOCUMENTED_BY, UNIONED_VIEW):
-        if name in declared:
-            documented |= declared[name].columns
+    documented = declared[UNIONED_VIEW].columns if UNIONED_VIEW in declared else {}
     present = {r[0] for r in run(con, f"DESCRIBE {UNIONED_VIEW}")}
     statements += [
         f"COMMENT ON COLUMN {UNIONED_VIEW}.{column} IS {_quote(text)}"
@@ -394,6 +388,11 @@ def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relat
     )
 
 
+# libyaml's safe loader when PyYAML has it (30x faster: the schema files are read on every
+# refresh); the pure-Python one otherwise, with the same result.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def schema_files(sql_dir: Path = SQL_DIR) -> list[Path]:
     return sorted([*sql_dir.rglob("*.yml"), *sql_dir.rglob("*.yaml")])
 
@@ -406,7 +405,7 @@ def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
     docs = doc_blocks(sql_dir)
     for path in schema_files(sql_dir):
         try:
-            doc = yaml.safe_load(path.read_text()) or {}
+            doc = yaml.load(path.read_text(), Loader=SAFE_LOADER) or {}
             entries = [(e, "model") for e in doc.get("models") or []]
             entries += [(e, "macro") for e in doc.get("macros") or []]
             entries += [(e, "snapshot") for e in doc.get("snapshots") or []]
@@ -471,7 +470,7 @@ def apply_comments(
         statements += [
             (rel, f"COMMENT ON COLUMN {rel.name}.{column} IS {_quote(text)}")
             for column, text in rel.columns.items()
-            if rel.kind != "macro"
+            if text and rel.kind != "macro"  # a seed column is described in its README
         ]
     with transaction(con):
         for rel, statement in statements:

@@ -18,7 +18,6 @@ from gpu_pricing.cli._common import (
     WarehouseOpt,
     open_readonly,
     parse_providers,
-    providers_in,
     run,
     warehouse_path,
 )
@@ -54,27 +53,42 @@ def refresh(
             help="gpu-pricing.toml (default: $GPU_PRICING_CONFIG, else ./gpu-pricing.toml)",
         ),
     ] = None,
+    accept_drop: Annotated[
+        str | None,
+        typer.Option(
+            "--accept-drop",
+            help="Comma-separated connectors whose fall in offers (beyond [checks] "
+            "max_drop_pct) is real: publish their new offers this once.",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Refresh: fetch, land raw, normalise, publish, check alerts. Runs as a Prefect flow
     when a Prefect API is configured (PREFECT_API_URL), else directly (no server to start)."""
 
     def body() -> int:
-        from connectors import _snapshot
+        from connectors.kit import snapshot as kit_snapshot
         from gpu_pricing.config import load
 
         cfg = load(config)  # a bad config is exit 2 here, before Prefect starts
         path = cfg.warehouse_path(warehouse)
         names = parse_providers(providers)
         if snapshot is not None:
-            _snapshot.resolve(snapshot)  # a bad path is a usage error, before Prefect starts
+            kit_snapshot.resolve(snapshot)  # a bad path is a usage error, before Prefect starts
         db.check_openable(path)  # held read-write elsewhere, or not a DuckDB file: exit 2
         # Prefect's console logs off (a failure is one line here; its traceback with
         # --debug); run logs still reach the Prefect API
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "CRITICAL")
         from flows import direct, progress
 
-        if direct.prefect_api_url():
+        api = direct.prefect_api_url()
+        if api and (problem := direct.prefect_api_unreachable(api)):
+            err(
+                f"warning: no Prefect API answers at {api} ({problem}); refreshing "
+                "directly, without a Prefect run record"
+            )
+            api = None
+        if api:
             from flows.refresh import refresh as run_refresh
         else:  # no Prefect API: the same refresh, without importing Prefect
             run_refresh = direct.refresh_direct
@@ -86,6 +100,7 @@ def refresh(
                 providers=names,
                 regions=[r.strip() for r in regions.split(",")] if regions else None,
                 config=str(cfg.source) if cfg.source else None,
+                accept_drop=parse_providers(accept_drop),
             )
         con = db.connect_readonly(path)
         try:
@@ -140,30 +155,19 @@ def rates(
     whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
-        from gpu_pricing import names
+        from gpu_pricing import api
 
-        choice = names.gpu_and_memory(gpu, memory) if gpu else None
-        model = names.pricing_model(pricing) if pricing else None
-        con = open_readonly(warehouse_path(warehouse))
-        try:
-            name = names.provider(provider, extra=providers_in(con)) if provider else None
-            df = db.query(
-                con,
-                queries.sql("rates"),
-                {
-                    "gpu": choice.name if choice else None,
-                    "variant": choice.variant if choice else None,
-                    "memory": choice.memory_gib if choice else None,
-                    "pricing": model,
-                    "provider": name,
-                    "region": region,
-                    "limit": limit,
-                    "include_illustrative": include_illustrative,
-                    "include_gpu_only": include_gpu_only,
-                },
-            )
-        finally:
-            con.close()
+        df = api.rates(
+            gpu,
+            memory=memory,
+            pricing=pricing,
+            provider=provider,
+            region=region,
+            limit=limit,
+            include_illustrative=include_illustrative,
+            include_gpu_only=include_gpu_only,
+            warehouse=warehouse_path(warehouse),
+        )
         if json_out:
             emit_json({"rates": df.to_dicts(), "count": df.height})
         else:
@@ -208,39 +212,20 @@ def history(
     def body() -> None:
         from datetime import date
 
-        from gpu_pricing import names
+        from gpu_pricing import api
 
         try:
             since_d = date.fromisoformat(since) if since else None
         except ValueError:
             raise InvalidInput(f"--since {since!r}: expected YYYY-MM-DD") from None
-        choice = names.gpu_and_memory(gpu, memory)
-        model = names.pricing_model(pricing) if pricing else None
-        con = open_readonly(warehouse_path(warehouse))
-        try:
-            params = {
-                "gpu": choice.name,
-                "memory": choice.memory_gib,
-                "pricing": model,
-                "provider": names.provider(provider, extra=providers_in(con))
-                if provider
-                else None,
-                "since": since_d,
-            }
-            if model == "spot":
-                df = db.query(
-                    con,
-                    queries.sql("spot_history"),
-                    params,
-                )
-            else:
-                df = db.query(
-                    con,
-                    queries.sql("price_periods"),
-                    params,
-                )
-        finally:
-            con.close()
+        df = api.history(
+            gpu,
+            memory=memory,
+            pricing=pricing,
+            provider=provider,
+            since=since_d,
+            warehouse=warehouse_path(warehouse),
+        )
         if json_out:
             emit_json({"history": df.to_dicts(), "count": df.height})
         else:
@@ -265,8 +250,8 @@ def snapshot_record(
     the warehouse exists, as the nightly refresh would; else from their look-back window."""
 
     def body() -> int:
-        from connectors import _snapshot
-        from connectors._page import FetchContext, FetchFailure
+        from connectors.kit import snapshot as kit_snapshot
+        from connectors.kit.page import FetchContext, FetchFailure
         from flows.pipeline import watermarks
 
         names = parse_providers(providers) or list(registry.PROVIDERS)
@@ -276,9 +261,14 @@ def snapshot_record(
         for name in names:
             ctx = FetchContext(watermarks=watermarks(path, name), regions=region_list)
             pages, failures = [], []
-            for item in registry.get(name).fetch_live(ctx):
-                (failures if isinstance(item, FetchFailure) else pages).append(item)
-            written = _snapshot.write_pages(directory, pages)
+            try:
+                for item in registry.get(name).fetch_live(ctx):
+                    (failures if isinstance(item, FetchFailure) else pages).append(item)
+            except Exception as exc:
+                # its pages so far are kept; the error is its one (redacted) failure line,
+                # as a refresh counts it as that provider failing
+                failures.append(FetchFailure(name, "*", "", exc))
+            written = kit_snapshot.write_pages(directory, pages)
             # no credentials for an endpoint: skipped, said once, not a failure
             skipped = [f for f in failures if f.skipped]
             failed = [f for f in failures if f not in skipped]

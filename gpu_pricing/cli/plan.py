@@ -17,8 +17,8 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 
-from connectors._page import utc_now
 from connectors.errors import InvalidInput
+from connectors.kit.page import utc_now
 from gpu_pricing import api
 from gpu_pricing import plan as planner
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
@@ -78,7 +78,8 @@ def deadline_in_hours(hours: float | None, date_text: str | None) -> float | Non
 
 
 ProvidersOpt = Annotated[
-    str | None, typer.Option("--providers", help="comma-separated providers (default: all)")
+    str | None,
+    typer.Option("--providers", help="comma-separated providers, any case (default: all)"),
 ]
 RegionsOpt = Annotated[
     str | None, typer.Option("--regions", help="comma-separated regions (default: all)")
@@ -87,12 +88,16 @@ PricingListOpt = Annotated[
     str | None,
     typer.Option(
         "--pricing",
-        help="comma-separated: on_demand, spot, reserved_1y, reserved_3y (default: all)",
+        help="comma-separated pricing models, any case or alias: on_demand, spot, "
+        "reserved_1y, reserved_3y, capacity_block, flex, savings_plan_1y, savings_plan_3y "
+        "(default: all)",
     ),
 ]
 GpuNamesOpt = Annotated[
     str | None,
-    typer.Option("--gpu", help="comma-separated GPU names, e.g. H100,B200 (default: all)"),
+    typer.Option(
+        "--gpu", help="comma-separated GPU names, any case or alias, e.g. 'H100 SXM,b200' (default: all)"
+    ),
 ]
 PrecisionOpt = Annotated[
     str, typer.Option("--precision", help="peak FLOPs column of dim_gpus: fp32|tf32|bf16|fp8")

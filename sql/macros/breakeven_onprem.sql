@@ -8,7 +8,7 @@
 --   host_capex_usd       = capex_usd * host_fraction
 --   power_usd_per_hour   = (power_kw + host_kw) * pue * usd_per_kwh
 --   ops_usd_per_year     = ops_fraction * (capex_usd + host_capex_usd)
---   ops_usd_per_hour     = ops_usd_per_year / (8760 * utilization)
+--   ops_usd_per_hour     = ops_usd_per_year / (hours_per_year * utilization)
 --   break_even_gpu_hours = (capex_usd + host_capex_usd - residual)
 --                          / (on_demand_usd_per_gpu_hour - power_usd_per_hour - ops_usd_per_hour)
 --   break_even_months    = break_even_gpu_hours / (utilization * hours_per_month)
@@ -72,7 +72,8 @@ assumptions as (
             else error('breakeven_onprem: ops_fraction must be >= 0, got '
                        || ops_fraction::varchar)
         end as ops_fraction_assumed,
-        c.hours_per_month as month_hours
+        c.hours_per_month as month_hours,
+        c.hours_per_year as year_hours
     from conventions c
 ),
 
@@ -131,7 +132,7 @@ running as (
         (power_kw_used + host_kw_assumed) * pue_assumed * usd_per_kwh_assumed
             as power_usd_per_hour,
         ops_fraction_assumed * (capex_usd + host_capex) as ops_usd_per_year,
-        ops_fraction_assumed * (capex_usd + host_capex) / (8760.0 * utilization_assumed)
+        ops_fraction_assumed * (capex_usd + host_capex) / (year_hours * utilization_assumed)
             as ops_usd_per_hour
     from costs
 ),

@@ -455,7 +455,7 @@ def test_the_python_api_returns_frames_from_a_read_only_warehouse(demo_warehouse
     )
     with gpu_pricing.connect(demo_warehouse) as con, pytest.raises(Exception, match="read-only"):
         con.execute("create table t (x int)")
-    with pytest.raises(ValueError, match="pricing must be one of"):
+    with pytest.raises(ValueError, match="unknown pricing model"):
         gpu_pricing.rates(pricing="cheap", warehouse=demo_warehouse)
 
 
@@ -487,10 +487,14 @@ def test_a_deadline_nothing_can_meet_is_exit_2_naming_the_fastest_plan(demo_ware
 def test_filters_nothing_matches_name_what_the_offers_hold(demo_warehouse):
     result = cli(demo_warehouse, *TRAIN, "--providers", "nosuchcloud")
     assert result.exit_code == 2
-    assert "no current offer matches providers=nosuchcloud" in result.stderr
-    assert "providers with offers: " in result.stderr and "aws" in result.stderr
+    # an unknown name is one line naming the closest known ones, never an empty answer
+    assert "--providers 'nosuchcloud': unknown provider (closest:" in result.stderr
     serve = cli(demo_warehouse, "plan", "serve", "--params", "7B", "--tokens-per-month", "1T",
                 "--gpu", "H900")
+    assert serve.exit_code == 2 and "--gpu 'H900': unknown GPU (closest: H200, H100" in serve.stderr
+    # known names that no current offer has together: what the offers hold
+    serve = cli(demo_warehouse, "plan", "serve", "--params", "7B", "--tokens-per-month", "1T",
+                "--gpu", "K80", "--providers", "AWS")
     assert serve.exit_code == 2 and "gpu_names with offers: " in serve.stderr
 
 
