@@ -319,12 +319,12 @@ def test_onprem_power_defaults_to_the_gpus_tdp(demo_warehouse):
     assert doc["break_even_months"] == pytest.approx(30000 / 3.93 / (0.5 * 720))
 
 
-def test_onprem_counts_the_whole_cost_of_owning_by_default(cost_warehouse):
+def test_onprem_counts_the_whole_cost_of_owning_by_default(demo_warehouse):
     result = cli(
-        "breakeven", "onprem", "--gpu", "H100", "--rate", "4", "--warehouse", str(cost_warehouse)
+        "breakeven", "onprem", "--gpu", "H100", "--rate", "4", "--warehouse", str(demo_warehouse)
     )
     assert result.exit_code == 0, result.stderr
-    doc = cli_json(cost_warehouse, "breakeven", "onprem", "--gpu", "H100", "--rate", "4")
+    doc = cli_json(demo_warehouse, "breakeven", "onprem", "--gpu", "H100", "--rate", "4")
     # power (0.7 kW TDP + 0.575 kW host) x PUE 1.56 x 0.10 USD/kWh = 0.1989 USD/h;
     # host 25% of 30,000 = 7,500 USD; operations 10% of 37,500 = 3,750 USD a year
     assert doc["power_usd_per_hour"] == pytest.approx(0.1989)
@@ -336,8 +336,8 @@ def test_onprem_counts_the_whole_cost_of_owning_by_default(cost_warehouse):
     assert "0 kW" not in result.stdout
 
 
-def test_onprem_compares_whole_machines_of_the_same_form_factor(cost_warehouse, con):
-    doc = cli_json(cost_warehouse, "breakeven", "onprem", "--gpu", "H100")
+def test_onprem_compares_whole_machines_of_the_same_form_factor(demo_warehouse, con):
+    doc = cli_json(demo_warehouse, "breakeven", "onprem", "--gpu", "H100")
     assert doc["gpu_variant"] == "SXM"
     assert doc["offer"]["gpu_variant"] == "SXM" and doc["offer"]["provider"] != "vastai"
     assert "SXM form factor" in doc["compared_with"]
