@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -343,7 +343,12 @@ def load_and_publish(
     *,
     source: str,
     run_id: str | None = None,
+    alerts: Callable[[Any], Any] | None = None,
 ) -> RunSummary:
+    """Land, parse, stage, merge, build and assert, then publish atomically. `alerts`, when
+    given, is called with the build's connection once its marts are current, before the
+    publish: it reads them as built (no second build); its writes are one transaction, and
+    its failure is logged and rolled back, never failing the refresh."""
     run_id = run_id or raw.new_run_id()
     started = utc_now()
     fetched = dict(fetched)  # popped below; the caller's dict stays as it was
@@ -430,6 +435,13 @@ def load_and_publish(
             lap("assertions")
         else:  # nothing re-staged, same SQL: the published data passed these assertions
             merged, results = {"opened": 0, "closed": 0}, []
+        if alerts is not None:
+            try:
+                with db.transaction(con):
+                    alerts(con)
+            except Exception as exc:  # the refresh publishes all the same
+                log.error("alerts check failed (the refresh itself is published): %s", exc)
+            lap("alerts")
         run(
             con,
             "UPDATE _runs SET finished_at = ?, status = ?, asserted_sql = ? WHERE run_id = ?",
