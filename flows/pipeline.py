@@ -429,10 +429,11 @@ def load_and_publish(
             sql_runner.build_views(con)
             merged = history.merge(con, refreshed, utc_now())
             lap("history")
-            sql_runner.materialise(con)
-            lap("materialise")
-            results = sql_runner.assert_healthy(con)
-            lap("assertions")
+            with sql_runner.computed_once(con):  # each intermediate view computed once
+                sql_runner.materialise(con)
+                lap("materialise")
+                results = sql_runner.assert_healthy(con)
+                lap("assertions")
         else:  # nothing re-staged, same SQL: the published data passed these assertions
             merged, results = {"opened": 0, "closed": 0}, []
         if alerts is not None:
