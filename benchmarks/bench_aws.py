@@ -29,7 +29,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.builders import (
+from samples.aws import (
     AWS_OFFER_CSV_HEADER,
     aws_offer_csv_rows,
     aws_offer_csv_text,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
-from tests.builders import azure_retail_item, azure_retail_page
+from samples.azure import azure_retail_item, azure_retail_page
 
 OUT = Path(__file__).parent / "out"
 SIZES = [

@@ -27,7 +27,7 @@ from pathlib import Path
 import orjson
 
 from benchmarks.bench_azure import SIZES, VARIANTS
-from tests.builders import azure_retail_item, azure_retail_page
+from samples.azure import azure_retail_item, azure_retail_page
 
 OUT = Path(__file__).parent / "out"
 ROOT = Path(__file__).resolve().parent.parent

@@ -53,6 +53,14 @@ def verdict(excluded: pl.Expr, rejected: pl.Expr | None = None) -> dict[str, pl.
     }
 
 
+def cpu_only(gpus: pl.Expr, gpu_label: pl.Expr) -> pl.Expr:
+    """A row that names no GPU and counts none: a CPU plan, out of scope (a connector
+    excludes it). A row that names a GPU but counts none, or no number, is not a CPU plan:
+    it stays in, and the shared GPU-count check (`_checks`) quarantines it with a reason."""
+    label = gpu_label.cast(pl.String).str.strip_chars().fill_null("")
+    return (gpus.fill_null(0) == 0) & (label == "")
+
+
 def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
     """(is invalid, reason) pairs, first match wins. Reasons are formatted only for the
     rejected rows: formatting a string for each of a million good rows costs seconds."""
@@ -65,6 +73,16 @@ def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
                 "(sql/seeds/seed_fx_rates.csv has no {} row)",
                 "source_currency",
                 "source_currency",
+            ),
+        ),
+        # a GPU named without a count, or a count that is not positive (an offer that
+        # names neither is an unknown GPU: published and counted as such, `unknown_gpu`)
+        (
+            (pl.col("gpu_count").is_null() & pl.col("gpu_name").is_not_null())
+            | (pl.col("gpu_count") <= 0),
+            pl.format(
+                "gpu_count {} is missing or not positive: not an offer of GPUs",
+                pl.col("gpu_count").cast(pl.String).fill_null("null"),
             ),
         ),
         (price.is_null() | price.is_nan(), pl.lit("price missing or not a number")),

@@ -334,6 +334,10 @@ class RedactingStream(io.TextIOBase):
         self._raw = raw
 
     def write(self, text: str) -> int:
+        # a text stream takes text only: Click probes with write(b"") to tell binary from
+        # text streams, and must see the TypeError a real text stream raises
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         self._raw.write(redact(text))
         return len(text)
 

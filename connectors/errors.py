@@ -44,5 +44,6 @@ class UnexpectedResponse(ConnectorError):
         super().__init__(provider, endpoint, detail)
 
 
-class InvalidInput(PricingError):
-    """Bad user input (a snapshot, a flag, a config value): exit code 2."""
+class InvalidInput(PricingError, ValueError):
+    """Bad user input (a snapshot, a flag, a config value, a name given to the Python API):
+    exit code 2. A ValueError too, as the API promises for bad input."""

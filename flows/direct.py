@@ -296,3 +296,18 @@ def prefect_api_url() -> str | None:
     from prefect.settings import get_current_settings
 
     return get_current_settings().api.url or None
+
+
+def prefect_api_unreachable(url: str, timeout: float = 5.0) -> str | None:
+    """Why nothing answers at the Prefect API `url` (connection refused, a timeout, a bad
+    host), or None when something does: any HTTP answer counts, so an API that wants a
+    key is reachable (Prefect's own client reports a missing key)."""
+    import httpx
+
+    try:
+        httpx.get(url.rstrip("/") + "/health", timeout=timeout)
+    except httpx.TransportError as exc:
+        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    except httpx.InvalidURL as exc:
+        return f"not a URL ({exc})"
+    return None

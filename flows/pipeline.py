@@ -30,7 +30,7 @@ from connectors.errors import PricingError, UnexpectedResponse
 from flows import progress
 from warehouse import db, history, raw, sql_runner, staging
 from warehouse.db import run
-from warehouse.rawstore import RawStore
+from warehouse.rawstore import DamagedObject, RawStore
 from warehouse.schemas import OFFER_KEY, staging_ddl, staging_migrations
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,17 @@ class RunSummary:
             p["status"] = s.status
         d["exit_code"] = self.exit_code
         return d
+
+
+def one_line(exc: BaseException, limit: int = 400) -> str:
+    """An error as one line: its first line (Polars appends its query plan over many
+    lines), the type named where the text alone would not say what failed, cut to `limit`."""
+    first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+    if isinstance(exc, pl.exceptions.PolarsError):
+        first = f"{type(exc).__name__}: {first}"
+    if isinstance(exc, DamagedObject) or len(first) <= limit:  # its repair hint is whole
+        return first
+    return first[: limit - 3] + "..."
 
 
 def fetch_pages(
@@ -408,11 +419,12 @@ def load_and_publish(
                     staged = _stage_provider(con, run_id, name, summaries[name], store)
                 if not staged:
                     refreshed.remove(name)  # unchanged: its staged offers and history stand
-            except (PricingError, pl.exceptions.PolarsError) as exc:
-                # a provider whose pages no longer parse keeps its last staged offers (and
-                # its history stays open); the others still publish
-                log.error("%s: parse failed, keeping its last good data: %s", name, exc)
-                summaries[name].failed.append(f"parse: {exc}")
+            except (PricingError, pl.exceptions.PolarsError, DamagedObject) as exc:
+                # a provider whose pages no longer parse (or whose raw object is damaged)
+                # keeps its last staged offers (and its history stays open); the others
+                # still publish
+                log.error("%s: parse failed, keeping its last good data: %s", name, one_line(exc))
+                summaries[name].failed.append(f"parse: {one_line(exc)}")
                 summaries[name].parse_failed = True
                 refreshed.remove(name)
             finally:

@@ -11,10 +11,18 @@ are a thin layer over `plan_train` and `plan_serve`.
     gpu_pricing.estimate_train(70e9, 2e12, "H100", mfu=0.45, gpus=1024)
     gpu_pricing.estimate_infer(70e9, 2048, 1e6, "A100", rate=1.5)
 
+This module is the engine: every read and decision the command line, the planner and the
+report give (rates, cheapest, history, estimates, plans, break-evens) is answered here,
+and they print what it returns, so the same question gets the same answer at every door.
+Names are read by one parser (gpu_pricing.names): GPUs, providers, regions and pricing
+models in any case and alias (`rates(gpu="h100 sxm", provider="AWS", pricing="on-demand")`);
+an unknown name raises naming the closest, never returns an empty frame.
+
 Every function takes `warehouse=` (a path; default: $GPU_PRICING_WAREHOUSE, else
-gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb under the working
-directory). A missing warehouse raises `WarehouseError` saying to run `gpu-pricing refresh`;
-bad input raises `ValueError` naming it.
+gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb in the project's
+checkout, whatever the working directory: see `warehouse_path`). A missing warehouse raises
+`WarehouseError` saying to run `gpu-pricing refresh`; bad input raises `ValueError`
+(`InvalidInput` is one) naming it, as the command-line flag.
 """
 
 from __future__ import annotations
@@ -23,17 +31,21 @@ import csv
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 
+from connectors.errors import InvalidInput
+from gpu_pricing import names, queries
 from gpu_pricing import plan as planner
-from gpu_pricing import queries
-from models import _validate, breakeven, capacity, inference, training
-from models.conventions import HOURS_PER_MONTH
+from models import _validate, breakeven, capacity, inference, memory_fit, serving, training
+from models.conventions import DEFAULT_MFU, HOURS_PER_MONTH, SERVING_UTILIZATION
+from models.costs import SECONDS_PER_HOUR
 from warehouse import db
+from warehouse.errors import WarehouseError
 
 SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"
 SPEC_SCHEMA = {
@@ -52,14 +64,18 @@ SPEC_SCHEMA = {
     "capex_source": pl.String,
     "spec_source": pl.String,
 }
-PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
 
 def warehouse_path(warehouse: str | Path | None = None) -> Path:
     """The warehouse file: the argument, else $GPU_PRICING_WAREHOUSE, else
-    gpu-pricing.toml's `warehouse`, else warehouse/gpu_pricing.duckdb."""
+    gpu-pricing.toml's `warehouse` (the file in the working directory or
+    $GPU_PRICING_CONFIG), else the project's warehouse/gpu_pricing.duckdb, whatever the
+    working directory (`warehouse.db.project_path`)."""
     from gpu_pricing.config import load
 
-    return load().warehouse_path(warehouse)
+    cfg = load()
+    if warehouse or cfg.warehouse is not None:
+        return cfg.warehouse_path(warehouse)
+    return db.project_path()
 
 
 @contextmanager
@@ -132,6 +148,48 @@ def gpu_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
     return _specs(warehouse, read_gpu_specs)
 
 
+def read_rates(
+    con: duckdb.DuckDBPyConnection,
+    gpu: str | None = None,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    region: str | None = None,
+    limit: int | None = None,
+    include_illustrative: bool = False,
+    include_gpu_only: bool = False,
+) -> pl.DataFrame:
+    """`rates` on an open connection (names parsed here, checked against the warehouse)."""
+    choice = _gpu(gpu, memory) if gpu else None
+    if limit is not None and limit < 1:
+        raise InvalidInput(f"--limit {limit}: must be >= 1")
+    params = {
+        "gpu": choice.name if choice else None,
+        "variant": choice.variant if choice else None,
+        "memory": choice.memory_gib if choice else memory,
+        "pricing": names.pricing_model(pricing) if pricing else None,
+        "provider": names.provider(provider, extra=read_providers(con)) if provider else None,
+        "limit": limit,
+        "include_illustrative": include_illustrative,
+        "include_gpu_only": include_gpu_only,
+    }
+    params["region"] = (
+        names.region(region, read_regions(con, params["provider"])) if region else None
+    )
+    return queries.read(con, "rates", params)
+
+
+def read_providers(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The providers a warehouse holds prices for (a sheet may add one)."""
+    return queries.read(con, "providers_seen")["provider"].to_list()
+
+
+def read_regions(con: duckdb.DuckDBPyConnection, provider: str | None = None) -> list[str]:
+    """The regions of current offers (of one provider, or all)."""
+    return queries.read(con, "regions_seen", {"provider": provider})["region"].to_list()
+
+
 def rates(
     gpu: str | None = None,
     *,
@@ -140,22 +198,31 @@ def rates(
     provider: str | None = None,
     region: str | None = None,
     limit: int | None = None,
+    include_illustrative: bool = False,
+    include_gpu_only: bool = False,
     warehouse: str | Path | None = None,
 ) -> pl.DataFrame:
-    """Current per-GPU-hour rates (mart_gpu_offers_current), cheapest first."""
-    _check_pricing(pricing)
-    return _query(
-        warehouse,
-        "current_offers",
-        {
-            "gpu": gpu,
-            "memory": memory,
-            "pricing": pricing,
-            "provider": provider,
-            "region": region,
-            "limit": limit,
-        },
-    )
+    """Current per-GPU-hour rates (mart_gpu_offers_current), cheapest first by
+    cheapest_order: what `gpu-pricing rates` prints. Usable offers only (int_offers_usable:
+    verified prices of whole machines); `include_illustrative` and `include_gpu_only` add the
+    others, with a `note` saying why each is not ranked by default."""
+    with connect(warehouse) as con:
+        return read_rates(
+            con,
+            gpu,
+            memory=memory,
+            pricing=pricing,
+            provider=provider,
+            region=region,
+            limit=limit,
+            include_illustrative=include_illustrative,
+            include_gpu_only=include_gpu_only,
+        )
+
+
+def read_cheapest_summary(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """mart_cheapest_gpu_hour in the columns `refresh` prints and the report charts."""
+    return queries.read(con, "cheapest_summary")
 
 
 def cheapest(warehouse: str | Path | None = None) -> pl.DataFrame:
@@ -166,27 +233,45 @@ def cheapest(warehouse: str | Path | None = None) -> pl.DataFrame:
     )
 
 
+def read_history(
+    con: duckdb.DuckDBPyConnection,
+    gpu: str,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    since: date | None = None,
+) -> pl.DataFrame:
+    """`history` on an open connection."""
+    choice = _gpu(gpu, memory)
+    model = names.pricing_model(pricing) if pricing else None
+    params = {
+        "gpu": choice.name,
+        "memory": choice.memory_gib,
+        "pricing": model,
+        "provider": names.provider(provider, extra=read_providers(con)) if provider else None,
+        "since": since,
+    }
+    if model == "spot":  # every spot price point, per zone
+        return queries.read(con, "spot_history", params)
+    return queries.read(con, "price_periods", params)
+
+
 def history(
     gpu: str,
     *,
     memory: float | None = None,
     pricing: str | None = None,
     provider: str | None = None,
+    since: date | None = None,
     warehouse: str | Path | None = None,
 ) -> pl.DataFrame:
-    """Effective-dated price history of a GPU (fct_gpu_prices: valid_from, valid_to)."""
-    _check_pricing(pricing)
-    return _query(
-        warehouse,
-        "price_history",
-        {"gpu": gpu, "memory": memory, "pricing": pricing, "provider": provider},
-    )
-
-
-def _check_pricing(pricing: str | None) -> None:
-    if pricing is not None and pricing not in planner.PRICING_MODELS:
-        raise ValueError(
-            f"pricing must be one of {', '.join(planner.PRICING_MODELS)}, got {pricing!r}"
+    """Effective-dated price history of a GPU (fct_gpu_prices: valid_from, valid_to; an open
+    period has valid_to null), periods still valid on `since`; spot: every price point, per
+    zone (fct_spot_prices). What `gpu-pricing history` prints."""
+    with connect(warehouse) as con:
+        return read_history(
+            con, gpu, memory=memory, pricing=pricing, provider=provider, since=since
         )
 
 
@@ -217,6 +302,29 @@ def _no_offer_matches(frame: pl.DataFrame, filters: dict[str, Any]) -> None:
     raise planner.NoFeasiblePlan(f"no current offer matches {shown} ({known})")
 
 
+def _parsed_filters(
+    offers_frame: pl.DataFrame,
+    providers: str | Sequence[str] | None,
+    regions: str | Sequence[str] | None,
+    pricing: str | Sequence[str] | None,
+    gpu_names: str | Sequence[str] | None,
+) -> dict[str, list[str] | None]:
+    """The planners' filters as typed -> the warehouse's names (one parser for every door):
+    providers and regions any case, pricing models and GPUs any alias."""
+    provider_list = [
+        names.provider(p, "--providers", extra=offers_frame["provider"].unique().to_list())
+        for p in _names(providers) or []
+    ]
+    known_regions = offers_frame["region"].drop_nulls().unique().to_list()
+    return {
+        "providers": provider_list or None,
+        "regions": [names.region(r, known_regions, "--regions") for r in _names(regions) or []]
+        or None,
+        "pricing": [names.pricing_model(p) for p in _names(pricing) or []] or None,
+        "gpu_names": [names.gpu(g).name for g in _names(gpu_names) or []] or None,
+    }
+
+
 def filter_offers(
     frame: pl.DataFrame,
     *,
@@ -225,16 +333,14 @@ def filter_offers(
     pricing: str | Sequence[str] | None = None,
     gpu_names: str | Sequence[str] | None = None,
 ) -> pl.DataFrame:
-    """Offers of the given providers, regions, pricing models and GPU names (None: all)."""
-    pricing_models = _names(pricing)
-    for model in pricing_models or []:
-        _check_pricing(model)
-    upper_names = [g.upper() for g in _names(gpu_names) or []] or None
+    """Offers of the given providers, regions, pricing models and GPU names (None: all),
+    each read by the one name parser."""
+    parsed = _parsed_filters(frame, providers, regions, pricing, gpu_names)
     for column, allowed in (
-        ("provider", _names(providers)),
-        ("region", _names(regions)),
-        ("pricing_model", pricing_models),
-        ("gpu_name", upper_names),
+        ("provider", parsed["providers"]),
+        ("region", parsed["regions"]),
+        ("pricing_model", parsed["pricing"]),
+        ("gpu_name", parsed["gpu_names"]),
     ):
         if allowed is not None:
             frame = frame.filter(pl.col(column).is_in(allowed))
@@ -321,8 +427,7 @@ def plan_train(
         max_gpus=max_gpus,
         reserved_billing=reserved_billing,
     )
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    precision = _precision(precision)
     for name, value in (("deadline_hours", deadline_hours), ("budget_usd", budget_usd)):
         if value is not None and not value > 0:
             raise ValueError(f"{name} must be > 0, got {value!r}")
@@ -450,8 +555,14 @@ def plan_serve(
     params: float,
     tokens_per_month: float | None = None,
     requests_per_month: float | None = None,
-    tokens_per_request: float | None = None,
-    utilization: float = 0.3,
+    prompt_tokens: float = 1024.0,
+    output_tokens: float = 256.0,
+    context_tokens: float | None = None,
+    batch: int | None = None,
+    min_tokens_per_second_per_user: float = planner.DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER,
+    kv_bytes_per_token: float | None = None,
+    bandwidth_share: float = serving.DECODE_BANDWIDTH_SHARE,
+    compute_share: float = serving.DECODE_COMPUTE_SHARE,
     peak_to_average: float = 2.0,
     allow_spot: bool = False,
     providers: str | Sequence[str] | None = None,
@@ -459,31 +570,37 @@ def plan_serve(
     pricing: str | Sequence[str] | None = None,
     gpu_names: str | Sequence[str] | None = None,
     precision: str = "bf16",
-    bytes_per_param: float = 2.0,
     budget_usd: float | None = None,
     warehouse: str | Path | None = None,
     offers_frame: pl.DataFrame | None = None,
     specs_frame: pl.DataFrame | None = None,
 ) -> ServePlan:
-    """The cheapest monthly way to serve `tokens_per_month` (or requests x tokens per
-    request) with a model of `params` parameters (gpu_pricing.plan.serve_candidates)."""
-    from models import _validate
-
-    if (tokens_per_month is None) == (requests_per_month is None or tokens_per_request is None):
-        raise ValueError(
-            "give --tokens-per-month, or --requests-per-month with --tokens-per-request"
-        )
+    """The cheapest monthly way to serve `tokens_per_month` (or `requests_per_month` of
+    `prompt_tokens` + `output_tokens`) with a model of `params` parameters, each offer at
+    the batch and replica size that serve a token cheapest while a user gets at least
+    `min_tokens_per_second_per_user` (gpu_pricing.plan.serve_candidates, models.serving)."""
+    if (tokens_per_month is None) == (requests_per_month is None):
+        raise ValueError("give --tokens-per-month or --requests-per-month, not both or neither")
+    _validate.non_negative("prompt_tokens", prompt_tokens)
+    _validate.positive("output_tokens", output_tokens)
     if tokens_per_month is None:
-        tokens_per_month = _validate.positive(
-            "requests_per_month", requests_per_month
-        ) * _validate.positive("tokens_per_request", tokens_per_request)
+        tokens_per_month = _validate.positive("requests_per_month", requests_per_month) * (
+            prompt_tokens + output_tokens
+        )
     _validate.positive("params", params)
     _validate.positive("tokens_per_month", tokens_per_month)
-    _validate.fraction("utilization", utilization)
+    _validate.positive("min_tokens_per_second_per_user", min_tokens_per_second_per_user)
+    _validate.fraction("bandwidth_share", bandwidth_share)
+    _validate.fraction("compute_share", compute_share)
+    if batch is not None:
+        _validate.count("batch", batch)
+    if context_tokens is not None:
+        _validate.non_negative("context_tokens", context_tokens)
+    if kv_bytes_per_token is not None:
+        _validate.non_negative("kv_bytes_per_token", kv_bytes_per_token)
     if not peak_to_average >= 1:
         raise ValueError(f"peak_to_average must be >= 1, got {peak_to_average!r}")
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    precision = _precision(precision)
     every = offers(warehouse) if offers_frame is None else offers_frame
     frame = filter_offers(
         every, providers=providers, regions=regions, pricing=pricing, gpu_names=gpu_names
@@ -504,18 +621,36 @@ def plan_serve(
         specs,
         params=params,
         tokens_per_month=tokens_per_month,
-        utilization=utilization,
+        prompt_tokens=prompt_tokens,
+        output_tokens=output_tokens,
+        context_tokens=context_tokens,
+        batch=batch,
+        min_tokens_per_second_per_user=min_tokens_per_second_per_user,
+        kv_bytes_per_token=kv_bytes_per_token,
+        bandwidth_share=bandwidth_share,
+        compute_share=compute_share,
         peak_to_average=peak_to_average,
         precision=precision,
-        bytes_per_param=bytes_per_param,
         allow_spot=allow_spot,
     )
     inputs = {
         "params": params,
         "tokens_per_month": tokens_per_month,
         "requests_per_month": requests_per_month,
-        "tokens_per_request": tokens_per_request,
-        "utilization": utilization,
+        "prompt_tokens": prompt_tokens,
+        "output_tokens": output_tokens,
+        "context_tokens": prompt_tokens + output_tokens / 2
+        if context_tokens is None
+        else context_tokens,
+        "batch": batch,
+        "min_tokens_per_second_per_user": min_tokens_per_second_per_user,
+        "kv_bytes_per_token": serving.default_kv_bytes_per_token(params)
+        if kv_bytes_per_token is None
+        else kv_bytes_per_token,
+        "weight_bytes_per_param": serving.WEIGHT_BYTES[precision],
+        "bandwidth_share": bandwidth_share,
+        "compute_share": compute_share,
+        "shares_source": serving.SHARES_SOURCE,
         "peak_to_average": peak_to_average,
         "allow_spot": allow_spot,
         "providers": _names(providers),
@@ -523,14 +658,14 @@ def plan_serve(
         "pricing": _names(pricing),
         "gpu_names": _names(gpu_names),
         "precision": precision,
-        "bytes_per_param": bytes_per_param,
         "budget_usd": budget_usd,
         "hours_per_month": HOURS_PER_MONTH,
     }
     if plans.is_empty():
         raise planner.NoFeasiblePlan(
             "no serving plan: no usable current offer matches the filters (GPU with a known "
-            "peak, whole GPUs)"
+            "peak and memory bandwidth, whole GPUs, a replica within one instance) at "
+            f"{min_tokens_per_second_per_user:g} tokens/s per user or more"
         )
     within = plans if budget_usd is None else plans.filter(pl.col("monthly_cost_usd") <= budget_usd)
     if within.is_empty():
@@ -543,138 +678,570 @@ def plan_serve(
     return ServePlan(inputs=inputs, plans=plans, chosen=within.head(1))
 
 
-def _priced_specs(
-    gpu: str,
-    memory: float | None,
-    pricing: str,
-    precision: str,
-    rate: float | None,
-    warehouse: str | Path | None,
-) -> pl.DataFrame:
-    """The peak of `gpu` at `precision` with a rate: `rate` (one row at the GPU's default
-    form factor, dim_gpus; no warehouse needed), or every matching current offer's, each at
-    its own form factor's peak (dim_gpu_variants)."""
-    _check_pricing(pricing)
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
-    name = gpu.strip().upper()
+# -- estimates and break-evens: what `gpu-pricing estimate` and `breakeven` print ----------
 
-    def peaks(specs: pl.DataFrame) -> pl.DataFrame:
-        specs = specs.filter(pl.col("gpu_name") == name)
-        if memory is not None:
-            specs = specs.filter(pl.col("gpu_memory_gib") == memory)
-        specs = specs.select(
-            *planner.spec_keys(specs), pl.col(f"{precision}_tflops").alias("peak_tflops")
-        ).filter(pl.col("peak_tflops").is_not_null())
-        if specs.is_empty():
-            raise ValueError(
-                f"gpu {gpu!r}: no {precision} peak in dim_gpus for that GPU and memory"
-            )
-        return specs
+# an offer as the estimates and break-evens show it (the offer columns of estimate_offers)
+OFFER_COLUMNS = [
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "gpu_name",
+    "gpu_memory_gib",
+    "gpu_count",
+    "gpu_variant",
+    "pricing_model",
+    "pricing_detail",
+    "price_usd_per_hour",
+    "price_usd_per_gpu_hour",
+    "price_flag",
+    "provenance",
+    "is_verified",
+    "source_effective_at",
+    "first_seen_at",
+    "effective_at",
+    "fetched_at",
+    "load_id",
+]
+# the columns of the query gpu_variant_specs, taken from the bundled seed without a warehouse
+SPEC_COLUMNS = [
+    "gpu_name",
+    "gpu_memory_gib",
+    "fp32_tflops",
+    "tf32_tflops",
+    "bf16_tflops",
+    "fp8_tflops",
+    "tdp_watts",
+    "capex_usd",
+    "capex_as_of",
+    "capex_source",
+]
 
-    if rate is not None:
-        if not rate >= 0:
-            raise ValueError(f"rate_usd_per_gpu_hour must be >= 0, got {rate!r}")
-        return peaks(gpu_specs(warehouse)).head(1).with_columns(
-            pl.lit(float(rate)).alias("rate_usd_per_gpu_hour"),
-            pl.lit(pricing).alias("pricing_model"),
-            pl.lit("--rate").alias("rate_source"),
+
+def _gpu(gpu: str | names.Gpu, memory: float | None = None) -> names.Gpu:
+    """A GPU as typed (any case or alias, memory and form factor riding along) -> its
+    reference name, memory and form factor; unknown names raise naming the closest."""
+    if isinstance(gpu, names.Gpu):
+        return names.Gpu(gpu.name, memory if memory is not None else gpu.memory_gib, gpu.variant)
+    return names.gpu_and_memory(gpu, memory)
+
+
+def _precision(precision: str) -> str:
+    return names.precision(precision)[0]
+
+
+@contextmanager
+def _maybe_connect(warehouse: str | Path | None) -> Iterator[duckdb.DuckDBPyConnection | None]:
+    """A read-only connection when the warehouse exists, else None (the bundled seed then
+    answers spec questions; an offer lookup says to refresh)."""
+    path = warehouse_path(warehouse)
+    if not path.exists():
+        yield None
+        return
+    with connect(path) as con:
+        yield con
+
+
+def _need(con: duckdb.DuckDBPyConnection | None, warehouse: str | Path | None, instead: str):
+    if con is None:
+        raise WarehouseError(
+            f"warehouse {warehouse_path(warehouse)} does not exist: run `gpu-pricing refresh` "
+            f"first, or pass {instead}"
         )
-    specs = peaks(offer_specs(warehouse))
-    return (
-        filter_offers(offers(warehouse), pricing=pricing, gpu_names=[name])
-        .join(specs, on=planner.spec_keys(specs), how="inner")
-        .rename({"price_usd_per_gpu_hour": "rate_usd_per_gpu_hour"})
-        .with_columns(pl.lit("warehouse").alias("rate_source"))
+    return con
+
+
+def read_gpu_rows(
+    con: duckdb.DuckDBPyConnection | None, choice: names.Gpu
+) -> pl.DataFrame:
+    """The dim_gpus rows of a GPU (one per memory size; --memory keeps one), with the peaks
+    and TDP of its named form factor; the bundled seed when there is no warehouse."""
+    if con is not None:
+        rows = queries.read(con, "gpu_variant_specs", {"gpu": choice.name, "variant": choice.variant})
+    else:
+        seed = seed_gpu_specs().filter(pl.col("gpu_name") == choice.name)
+        rows = seed.select(SPEC_COLUMNS).sort("gpu_memory_gib")
+    if rows.is_empty():
+        raise InvalidInput(f"--gpu {choice.name!r}: unknown GPU, not in dim_gpus")
+    if choice.memory_gib is not None:
+        sizes = rows["gpu_memory_gib"].to_list()
+        rows = rows.filter(pl.col("gpu_memory_gib") == choice.memory_gib)
+        if rows.is_empty():
+            raise InvalidInput(
+                f"--memory {choice.memory_gib:g}: no {choice.name} with that memory in dim_gpus "
+                f"(known: {', '.join(f'{s:g}' for s in sizes)} GiB)"
+            )
+    return rows
+
+
+def read_priced_offers(
+    con: duckdb.DuckDBPyConnection,
+    choice: names.Gpu,
+    pricing: str,
+    *,
+    precision: str = "bf16",
+    need_peak: bool = False,
+    include_illustrative: bool = False,
+    limit: int | None = None,
+) -> pl.DataFrame:
+    """The current offers of a GPU and pricing model an estimate or break-even prices with
+    (estimate_offers: rankable, verified unless `include_illustrative`), cheapest first by
+    cheapest_order, each with `peak_tflops` at its own form factor."""
+    return queries.read(
+        con,
+        "estimate_offers",
+        {
+            "variant": choice.variant,
+            "include_illustrative": include_illustrative,
+            "gpu": choice.name,
+            "memory": choice.memory_gib,
+            "pricing": pricing,
+            "precision": precision,
+            "need_peak": need_peak,
+            "limit": limit,
+        },
+    )
+
+
+def _no_offer(
+    warehouse: str | Path | None, choice: names.Gpu, pricing: str, why: str = ""
+) -> InvalidInput:
+    size = f" {choice.memory_gib:g} GiB" if choice.memory_gib is not None else ""
+    return InvalidInput(
+        f"no current {pricing} offer for {choice.name}{size}{why} in warehouse "
+        f"{warehouse_path(warehouse)}: refresh it, try another --pricing, or pass the rate"
+    )
+
+
+def _single_peak(specs: pl.DataFrame, gpu: str, precision: str) -> float:
+    """The one peak TFLOPS of a GPU at a precision (a --rate estimate has no offer)."""
+    peaks = specs.filter(pl.col(f"{precision}_tflops").is_not_null())
+    distinct = sorted(set(peaks[f"{precision}_tflops"].to_list()))
+    if not distinct:
+        raise InvalidInput(
+            f"--precision {precision}: dim_gpus has no dense {precision} peak for {gpu}"
+        )
+    if len(distinct) > 1:
+        sizes = ", ".join(f"{m:g}" for m in peaks["gpu_memory_gib"].to_list())
+        raise InvalidInput(
+            f"--gpu {gpu}: its memory sizes ({sizes} GiB) differ in {precision} peak; pass --memory"
+        )
+    return float(distinct[0])
+
+
+def priced_rows(
+    gpu: str | names.Gpu,
+    *,
+    memory: float | None = None,
+    pricing: str = "on_demand",
+    precision: str = "bf16",
+    rate: float | None = None,
+    include_illustrative: bool = False,
+    warehouse: str | Path | None = None,
+) -> pl.DataFrame:
+    """What an estimate is priced at: every matching current offer (OFFER_COLUMNS plus
+    `peak_tflops` of its own form factor, `rate_usd_per_gpu_hour`, `rate_source` and
+    `cheapest_order`), or with `rate` one row at that rate and the GPU's peak (offer
+    columns null; no warehouse needed). Unknown names, a missing peak, no offer: InvalidInput."""
+    choice = _gpu(gpu, memory)
+    pricing = names.pricing_model(pricing)
+    precision = _precision(precision)
+    if rate is not None:
+        _validate.non_negative("rate_usd_per_gpu_hour", rate)
+    with _maybe_connect(warehouse) as con:
+        specs = read_gpu_rows(con, choice)
+        if rate is not None:
+            peak = _single_peak(specs, choice.name, precision)
+            sizes = specs["gpu_memory_gib"].to_list()
+            mem = choice.memory_gib if choice.memory_gib is not None else max(sizes)
+            row = {c: None for c in OFFER_COLUMNS} | {
+                "gpu_name": choice.name,
+                "gpu_memory_gib": float(mem),
+                "gpu_variant": choice.variant,
+                "pricing_model": pricing,
+            }
+            return pl.DataFrame([row]).with_columns(
+                pl.lit(float(peak)).alias("peak_tflops"),
+                pl.lit(float(rate)).alias("rate_usd_per_gpu_hour"),
+                pl.lit("--rate").alias("rate_source"),
+                pl.lit(None, dtype=pl.Int64).alias("cheapest_order"),
+                pl.lit(precision).alias("precision"),
+            )
+        if specs.filter(pl.col(f"{precision}_tflops").is_not_null()).is_empty():
+            raise InvalidInput(
+                f"--precision {precision}: dim_gpus has no dense {precision} peak for {choice.name}"
+            )
+        found = read_priced_offers(
+            _need(con, warehouse, "--rate"),
+            choice,
+            pricing,
+            precision=precision,
+            need_peak=True,
+            include_illustrative=include_illustrative,
+        )
+    if found.is_empty():
+        raise _no_offer(warehouse, choice, pricing)
+    return found.with_columns(
+        pl.col("price_usd_per_gpu_hour").alias("rate_usd_per_gpu_hour"),
+        pl.lit("warehouse").alias("rate_source"),
+        pl.lit(precision).alias("precision"),
+    )
+
+
+# the order every estimate answers in: offers that hold the model first, then the
+# cheapest total cost, then the one cheapest-first order of the offers
+ESTIMATE_ORDER = ("fits_memory", "cost_usd", "cheapest_order")
+
+
+def _estimate_sorted(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.sort(
+        list(ESTIMATE_ORDER), descending=[True, False, False], nulls_last=True, maintain_order=True
     )
 
 
 def estimate_train(
-    params: float,
-    tokens: float,
+    params: float | str,
+    tokens: float | str,
     gpu: str,
     *,
-    mfu: float = 0.45,
-    gpus: int = 1,
+    mfu: float = DEFAULT_MFU,
+    gpus: int | None = None,
     pricing: str = "on_demand",
     memory: float | None = None,
     rate: float | None = None,
     precision: str = "bf16",
+    include_illustrative: bool = False,
+    full_recompute: bool = False,
     warehouse: str | Path | None = None,
 ) -> pl.DataFrame:
-    """Training cost (models.training, 6ND at `mfu`) at every matching current offer,
-    cheapest first; with `rate`, one row at that rate (no warehouse needed: GPU specs come
-    from the bundled seed when it is missing)."""
+    """Training cost (models.training: 6ND FLOPs at `mfu` of each offer's own peak) at
+    every matching current offer, or at `rate`. One row per offer, in the order the
+    command line answers: offers whose GPUs hold the model's training state first
+    (models.memory_fit: `fits_memory`, `min_gpus`), then the cheapest total cost. Without
+    `gpus`, each offer uses the fewest of its GPUs that hold the model
+    (`gpus_source` = 'memory fit')."""
+    params, tokens = names.count(params, "--params"), names.count(tokens, "--tokens")
+    # every input checked by the formula before any lookup
+    training.estimate_training(params, tokens, 1.0, mfu, 1 if gpus is None else gpus, 0.0)
+    priced = priced_rows(
+        gpu,
+        memory=memory,
+        pricing=pricing,
+        precision=precision,
+        rate=rate,
+        include_illustrative=include_illustrative,
+        warehouse=warehouse,
+    )
     flops = training.training_flops(params, tokens)
-    training.gpu_hours_for_flops(flops, 1.0, mfu)  # checks mfu
-    gpus = _validate.count("gpus", gpus)
-    priced = _priced_specs(gpu, memory, pricing, precision, rate, warehouse)
+    min_gpus = memory_fit.min_gpus_expr("training", params, pl.col("gpu_memory_gib"))
+    chosen = pl.lit(gpus, dtype=pl.Int64) if gpus is not None else min_gpus
     gpu_hours = training.gpu_hours_for_flops_expr(
         pl.lit(flops), pl.col("peak_tflops"), pl.lit(float(mfu))
     )
-    return (
+    frame = (
         priced.with_columns(
             pl.lit(float(params)).alias("params"),
             pl.lit(float(tokens)).alias("tokens"),
             pl.lit(float(mfu)).alias("mfu"),
-            pl.lit(gpus).alias("gpus"),
+            pl.lit(training.hfu_from_mfu(mfu, full_recompute=full_recompute)).alias("hfu"),
+            chosen.alias("gpus"),
+            pl.lit("--gpus" if gpus is not None else "memory fit").alias("gpus_source"),
             pl.lit(flops).alias("flops"),
+            pl.lit(training.hardware_flops(params, tokens, full_recompute=full_recompute)).alias(
+                "hardware_flops"
+            ),
             gpu_hours.alias("gpu_hours"),
+            pl.lit(memory_fit.required_gib("training", params)).alias("required_gib"),
+            min_gpus.alias("min_gpus"),
         )
         .with_columns(
             (pl.col("gpu_hours") / pl.col("gpus")).alias("wall_clock_hours"),
             (pl.col("gpu_hours") * pl.col("rate_usd_per_gpu_hour")).alias("cost_usd"),
+            (pl.col("min_gpus") <= pl.col("gpus")).alias("fits_memory"),
         )
-        .with_columns((pl.col("cost_usd") / tokens * 1e6).alias("cost_per_1m_tokens_usd"))
-        .sort("cost_usd", maintain_order=True)
+        .with_columns(
+            (pl.col("wall_clock_hours") / 24).alias("wall_clock_days"),
+            (pl.col("cost_usd") / tokens).alias("cost_per_token_usd"),
+            (pl.col("cost_usd") / tokens * 1e6).alias("cost_per_1m_tokens_usd"),
+        )
     )
+    return _estimate_sorted(frame)
 
 
 def estimate_infer(
-    params: float,
-    tokens_per_request: float,
-    requests: float,
+    params: float | str,
+    tokens_per_request: float | str,
+    requests: float | str,
     gpu: str,
     *,
-    utilization: float = 0.3,
+    utilization: float = SERVING_UTILIZATION,
     pricing: str = "on_demand",
     memory: float | None = None,
     rate: float | None = None,
     precision: str = "bf16",
+    include_illustrative: bool = False,
     warehouse: str | Path | None = None,
 ) -> pl.DataFrame:
-    """Inference cost (models.inference, 2N FLOPs per token at `utilization` of the peak) at
-    every matching current offer, cheapest first; with `rate`, one row at that rate."""
-    tokens = _validate.positive("tokens_per_request", tokens_per_request) * _validate.positive(
-        "requests", requests
+    """Inference cost (models.inference: 2N FLOPs per token at `utilization` of each
+    offer's own peak) at every matching current offer, or at `rate`. One row per offer:
+    instances whose GPUs hold the weights and KV cache (models.memory_fit) first, then
+    the cheapest total cost."""
+    params = names.count(params, "--params")
+    tokens_per_request = names.count(tokens_per_request, "--tokens-per-request")
+    requests = names.count(requests, "--requests")
+    inference.estimate_inference(params, tokens_per_request, requests, 1.0, utilization, 0.0)
+    priced = priced_rows(
+        gpu,
+        memory=memory,
+        pricing=pricing,
+        precision=precision,
+        rate=rate,
+        include_illustrative=include_illustrative,
+        warehouse=warehouse,
     )
+    tokens = tokens_per_request * requests
     flops = inference.inference_flops(params, tokens)
-    _validate.fraction("utilization", utilization)
-    priced = _priced_specs(gpu, memory, pricing, precision, rate, warehouse)
     # GPU-hours to run `flops` at a fraction of the peak: the same arithmetic as training's
     gpu_hours = training.gpu_hours_for_flops_expr(
         pl.lit(flops), pl.col("peak_tflops"), pl.lit(float(utilization))
     )
-    return (
+    frame = (
         priced.with_columns(
             pl.lit(float(params)).alias("params"),
             pl.lit(float(tokens_per_request)).alias("tokens_per_request"),
             pl.lit(float(requests)).alias("requests"),
             pl.lit(tokens).alias("tokens"),
             pl.lit(float(utilization)).alias("utilization"),
+            pl.lit(inference.inference_flops_per_token(params)).alias("flops_per_token"),
             pl.lit(flops).alias("flops"),
             gpu_hours.alias("gpu_hours"),
+            pl.lit(memory_fit.required_gib("serving", params)).alias("required_gib"),
+            memory_fit.min_gpus_expr("serving", params, pl.col("gpu_memory_gib")).alias(
+                "min_gpus"
+            ),
+            # one replica on one instance: its GPUs hold the weights and KV cache
+            pl.col("gpu_count").alias("gpus"),
         )
         .with_columns(
-            (pl.col("gpu_hours") * 3600).alias("gpu_seconds"),
+            (pl.col("gpu_hours") * SECONDS_PER_HOUR).alias("gpu_seconds"),
             (pl.col("gpu_hours") * pl.col("rate_usd_per_gpu_hour")).alias("cost_usd"),
+            (pl.col("min_gpus") <= pl.col("gpus")).alias("fits_memory"),
         )
         .with_columns(
             (pl.col("cost_usd") / requests).alias("cost_per_request_usd"),
+            (pl.col("cost_usd") / tokens * 1e3).alias("cost_per_1k_tokens_usd"),
             (pl.col("cost_usd") / tokens * 1e6).alias("cost_per_1m_tokens_usd"),
         )
-        .sort("cost_usd", maintain_order=True)
     )
+    return _estimate_sorted(frame)
+
+
+def _offer(row: dict[str, Any]) -> dict[str, Any] | None:
+    return None if row.get("provider") is None else {c: row[c] for c in OFFER_COLUMNS}
+
+
+def breakeven_onprem(
+    gpu: str,
+    *,
+    memory: float | None = None,
+    capex: float | None = None,
+    rate: float | None = None,
+    pricing: str = "on_demand",
+    utilization: float = 1.0,
+    power_kw: float | None = None,
+    usd_per_kwh: float = 0.0,
+    residual_value: float = 0.0,
+    include_illustrative: bool = False,
+    warehouse: str | Path | None = None,
+) -> dict[str, Any]:
+    """Hours and months of use until buying a GPU beats renting it (models.breakeven.onprem):
+    capex from `capex` or dim_gpus' reference, the rent from `rate` or the cheapest current
+    offer, power from `power_kw` or the GPU's TDP when `usd_per_kwh` is set."""
+    pricing = names.pricing_model(pricing)
+    choice = _gpu(gpu, memory)
+
+    def compute(capex_usd: float, rate_usd: float, kw: float) -> dict[str, Any]:
+        return breakeven.onprem(
+            capex_usd,
+            rate_usd,
+            utilization=utilization,
+            power_kw=kw,
+            usd_per_kwh=usd_per_kwh,
+            residual_value_usd=residual_value,
+        )
+
+    # every given input checked before any lookup, with valid placeholders for the rest
+    kw_given = power_kw if power_kw is not None else 0.0
+    compute(
+        capex if capex is not None else max(residual_value, 0.0) + 1.0,
+        rate if rate is not None else max(kw_given * usd_per_kwh, 0.0) + 1.0,
+        kw_given,
+    )
+    capex_source = "--capex"
+    tdp_kw = None
+    mem = choice.memory_gib
+    offer = None
+    with _maybe_connect(warehouse) as con:
+        if capex is None or (power_kw is None and usd_per_kwh > 0):
+            specs = read_gpu_rows(con, choice)
+            if capex is None:
+                with_capex = specs.filter(pl.col("capex_usd").is_not_null())
+                if with_capex.is_empty():
+                    raise InvalidInput(
+                        f"--capex: dim_gpus has no reference capex for {choice.name}; pass --capex"
+                    )
+                if with_capex.height > 1:
+                    sizes = ", ".join(f"{m:g}" for m in with_capex["gpu_memory_gib"].to_list())
+                    raise InvalidInput(
+                        f"--gpu {choice.name}: capex known for {sizes} GiB; pass --memory"
+                    )
+                row = with_capex.row(0, named=True)
+                capex, mem = row["capex_usd"], row["gpu_memory_gib"]
+                capex_source = (
+                    f"dim_gpus reference as of {row['capex_as_of']}: {row['capex_source']}"
+                )
+            tdps = specs.filter(pl.col("tdp_watts").is_not_null())["tdp_watts"].unique().to_list()
+            tdp_kw = tdps[0] / 1000 if len(tdps) == 1 else None
+        if power_kw is None:
+            if usd_per_kwh > 0 and tdp_kw is None:
+                raise InvalidInput(
+                    f"--power-kw: no single TDP for {choice.name} in dim_gpus; pass --power-kw"
+                )
+            power_kw = tdp_kw if usd_per_kwh > 0 else 0.0
+        if rate is None:
+            sized = names.Gpu(choice.name, mem, choice.variant)
+            found = read_priced_offers(
+                _need(con, warehouse, "--rate"),
+                sized,
+                pricing,
+                include_illustrative=include_illustrative,
+                limit=1,
+            )
+            if found.is_empty():
+                raise _no_offer(warehouse, sized, pricing, " (pass --rate)")
+            offer = _offer(found.row(0, named=True))
+            rate = offer["price_usd_per_gpu_hour"]
+    result = compute(capex, rate, power_kw)
+    return {
+        "gpu": choice.name,
+        "gpu_memory_gib": mem,
+        "pricing_model": pricing,
+        **result,
+        "capex_source": capex_source,
+        "rate_source": "--rate" if offer is None else "warehouse",
+        "offer": offer,
+    }
+
+
+PAIRS_LISTED = 5
+
+
+def breakeven_spot(
+    gpu: str | None = None,
+    *,
+    memory: float | None = None,
+    spot_rate: float | None = None,
+    on_demand_rate: float | None = None,
+    checkpoint_overhead: float = 0.05,
+    checkpoint_interval_hours: float = 1.0,
+    preemption_rate: float | None = None,
+    restart_hours: float = 0.0,
+    include_illustrative: bool = False,
+    warehouse: str | Path | None = None,
+) -> dict[str, Any]:
+    """Break-even preemption rate of spot vs on-demand (models.breakeven.spot). Rates not
+    given come from the warehouse: like for like, the cheapest same-instance pair
+    (int_offer_pairs, through the spot_breakeven macro) when one exists, else the cheapest
+    offer of each pricing model (`rates_paired` false)."""
+
+    def compute(spot_usd: float, on_demand_usd: float) -> dict[str, Any]:
+        return breakeven.spot(
+            spot_usd,
+            on_demand_usd,
+            checkpoint_overhead,
+            checkpoint_interval_hours,
+            preemption_rate,
+            restart_hours,
+        )
+
+    # every given input checked before any lookup, with valid placeholders for the rest
+    compute(
+        spot_rate if spot_rate is not None else 1.0,
+        on_demand_rate if on_demand_rate is not None else 2.0,
+    )
+    choice = _gpu(gpu, memory) if gpu else None
+    if choice is None and (spot_rate is None or on_demand_rate is None):
+        raise InvalidInput(
+            "--gpu: needed to look up the cheapest current rates; "
+            "or pass both --spot-rate and --on-demand-rate"
+        )
+    offers: dict[str, dict[str, Any] | None] = {"spot": None, "on_demand": None}
+    rates_: dict[str, float | None] = {"spot": spot_rate, "on_demand": on_demand_rate}
+    paired = False
+    pairs: list[dict[str, Any]] = []
+    if choice is not None:
+        with _maybe_connect(warehouse) as con:
+            read_gpu_rows(con, choice)
+            if con is not None:
+                pairs = queries.read(
+                    con,
+                    "spot_pairs",
+                    {
+                        "overhead": checkpoint_overhead,
+                        "interval": checkpoint_interval_hours,
+                        "restart": restart_hours,
+                        "gpu": choice.name,
+                        "memory": choice.memory_gib,
+                        "limit": PAIRS_LISTED,
+                        "include_illustrative": include_illustrative,
+                    },
+                ).to_dicts()
+            if spot_rate is None and on_demand_rate is None and pairs:
+                # like for like: both sides of the cheapest same-instance pair
+                best, paired = pairs[0], True
+                for model, zone in (("spot", best["zone"]), ("on_demand", best["on_demand_zone"])):
+                    found = queries.read(
+                        con,
+                        "offer_by_key",
+                        {
+                            "provider": best["provider"],
+                            "region": best["region"],
+                            "zone": zone,
+                            "instance_type": best["instance_type"],
+                            "pricing": model,
+                        },
+                    )
+                    offers[model] = _offer(found.row(0, named=True))
+            for model in ("spot", "on_demand"):
+                if rates_[model] is None and offers[model] is None:
+                    found = read_priced_offers(
+                        _need(con, warehouse, "--spot-rate and --on-demand-rate"),
+                        choice,
+                        model,
+                        include_illustrative=include_illustrative,
+                        limit=1,
+                    )
+                    if found.is_empty():
+                        flag = f"--{model.replace('_', '-')}-rate"
+                        raise _no_offer(warehouse, choice, model, f" (pass {flag})")
+                    offers[model] = _offer(found.row(0, named=True))
+                if rates_[model] is None:
+                    rates_[model] = offers[model]["price_usd_per_gpu_hour"]
+    result = compute(rates_["spot"], rates_["on_demand"])
+    return {
+        "gpu": choice.name if choice else None,
+        "gpu_memory_gib": choice.memory_gib if choice else memory,
+        # both rates are per GPU-hour; the *_usd_per_hour keys are the former names,
+        # kept as aliases for one release
+        "spot_rate_usd_per_gpu_hour": result["spot_rate_usd_per_hour"],
+        "on_demand_rate_usd_per_gpu_hour": result["on_demand_rate_usd_per_hour"],
+        **result,
+        # true: both rates from one same-provider, same-region instance (like for like)
+        "rates_paired": paired,
+        "spot_offer": offers["spot"],
+        "on_demand_offer": offers["on_demand"],
+        "same_instance_pairs": pairs,
+    }
 
 
 __all__ = [

@@ -7,8 +7,11 @@ and the config file.
   reference seeds (`sql/seeds/seed_gpu_specs.csv`, `seed_gpu_variants.csv`).
 - Providers: case-insensitive (`AWS` -> `aws`); the registered connectors and every
   provider their rows are about (the price sheets' `coreweave`, `paperspace` ...).
-- Pricing models: `ondemand`, `on-demand`, `OD` -> on_demand; `preemptible`,
-  `interruptible` -> spot; `reserved-1y`, `1y`, `ri-3y` ... -> reserved_1y / reserved_3y.
+- Pricing models: every model the warehouse holds (warehouse.schemas.PRICING_MODELS), any
+  case, with hyphens or spaces (`On-Demand`, `capacity block`, `Savings-Plan-1y`), and
+  aliases: `ondemand`, `OD` -> on_demand; `preemptible`, `interruptible` -> spot; `1y`,
+  `ri-3y` ... -> reserved_1y / reserved_3y; `sp1y` -> savings_plan_1y; `flex-start` -> flex.
+- Regions: as the provider names them, any case, checked against the warehouse's.
 - Precisions: fp32, tf32, bf16, fp8, and `fp16`, read as the bf16 column: dense FP16 and
   BF16 tensor rates are the same on every part that has both (NVIDIA datasheets from
   Ampere on, AMD CDNA), so the estimate says "fp16 = bf16 peak".
@@ -54,6 +57,14 @@ PRICING_ALIASES = {
     "3yr": "reserved_3y",
     "ri3y": "reserved_3y",
     "commit3y": "reserved_3y",
+    "capacityblock": "capacity_block",
+    "capacityblocks": "capacity_block",
+    "flexstart": "flex",
+    "dws": "flex",
+    "savingsplan1y": "savings_plan_1y",
+    "sp1y": "savings_plan_1y",
+    "savingsplan3y": "savings_plan_3y",
+    "sp3y": "savings_plan_3y",
 }
 PRECISIONS = ("fp32", "tf32", "bf16", "fp8")
 PRECISION_ALIASES = {"fp16": "bf16"}
@@ -206,17 +217,27 @@ def provider(text: str, flag: str = "--provider", extra: Iterable[str] = ()) -> 
     raise UnknownName(flag, text, f"unknown provider ({_closest(text, known)})")
 
 
+def region(text: str, known: Iterable[str], flag: str = "--region") -> str:
+    """A region as the provider names it, any case (`EastUS` -> `eastus`), checked against
+    the regions the warehouse holds (`known`)."""
+    by_lower = {r.lower(): r for r in known}
+    name = by_lower.get(text.strip().lower())
+    if name is None:
+        raise UnknownName(flag, text, f"no current offer in that region ({_closest(text, by_lower.values())})")
+    return name
+
+
 def pricing_model(text: str, flag: str = "--pricing") -> str:
     word = _SEPARATORS.sub("", text.strip().lower())
-    if text.strip().lower() in PRICING_MODELS:
-        return text.strip().lower()
-    if word in PRICING_ALIASES:
-        return PRICING_ALIASES[word]
+    by_word = {_SEPARATORS.sub("", m): m for m in PRICING_MODELS} | PRICING_ALIASES
+    if word in by_word:
+        return by_word[word]
     raise UnknownName(
         flag,
         text,
         f"unknown pricing model (expected {', '.join(PRICING_MODELS)}; "
-        "also on-demand, ondemand, preemptible, interruptible, 1y, 3y)",
+        "any case, with hyphens or spaces; also ondemand, preemptible, interruptible, 1y, 3y, "
+        "sp1y, sp3y, flex-start)",
     )
 
 

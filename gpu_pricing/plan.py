@@ -56,13 +56,19 @@ from typing import Any
 
 import polars as pl
 
-from models import breakeven, capacity, scaling, training
-from models.conventions import HOURS_PER_MONTH, TRAINING_BYTES_PER_PARAM
+from models import breakeven, capacity, scaling, serving, training
+from models.conventions import HOURS_PER_MONTH, HOURS_PER_YEAR, TRAINING_BYTES_PER_PARAM
 from models.costs import SECONDS_PER_HOUR, TERA
 
 GIB = 2.0**30
-PRICING_MODELS = ("on_demand", "spot", "reserved_1y", "reserved_3y")
-TERM_HOURS = {"reserved_1y": breakeven.HOURS_PER_YEAR, "reserved_3y": 3 * breakeven.HOURS_PER_YEAR}
+# a commitment's minimum term (seed_conventions' 365-day year): reservations and savings
+# plans bill the whole term however little of it a job uses
+TERM_HOURS = {
+    "reserved_1y": HOURS_PER_YEAR,
+    "reserved_3y": 3 * HOURS_PER_YEAR,
+    "savings_plan_1y": HOURS_PER_YEAR,
+    "savings_plan_3y": 3 * HOURS_PER_YEAR,
+}
 DEFAULT_BYTES_PER_PARAM = TRAINING_BYTES_PER_PARAM  # 16 B/param, seed_conventions
 ROUNDING_SLACK = 1e-9
 DEFAULT_MAX_GPUS = 16384
@@ -270,13 +276,13 @@ def usable_offers(offers: pl.DataFrame, specs: pl.DataFrame, precision: str) -> 
     if "gpu_variant" in specs.columns and "gpu_variant" not in keys:
         # offers that name no form factor: each GPU's default one, one row per name x memory
         specs = specs.filter(pl.col("is_default_variant"))
-    peaks = specs.select(*keys, pl.col(f"{precision}_tflops").alias("peak_tflops")).filter(
-        pl.col("peak_tflops").is_not_null() & (pl.col("peak_tflops") > 0)
-    )
+    extra = [c for c in ("memory_bandwidth_gbps", "interconnect_gbps") if c in specs.columns]
+    peaks = specs.select(
+        *keys, pl.col(f"{precision}_tflops").alias("peak_tflops"), *extra
+    ).filter(pl.col("peak_tflops").is_not_null() & (pl.col("peak_tflops") > 0))
     return (
         offers.filter(
             pl.col("gpu_name").is_not_null()
-            & pl.col("pricing_model").is_in(PRICING_MODELS)
             & (pl.col("price_usd_per_gpu_hour") > 0)
             & (pl.col("gpu_count") >= 1)
             & (pl.col("gpu_count") == pl.col("gpu_count").floor())
@@ -617,6 +623,17 @@ SERVE_COLUMNS = [
     "gpu_name",
     "gpu_memory_gib",
     "provider",
+    "batch",
+    "gpus_per_replica",
+    "tp_efficiency",
+    "bound",
+    "step_seconds",
+    "tokens_per_second_per_user",
+    "output_tokens_per_second_per_gpu",
+    "input_tokens_per_second_per_gpu",
+    "usd_per_1m_output_tokens",
+    "usd_per_1m_input_tokens",
+    "memory_bandwidth_gbps",
     "tokens_per_second_per_gpu",
     "peak_gpus",
     "base_gpus",
@@ -635,28 +652,110 @@ SERVE_COLUMNS = [
 ]
 
 
+# the roofline figures of a serving plan (models.serving), at its base offer's rate
+ROOFLINE_COLUMNS = SERVE_COLUMNS[SERVE_COLUMNS.index("batch") : SERVE_COLUMNS.index("memory_bandwidth_gbps") + 1]
+BATCHES = tuple(2**k for k in range(11))  # 1 .. 1024 sequences per replica
+DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER = 20.0
+
+
+def serve_options(
+    usable: pl.DataFrame,
+    *,
+    params: float,
+    prompt_tokens: float,
+    output_tokens: float,
+    context_tokens: float | None = None,
+    batch: int | None = None,
+    min_tokens_per_second_per_user: float = DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER,
+    weight_bytes_per_param: float = serving.WEIGHT_BYTES["bf16"],
+    kv_bytes_per_token: float | None = None,
+    bandwidth_share: float = serving.DECODE_BANDWIDTH_SHARE,
+    compute_share: float = serving.DECODE_COMPUTE_SHARE,
+) -> pl.DataFrame:
+    """Every usable offer (with peak_tflops and memory_bandwidth_gbps) x GPUs per replica
+    (powers of two dividing the instance, from the fewest that hold the weights and KV
+    cache) x batch (`batch`, else 1..1024), on the roofline of models.serving, kept when a
+    user gets at least `min_tokens_per_second_per_user`. Adds `gpu_seconds_per_request`
+    (prefill of `prompt_tokens` plus `output_tokens` decode steps shared by the batch) and
+    `tokens_per_second_per_gpu` ((prompt + output) tokens per GPU-second)."""
+    kv = serving.default_kv_bytes_per_token(params) if kv_bytes_per_token is None else kv_bytes_per_token
+    context = prompt_tokens + output_tokens / 2 if context_tokens is None else context_tokens
+    batches = pl.DataFrame({"batch": [float(b) for b in ((batch,) if batch else BATCHES)]})
+    tps = pl.DataFrame({"tp": [float(2**k) for k in range(7)]})  # 1 .. 64 GPUs
+    needed = serving.memory_needed_bytes(
+        pl.lit(float(params)),
+        pl.lit(float(weight_bytes_per_param)),
+        pl.lit(float(kv)),
+        pl.col("batch"),
+        pl.lit(float(prompt_tokens + output_tokens)),
+    )
+    frame = (
+        usable.filter(pl.col("memory_bandwidth_gbps").is_not_null())
+        .join(batches, how="cross")
+        .join(tps, how="cross")
+        .filter(
+            (pl.col("gpu_count") % pl.col("tp") == 0)
+            & (pl.col("tp") >= serving.min_tp_expr(needed, pl.col("gpu_memory_gib")))
+        )
+        .with_columns(
+            pl.lit(float(params)).alias("params"),
+            pl.lit(float(weight_bytes_per_param)).alias("weight_bytes_per_param"),
+            pl.lit(float(kv)).alias("kv_bytes_per_token"),
+            pl.lit(float(context)).alias("context_tokens"),
+            serving.tp_efficiency_expr(
+                pl.col("tp"),
+                pl.col("interconnect_gbps").is_not_null()
+                if "interconnect_gbps" in usable.columns
+                else pl.lit(False),
+            ).alias("tp_efficiency"),
+            pl.lit(float(bandwidth_share)).alias("bandwidth_share"),
+            pl.lit(float(compute_share)).alias("compute_share"),
+        )
+    )
+    frame = serving.with_decode(frame).filter(
+        pl.col("tokens_per_second_per_user") >= min_tokens_per_second_per_user
+    )
+    per_request = pl.col("tp") * (
+        prompt_tokens * pl.col("prefill_seconds_per_token")
+        + output_tokens * pl.col("step_seconds") / pl.col("batch")
+    )
+    return frame.with_columns(
+        **serving.cost_columns(pl.col("rate_usd_per_gpu_hour")),
+        gpu_seconds_per_request=per_request,
+        tokens_per_second_per_gpu=(prompt_tokens + output_tokens) / per_request,
+        gpus_per_replica=pl.col("tp"),
+    )
+
+
 def serve_candidates(
     offers: pl.DataFrame,
     specs: pl.DataFrame,
     *,
     params: float,
     tokens_per_month: float,
-    utilization: float = 0.3,
+    prompt_tokens: float = 1024.0,
+    output_tokens: float = 256.0,
+    context_tokens: float | None = None,
+    batch: int | None = None,
+    min_tokens_per_second_per_user: float = DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER,
+    kv_bytes_per_token: float | None = None,
+    bandwidth_share: float = serving.DECODE_BANDWIDTH_SHARE,
+    compute_share: float = serving.DECODE_COMPUTE_SHARE,
     peak_to_average: float = 2.0,
     precision: str = "bf16",
-    bytes_per_param: float = 2.0,
-    memory_headroom: float = 1.2,
     allow_spot: bool = False,
 ) -> pl.DataFrame:
-    """Monthly serving plans per GPU type and provider (cheapest offer of each pricing
-    model within the provider), cheapest first.
+    """Monthly serving plans per GPU type and provider (the offer of each pricing model
+    within the provider that serves a token cheapest), cheapest first.
 
-    Throughput (latency-free): a GPU serves `utilization * peak_tflops * 1e12 / (2 *
-    params)` tokens per second (models.inference: 2 FLOPs per parameter per token). The
-    average load is `tokens_per_month / (720 * 3600)` tokens per second, the peak
-    `peak_to_average` times that. The fleet is sized for the peak, in whole instances, and
-    at least one copy of the weights must fit (`params * bytes_per_param * memory_headroom`
-    bytes; 2 bytes per BF16 weight, 20% for KV cache and activations by default).
+    Throughput on the roofline of models.serving (`serve_options`): for each offer, the
+    GPUs per replica and the batch that serve the most tokens per GPU-second while a user
+    still gets `min_tokens_per_second_per_user`; a request is `prompt_tokens` of prefill
+    (compute-bound) and `output_tokens` decode steps (memory- or compute-bound, the KV
+    cache read at `context_tokens`, default prompt + half the output). Weights take the
+    bytes of `precision` (2 BF16, 1 FP8). The average load is `tokens_per_month / (720 *
+    3600)` tokens per second, the peak `peak_to_average` times that. The fleet is sized for
+    the peak, in whole instances, and holds at least one replica.
 
     Load over the month follows a linear load-duration curve from the peak P down to
     m = max(0, 2A - P) (A the average; when P > 2A the load is zero for the rest), a
@@ -674,14 +773,27 @@ def serve_candidates(
     peak_tps = average_tps * peak_to_average
     low_tps = max(0.0, 2 * average_tps - peak_tps)
     loaded_share = 1.0 if peak_tps <= 2 * average_tps else 2 * average_tps / peak_tps
-    usable = usable_offers(offers, specs, precision).with_columns(
-        (utilization * pl.col("peak_tflops") * TERA / (2 * params)).alias(
-            "tokens_per_second_per_gpu"
-        )
-    )
+    usable = usable_offers(offers, specs, precision)
     if not allow_spot:
         usable = usable.filter(pl.col("pricing_model") != "spot")
-    memory_gpus = (params * bytes_per_param * memory_headroom) / (pl.col("gpu_memory_gib") * GIB)
+    options = serve_options(
+        usable,
+        params=params,
+        prompt_tokens=prompt_tokens,
+        output_tokens=output_tokens,
+        context_tokens=context_tokens,
+        batch=batch,
+        min_tokens_per_second_per_user=min_tokens_per_second_per_user,
+        weight_bytes_per_param=serving.WEIGHT_BYTES[precision],
+        kv_bytes_per_token=kv_bytes_per_token,
+        bandwidth_share=bandwidth_share,
+        compute_share=compute_share,
+    )
+    # per offer, the replica shape and batch that serve a token cheapest (then the smaller
+    # replica and batch: less latency for the same cost)
+    usable = options.sort(
+        "tokens_per_second_per_gpu", "gpus_per_replica", "batch", descending=[True, False, False]
+    ).unique(subset=OFFER_KEY, keep="first", maintain_order=True)
 
     # whole instances; the slack keeps float noise (15.000000000000002) from adding one
     def whole(gpus: pl.Expr) -> pl.Expr:
@@ -696,19 +808,23 @@ def serve_candidates(
     )
     cheapest = (
         usable.with_columns(
-            whole(pl.max_horizontal(peak_tps / per_gpu_tps, memory_gpus)).alias("peak_gpus"),
-            whole(memory_gpus).alias("_replica_gpus"),
+            whole(pl.max_horizontal(peak_tps / per_gpu_tps, pl.col("gpus_per_replica"))).alias(
+                "peak_gpus"
+            ),
+            pl.col("gpus_per_replica").alias("_replica_gpus"),
+            (pl.col("rate_usd_per_gpu_hour") / per_gpu_tps).alias("_usd_per_token"),
         )
         .filter(within_capacity)
-        # the offer mart_cheapest_gpu_hour would pick: price, provider, region, zone (none
-        # first), instance type
+        # the offer that serves a token cheapest, then as mart_cheapest_gpu_hour would pick:
+        # price, provider, region, zone (none first), instance type
         .sort(
+            "_usd_per_token",
             "rate_usd_per_gpu_hour",
             "provider",
             "region",
             "zone",
             "instance_type",
-            nulls_last=[True, True, True, False, True],
+            nulls_last=[True, True, True, True, False, True],
         )
         .group_by("gpu_name", "gpu_memory_gib", "provider", "pricing_model", maintain_order=True)
         .first()
@@ -718,6 +834,7 @@ def serve_candidates(
         "gpu_name",
         "gpu_memory_gib",
         "provider",
+        *ROOFLINE_COLUMNS,
         "tokens_per_second_per_gpu",
         "peak_gpus",
         pl.col("peak_gpus").alias("base_gpus"),
@@ -764,6 +881,7 @@ def serve_candidates(
         "gpu_name",
         "gpu_memory_gib",
         "provider",
+        *ROOFLINE_COLUMNS,
         "tokens_per_second_per_gpu",
         "peak_gpus",
         "base_gpus",

@@ -28,7 +28,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from connectors._page import utc_now
 from flows.artifacts import fmt as _fmt
-from gpu_pricing import queries
+from gpu_pricing import api, queries
 from gpu_pricing.report_plan import plan_section
 from gpu_pricing.report_section import Section
 from gpu_pricing.report_section import chart as _chart
@@ -105,7 +105,7 @@ def cheapest_section(con, gpu: str) -> Section:
         "with the provider and region it comes from: bars of one GPU may come from "
         "different providers, so reserved or spot can sit above on-demand.",
     )
-    df = queries.read(con, "cheapest_summary")
+    df = api.read_cheapest_summary(con)
     if df.is_empty():
         s.note = "no data: mart_cheapest_gpu_hour is empty (run `gpu-pricing refresh`)"
         return s

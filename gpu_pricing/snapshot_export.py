@@ -30,7 +30,9 @@ def export_snapshot(
             pages = []
             for row in part.iter_rows(named=True):  # one row per page, not per record
                 data = (
-                    row["payload"].encode() if "payload" in row else store.get(row["sha256"])
+                    row["payload"].encode()
+                    if "payload" in row
+                    else store.get(row["sha256"], row["request"])
                 )
                 path = None
                 if row["format"] != "json":  # a file endpoint: copied byte for byte

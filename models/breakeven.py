@@ -41,9 +41,7 @@ from __future__ import annotations
 import polars as pl
 
 from models import _validate
-from models.conventions import HOURS_PER_MONTH
-
-HOURS_PER_YEAR = 8760.0
+from models.conventions import HOURS_PER_MONTH, HOURS_PER_YEAR  # noqa: F401 (re-exported)
 
 
 def onprem_breakeven_gpu_hours(

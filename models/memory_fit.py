@@ -21,8 +21,9 @@ twins (mart_cost_per_token, the cost_per_token(...) macro) use the same constant
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+import polars as pl
 
 from models import _validate
 from models.conventions import (  # 16, 2 and 0.2: sql/seeds/seed_conventions.csv
@@ -54,10 +55,17 @@ def required_gib(workload: str, params: float) -> float:
     return _validate.positive("params", params) * bytes_per_param * (1 + headroom) / GIB
 
 
+def min_gpus_expr(workload: str, params: float, gpu_memory_gib: pl.Expr) -> pl.Expr:
+    """The fewest GPUs of ``gpu_memory_gib`` (a column) whose memory holds the model: the
+    one statement of the rule (`min_gpus` evaluates it for one size)."""
+    needed = (pl.lit(required_gib(workload, params)) / gpu_memory_gib).ceil()
+    return pl.max_horizontal(pl.lit(1.0), needed).cast(pl.Int64)
+
+
 def min_gpus(workload: str, params: float, gpu_memory_gib: float) -> int:
     """The fewest GPUs of ``gpu_memory_gib`` whose memory holds the model."""
     memory = _validate.positive("gpu_memory_gib", gpu_memory_gib)
-    return max(1, math.ceil(required_gib(workload, params) / memory))
+    return int(pl.select(min_gpus_expr(workload, params, pl.lit(memory))).item())
 
 
 def check(workload: str, params: float, gpu_memory_gib: float, gpus: float | None) -> dict[str, Any]:

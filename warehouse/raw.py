@@ -25,7 +25,7 @@ import duckdb
 import polars as pl
 
 from warehouse.db import insert_frame, query, run
-from warehouse.rawstore import RawStore
+from warehouse.rawstore import REPAIR, DamagedObject, RawStore
 from warehouse.schemas import canonical_json, raw_table_source, utc_now
 
 log = logging.getLogger(__name__)
@@ -259,11 +259,53 @@ def current_index(
 
 
 def with_payloads(index: pl.DataFrame, store: RawStore) -> pl.DataFrame:
-    """The pages of `index` with their `payload` text, read straight from the store."""
+    """The pages of `index` with their `payload` text, read straight from the store, each
+    checked against its name (`DamagedObject` names the page, the object and the repair)."""
     if index.is_empty():
         return index.with_columns(pl.lit(None, dtype=pl.String).alias("payload"))
-    texts = pl.from_arrow(store.texts(index["sha256"].to_list()))
+    try:
+        texts = pl.from_arrow(store.texts(index["sha256"].to_list(), index["request"].to_list()))
+    except DamagedObject as exc:
+        page = index.filter(pl.col("sha256") == exc.sha256).row(0, named=True)
+        raise DamagedObject(
+            exc.sha256,
+            exc.path,
+            f"{exc.cause} (page {page['endpoint']}/{page['scope'] or '*'} fetched "
+            f"{page['fetched_at']:%Y-%m-%d %H:%M:%S}, {page['source_url']}); {REPAIR}",
+        ) from None
     return index.with_columns(texts.cast(pl.String).alias("payload"))  # type: ignore[union-attr]
+
+
+def verify(con: duckdb.DuckDBPyConnection, store: RawStore) -> dict[str, Any]:
+    """Check every object the ledger names (it decompresses, and its request and bytes hash
+    to its name) and every object the store holds: `checked`, `damaged` (one line each,
+    naming the provider and page), and `unreferenced` objects no load names (left by a
+    refresh that failed before publishing; harmless, reused when fetched again)."""
+    pages = query(
+        con,
+        f"""SELECT l.provider, l.endpoint, l.scope, p.fetched_at, p.sha256, p.request
+            FROM _load_pages p JOIN _loads l ON l.load_id = p.load_id
+            {_FIRST_STORED.replace("QUALIFY", "WHERE NOT p.unchanged QUALIFY")}
+            ORDER BY l.provider, l.endpoint, l.scope, p.fetched_at""",
+    )
+    problems = store.verify(zip(pages["sha256"], pages["request"], strict=True))
+    by_sha = {p.sha256: p for p in problems}
+    damaged = [
+        f"{r['provider']}: page {r['endpoint']}/{r['scope'] or '*'} fetched "
+        f"{r['fetched_at']:%Y-%m-%d %H:%M:%S}: {by_sha[r['sha256']]}"
+        for r in pages.filter(pl.col("sha256").is_in(list(by_sha))).iter_rows(named=True)
+    ]
+    named = set(pages["sha256"].to_list())
+    unreferenced = sorted(
+        p.name.removesuffix(".zst") for p in store.iter_objects()
+        if p.name.removesuffix(".zst") not in named
+    )
+    return {
+        "store": str(store.root),
+        "checked": pages.height,
+        "damaged": damaged,
+        "unreferenced": unreferenced,
+    }
 
 
 def current_pages(

@@ -3,7 +3,12 @@
     <warehouse>.raw/objects/<sha[:2]>/<sha>.zst      (or $GPU_PRICING_RAW_STORE/objects/...)
 
 One zstd-compressed file per distinct page, named by the page's sha256 (request identity +
-body bytes, `connectors._page.Page.sha256`). Append-only and content-addressed: a page
+body bytes, `connectors._page.Page.sha256`). Self-verifying: a read given the page's request
+(the ledger's `_load_pages.request`) checks that the object decompresses and that the
+request and bytes hash to the object's name, so a damaged object fails the provider that
+reads it (`DamagedObject`) instead of changing its prices silently; a refresh that fetches
+a page whose object is damaged rewrites it (landing compares a stored object with the bytes
+just fetched); `verify` checks every object the ledger names (`gpu-pricing raw verify`). Append-only and content-addressed: a page
 whose object exists is not written again, an object is never modified, and a refresh never
 copies the store (only the small analytics file is copied and published). Each object is
 written to a temporary name and renamed into place, so a refresh killed at any moment
@@ -21,6 +26,8 @@ and never leave a half-used segment behind.
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
 import threading
 from array import array
@@ -33,6 +40,8 @@ import pyarrow as pa
 import zstandard
 
 from warehouse.errors import WarehouseError
+
+log = logging.getLogger(__name__)
 
 ENV_VAR = "GPU_PRICING_RAW_STORE"
 # level 1: measured on the Azure shape it is both faster and smaller than the default 3
@@ -64,6 +73,30 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+class DamagedObject(WarehouseError):
+    """A raw store object that is missing, does not decompress, or whose bytes do not hash
+    to its name: the provider reading it fails alone and keeps its last good data."""
+
+    def __init__(self, sha256: str, path: Path, cause: str) -> None:
+        self.sha256, self.path, self.cause = sha256, path, cause
+        super().__init__(f"raw store object {path} {cause}")
+
+
+REPAIR = (
+    "repair: a refresh that fetches the page again rewrites the object, or replay a snapshot "
+    "holding it (`gpu-pricing refresh --snapshot DIR`); `gpu-pricing raw verify` lists every "
+    "damaged object"
+)
+
+
+def page_sha256(request: str, body: bytes) -> str:
+    """A page's name: sha256 over its request (canonical JSON text) and its body bytes, as
+    `connectors._page.Page.sha256` computes it when the page is fetched."""
+    h = hashlib.sha256(request.encode())
+    h.update(body)
+    return h.hexdigest()
+
+
 def default_root(warehouse: Path) -> Path:
     """`$GPU_PRICING_RAW_STORE`, else `<warehouse file>.raw` beside the warehouse."""
     env = os.environ.get(ENV_VAR)
@@ -79,6 +112,7 @@ class RawStore:
         self.objects = self.root / "objects"
         self._new: list[Path] = []  # written by this process, not yet fsynced
         self.written_bytes = 0  # compressed bytes written by this process
+        self.repaired: list[str] = []  # damaged objects this process rewrote
 
     @classmethod
     def beside(cls, warehouse: Path) -> RawStore:
@@ -94,7 +128,11 @@ class RawStore:
         """Store one page's bytes under its sha256; False if already stored."""
         target = self.path(sha256)
         if target.exists():
-            return False
+            if self._holds(target, data):
+                return False
+            # the page was fetched again: its bytes replace a damaged object
+            log.warning("raw store: object %s was damaged; rewritten from the page fetched", target)
+            self.repaired.append(sha256)
         target.parent.mkdir(parents=True, exist_ok=True)
         blob = _compressor().compress(data)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -109,27 +147,62 @@ class RawStore:
         self.written_bytes += len(blob)
         return True
 
-    def get(self, sha256: str) -> bytes:
+    @staticmethod
+    def _holds(target: Path, data: bytes) -> bool:
+        """Whether the stored object decompresses to `data` (the bytes are in hand: one
+        decompression and a compare, no hash)."""
         try:
-            blob = self.path(sha256).read_bytes()
+            return _decompressor().decompress(target.read_bytes()) == data
+        except (zstandard.ZstdError, OSError):
+            return False
+
+    def get(self, sha256: str, request: str | None = None) -> bytes:
+        """A page's bytes. With its `request` (canonical JSON, the ledger's), checked: the
+        request and bytes must hash to the object's name (`DamagedObject` otherwise)."""
+        path = self.path(sha256)
+        try:
+            blob = path.read_bytes()
         except FileNotFoundError:
-            raise WarehouseError(
-                f"raw store {self.root}: page {sha256} is missing (the store must travel "
-                "with the warehouse file)"
+            raise DamagedObject(
+                sha256, path, "is missing (the store must travel with the warehouse file)"
             ) from None
-        return _decompressor().decompress(blob)
+        try:
+            data = _decompressor().decompress(blob)
+        except zstandard.ZstdError as exc:
+            raise DamagedObject(sha256, path, f"does not decompress ({exc})") from None
+        if request is not None and page_sha256(request, data) != sha256:
+            raise DamagedObject(sha256, path, "is damaged: its bytes do not hash to its name")
+        return data
 
-    def get_many(self, shas: Iterable[str]) -> list[bytes]:
-        """Several pages, decompressed on a few threads (zstd releases the GIL)."""
+    def get_many(
+        self, shas: Iterable[str], requests: Iterable[str | None] | None = None
+    ) -> list[bytes]:
+        """Several pages, decompressed (and checked, given their requests) on a few threads
+        (zstd and sha256 release the GIL)."""
         shas = list(shas)
+        reqs = list(requests) if requests is not None else [None] * len(shas)
         if len(shas) < 4:
-            return [self.get(s) for s in shas]
+            return [self.get(s, r) for s, r in zip(shas, reqs, strict=True)]
         with ThreadPoolExecutor(_THREADS) as pool:
-            return list(pool.map(self.get, shas))
+            return list(pool.map(self.get, shas, reqs))
 
-    def texts(self, shas: Iterable[str]) -> pa.Array:
-        """Pages as one Arrow text column (UTF-8 checked once, no Python str per page)."""
-        blobs = self.get_many(shas)
+    def verify(self, pages: Iterable[tuple[str, str | None]]) -> list[DamagedObject]:
+        """Check the objects of (sha256, request) pairs: every problem found, none raised."""
+
+        def check(page: tuple[str, str | None]) -> DamagedObject | None:
+            try:
+                self.get(*page)
+            except DamagedObject as exc:
+                return exc
+            return None
+
+        with ThreadPoolExecutor(_THREADS) as pool:
+            return [p for p in pool.map(check, pages) if p is not None]
+
+    def texts(self, shas: Iterable[str], requests: Iterable[str | None] | None = None) -> pa.Array:
+        """Pages as one Arrow text column (UTF-8 checked once, no Python str per page);
+        checked against their names when their requests are given."""
+        blobs = self.get_many(shas, requests)
         # one copy into one buffer: pa.array over a list of bytes costs 10x more
         offsets = array("q", [0, *accumulate(map(len, blobs))])
         data = pa.py_buffer(b"".join(blobs))

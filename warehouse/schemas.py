@@ -329,15 +329,30 @@ SEED_DDL = {
   as_of DATE NOT NULL,
   source VARCHAR NOT NULL
 )""",
-    # The constants the cost formulas share (hours per month, FLOPs and bytes per
-    # parameter), one row; models/conventions.py reads the same CSV.
+    # The constants the cost formulas share (hours per month and year, bytes per GiB,
+    # FLOPs and bytes per parameter, the default MFU and serving utilisation), one row;
+    # models/conventions.py reads the same CSV.
     "seed_conventions": """CREATE TABLE IF NOT EXISTS seed_conventions (
   hours_per_month DOUBLE NOT NULL,
+  hours_per_year DOUBLE NOT NULL,
+  bytes_per_gib DOUBLE NOT NULL,
   training_flops_per_param_per_token DOUBLE NOT NULL,
   inference_flops_per_param_per_token DOUBLE NOT NULL,
   training_bytes_per_param DOUBLE NOT NULL,
   serving_bytes_per_param DOUBLE NOT NULL,
-  serving_headroom DOUBLE NOT NULL
+  serving_headroom DOUBLE NOT NULL,
+  default_mfu DOUBLE NOT NULL,
+  serving_utilization DOUBLE NOT NULL,
+  decode_bandwidth_share DOUBLE NOT NULL,
+  decode_compute_share DOUBLE NOT NULL,
+  serving_memory_share DOUBLE NOT NULL,
+  tensor_parallel_efficiency_nvlink DOUBLE NOT NULL,
+  tensor_parallel_efficiency_pcie DOUBLE NOT NULL,
+  power_usd_per_kwh DOUBLE NOT NULL,
+  pue DOUBLE NOT NULL,
+  host_watts_per_gpu DOUBLE NOT NULL,
+  host_capex_share DOUBLE NOT NULL,
+  ops_share_of_capex_per_year DOUBLE NOT NULL
 )""",
     # Form factors of one name and memory that differ in specs (H100 80 GB PCIe vs the SXM
     # part of seed_gpu_specs): one row per extra variant; `base_variant` names the variant

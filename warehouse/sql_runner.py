@@ -3,8 +3,8 @@
 - `sql/seeds/<table>.csv` -> table `<table>` (declared in warehouse.schemas.SEED_DDL),
   reloaded on every build so an edited seed takes effect.
 - `sql/intermediate/*.sql`, `sql/marts/*.sql`, `sql/alert_inputs/*.sql`: one SELECT per file; the
-  view is named after the file. Dependencies are read from the SQL text (names of other
-  views), and views are created in topological order.
+  view is named after the file. Dependencies are the relations each statement reads, from
+  DuckDB's own parse of it (warehouse.lineage), and views are created in topological order.
 - `sql/macros/*.sql`: complete `CREATE OR REPLACE MACRO ... AS TABLE ...` statements, one
   per file, the macro named after the file. Macros and views are built in one dependency
   order: a mart that is its table macro at the defaults (`select * from macro()`) is built
@@ -13,8 +13,13 @@
   table (dbt's "snapshot"; the table's DDL is in warehouse.schemas), run by `run_snapshot`
   with named parameters (`$as_of`, ...) in one transaction.
 - `sql/tests/assert_*.sql`: each returns zero rows when healthy.
-- `sql/**/*.yml` (dbt's schema-file format, version 2): per relation (`models`, `seeds`,
-  `sources[].tables`) a description, column descriptions and data tests. Descriptions are
+- `sql/**/*.yml` (dbt's schema-file format, version 2), one beside each model, macro and
+  snapshot, named after it, and `sql/sources/*.yml` for the tables the refresh writes:
+  per relation (`models`, `macros`, `snapshots`, `seeds`, `sources[].tables`) a
+  description, column descriptions and data tests. A description may be a dbt doc block,
+  `"{{ doc('name') }}"`, defined once in `sql/docs/*.md` (`{% docs name %}...{% enddocs %}`)
+  for a column several relations share. A table macro's tests run on it at its defaults
+  (`select * from m()`). Descriptions are
   stored in the warehouse as `COMMENT ON` when the views are built; the tests (not_null,
   unique, accepted_values, relationships, dbt_utils.unique_combination_of_columns) run
   with the assertions, and a failing one publishes nothing. A model whose entry says
@@ -39,6 +44,7 @@ import duckdb
 import polars as pl
 import yaml
 
+from warehouse import lineage
 from warehouse.db import query, run, transaction
 from warehouse.errors import AssertionsFailed, WarehouseError
 from warehouse.schemas import SEED_DDL
@@ -60,24 +66,25 @@ def view_files(sql_dir: Path = SQL_DIR) -> dict[str, Path]:
     return files
 
 
-def _strip_comments(sql: str) -> str:
-    return re.sub(r"--[^\n]*", "", sql)
-
-
 def macro_files(sql_dir: Path = SQL_DIR) -> dict[str, Path]:
     return {path.stem: path for path in sorted((sql_dir / "macros").glob("*.sql"))}
 
 
-def build_order(files: dict[str, Path]) -> list[str]:
-    graph: dict[str, set[str]] = {}
-    for name, path in files.items():
-        text = _strip_comments(path.read_text())
-        graph[name] = {
-            other
-            for other in files
-            if other != name and re.search(rf"\b{re.escape(other)}\b", text)
-        }
-    return list(TopologicalSorter(graph).static_order())
+def lineage_graph(sql_dir: Path = SQL_DIR) -> dict[str, set[str]]:
+    """Every view and table macro -> the relations it reads (views, macros, seeds, sources,
+    snapshots), from DuckDB's parse of each statement (warehouse.lineage)."""
+    return lineage.graph(
+        {name: path.read_text() for name, path in view_files(sql_dir).items()},
+        {name: path.read_text() for name, path in macro_files(sql_dir).items()},
+    )
+
+
+def build_order(sql_dir: Path = SQL_DIR) -> list[str]:
+    """The views and table macros, each after every view and macro it reads."""
+    graph = lineage_graph(sql_dir)
+    built = view_files(sql_dir).keys() | macro_files(sql_dir).keys()
+    order = TopologicalSorter({n: sorted(graph[n] & built) for n in sorted(built)}).static_order()
+    return list(order)
 
 
 def load_seeds(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> None:
@@ -164,7 +171,7 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
     clash = files.keys() & macros.keys()
     if clash:
         raise WarehouseError(f"a view and a macro share a name: {', '.join(sorted(clash))}")
-    order = build_order(files | macros)
+    order = build_order(sql_dir)
     declared = relations(sql_dir)  # the schema files, read once for this build
     build_unioned(con, declared)
     kinds = _kinds(con)
@@ -190,8 +197,7 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
 def materialized(sql_dir: Path = SQL_DIR) -> list[str]:
     """The models declared `config: {materialized: table}`, in build order."""
     declared = {r.name for r in relations(sql_dir).values() if r.materialized}
-    order = build_order(view_files(sql_dir) | macro_files(sql_dir))
-    return [name for name in order if name in declared]
+    return [name for name in build_order(sql_dir) if name in declared]
 
 
 def materialise(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[str]:
@@ -325,18 +331,20 @@ def _target(spec: str) -> str:
     return next(g for g in match.groups() if g)
 
 
-def _test(relation: str, column: str | None, spec: object) -> DataTest:
-    """One declared test as SQL returning its failing rows."""
+def _test(relation: str, column: str | None, spec: object, table: str | None = None) -> DataTest:
+    """One declared test as SQL returning its failing rows; `table` is what it reads when
+    that is not the relation's name (a table macro at its defaults, `m()`)."""
+    table = table or relation
     kind, args = (spec, {}) if isinstance(spec, str) else next(iter(dict(spec).items()))
     args = dict(args or {})
     args = {**args, **dict(args.pop("arguments", None) or {})}  # dbt 1.10 nests them
     where = (args.get("config") or {}).get("where")
-    rel = f"(select * from {relation} where {where})" if where else relation
+    rel = f"(select * from {table} where {where})" if where else table
     if kind == "dbt_utils.unique_combination_of_columns":
         names = list(args["combination_of_columns"])
         return DataTest(
             f"unique_combination_of_columns_{relation}_{'__'.join(names)}",
-            relation,
+            table,
             f"select {', '.join(names)}, count(*) as n from {rel} as t group by all having count(*) > 1",
         )
     if column is None:
@@ -348,13 +356,13 @@ def _test(relation: str, column: str | None, spec: object) -> DataTest:
         values = ", ".join(_quote(v) for v in args["values"])
         condition = f"{column} is not null and cast({column} as varchar) not in ({values})"
     elif kind == "unique":
-        return DataTest(name, relation, (
+        return DataTest(name, table, (
             f"select {column}, count(*) as n from {rel} as t where {column} is not null "
             "group by all having count(*) > 1"
         ))
     elif kind == "relationships":
         to, field = _target(args["to"]), args["field"]
-        return DataTest(name, relation, (
+        return DataTest(name, table, (
             f"select t.* from {rel} as t anti join {to} as p on t.{column} = p.{field} "
             f"where t.{column} is not null"
         ))
@@ -362,24 +370,66 @@ def _test(relation: str, column: str | None, spec: object) -> DataTest:
         raise ValueError(f"unknown test {kind!r}")
     if where:
         condition = f"({where}) and ({condition})"
-    return DataTest(name, relation, f"select * from {relation} where {condition}", condition)
+    return DataTest(name, table, f"select * from {table} where {condition}", condition)
 
 
-def _relation(entry: dict, kind: str, path: Path) -> Relation:
+# the keys a column entry may have (dbt's); anything else is a typo or a description cut
+# by an unquoted comma in a flow mapping (`{description: a, b}` reads as a key `b`)
+_COLUMN_KEYS = {"name", "description", "data_tests", "tests", "data_type", "meta", "tags"}
+_DOC_REF = re.compile(r"^\{\{\s*doc\(\s*['\"](\w+)['\"]\s*\)\s*\}\}$")
+_DOC_BLOCK = re.compile(r"\{%-?\s*docs\s+(\w+)\s*-?%\}(.*?)\{%-?\s*enddocs\s*-?%\}", re.S)
+
+
+def doc_blocks(sql_dir: Path = SQL_DIR) -> dict[str, str]:
+    """dbt doc blocks of `sql/**/*.md`: name -> text (whitespace collapsed)."""
+    out: dict[str, str] = {}
+    for path in sorted(sql_dir.rglob("*.md")):
+        for name, text in _DOC_BLOCK.findall(path.read_text()):
+            if name in out:
+                raise WarehouseError(f"doc block {name} is defined twice ({path})")
+            out[name] = " ".join(text.split())
+    return out
+
+
+def _describe(value: object, docs: dict[str, str]) -> str:
+    text = " ".join(str(value or "").split())
+    match = _DOC_REF.match(text)
+    if match is None:
+        return text
+    if match.group(1) not in docs:
+        raise ValueError(f"no doc block {match.group(1)!r} in sql/**/*.md")
+    return docs[match.group(1)]
+
+
+def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relation:
     name = entry["name"]
+    table = f"{name}()" if kind == "macro" else name
     columns: dict[str, str] = {}
-    tests = [_test(name, None, t) for t in entry.get("data_tests") or entry.get("tests") or []]
+    tests = [
+        _test(name, None, t, table) for t in entry.get("data_tests") or entry.get("tests") or []
+    ]
     for col in entry.get("columns") or []:
-        columns[col["name"]] = " ".join(str(col.get("description") or "").split())
-        tests += [_test(name, col["name"], t)
+        unknown = set(col) - _COLUMN_KEYS
+        if unknown:
+            raise ValueError(
+                f"{name}.{col['name']}: unknown key(s) {', '.join(sorted(map(str, unknown)))} "
+                "(a comma in an unquoted description?)"
+            )
+        columns[col["name"]] = _describe(col.get("description"), docs)
+        tests += [_test(name, col["name"], t, table)
                   for t in col.get("data_tests") or col.get("tests") or []]
-    description = " ".join(str(entry.get("description") or "").split())
+    description = _describe(entry.get("description"), docs)
     materialized = (entry.get("config") or {}).get("materialized", "view")
     if materialized not in ("view", "table"):
         raise ValueError(f"{name}: materialized must be view or table, not {materialized!r}")
     return Relation(
         name, kind, description, columns, tuple(tests), path, materialized == "table"
     )
+
+
+# libyaml's safe loader when PyYAML has it (30x faster: the schema files are read on every
+# refresh); the pure-Python one otherwise, with the same result.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def schema_files(sql_dir: Path = SQL_DIR) -> list[Path]:
@@ -389,16 +439,18 @@ def schema_files(sql_dir: Path = SQL_DIR) -> list[Path]:
 def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
     """Every relation the schema files declare, by name."""
     out: dict[str, Relation] = {}
-    views = view_files(sql_dir)
-    snapshots = snapshot_files(sql_dir)
+    built = {"model": view_files(sql_dir), "macro": macro_files(sql_dir),
+             "snapshot": snapshot_files(sql_dir)}  # fmt: skip
+    docs = doc_blocks(sql_dir)
     for path in schema_files(sql_dir):
         try:
-            doc = yaml.safe_load(path.read_text()) or {}
+            doc = yaml.load(path.read_text(), Loader=SAFE_LOADER) or {}
             entries = [(e, "model") for e in doc.get("models") or []]
+            entries += [(e, "macro") for e in doc.get("macros") or []]
             entries += [(e, "snapshot") for e in doc.get("snapshots") or []]
             entries += [(e, "seed") for e in doc.get("seeds") or []]
             entries += [(t, "source") for s in doc.get("sources") or [] for t in s.get("tables") or []]
-            found = [_relation(e, kind, path) for e, kind in entries]
+            found = [_relation(e, kind, path, docs) for e, kind in entries]
         except (yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
             detail = " ".join(str(exc).split())
             raise WarehouseError(f"schema file {path} is not valid: {detail}") from exc
@@ -407,11 +459,9 @@ def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
                 raise WarehouseError(
                     f"relation {rel.name} is declared twice: {out[rel.name].path} and {path}"
                 )
-            if rel.kind == "model" and rel.name not in views:
-                raise WarehouseError(f"{path} declares model {rel.name}, which has no .sql file")
-            if rel.kind == "snapshot" and rel.name not in snapshots:
+            if rel.kind in built and rel.name not in built[rel.kind]:
                 raise WarehouseError(
-                    f"{path} declares snapshot {rel.name}, which has no .sql file"
+                    f"{path} declares {rel.kind} {rel.name}, which has no .sql file"
                 )
             if rel.kind == "seed" and rel.name not in SEED_DDL:
                 raise WarehouseError(f"{path} declares seed {rel.name}, which is not a seed table")
@@ -440,8 +490,12 @@ def apply_comments(
 ) -> None:
     """The schema files' descriptions as `COMMENT ON` (sources not in this warehouse are
     skipped: some tables only exist once their feature has run), in one transaction: a
-    catalog commit per statement would cost ~0.5 s for the ~300 descriptions."""
+    catalog commit per statement would cost ~0.5 s for the ~300 descriptions. A table
+    macro gets its description (`COMMENT ON MACRO TABLE`); DuckDB keeps no column comments
+    for one."""
     kinds = _kinds(con)
+    kinds |= dict(run(con, """SELECT function_name, 'MACRO TABLE' FROM duckdb_functions()
+                               WHERE function_type = 'table_macro' AND NOT internal"""))
     statements: list[tuple[Relation, str]] = []
     for rel in (declared if declared is not None else relations(sql_dir)).values():
         if only is not None and rel.name not in only:
@@ -457,6 +511,7 @@ def apply_comments(
         statements += [
             (rel, f"COMMENT ON COLUMN {rel.name}.{column} IS {_quote(text)}")
             for column, text in rel.columns.items()
+            if rel.kind != "macro"
         ]
     with transaction(con):
         for rel, statement in statements:

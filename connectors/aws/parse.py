@@ -392,7 +392,8 @@ def _spot_points_all(pages: pl.DataFrame) -> pl.DataFrame:
             schema={**SPOT_POINT_COLUMNS, "source_price": pl.String, "source_timestamp": pl.String}
         )
     # decoded in parallel slices (connectors._json), the 1M-point case is ~150 MB of JSON
-    items = explode_pages(raw, SPOT_PAGE, "SpotPriceHistory").join(
+    # a region without a price change since its watermark answers an empty page
+    items = explode_pages(raw, SPOT_PAGE, "SpotPriceHistory", allow_empty=True).join(
         raw.select("load_id", pl.col("scope").alias("region")).unique("load_id"),
         on="load_id",
         how="left",
@@ -543,7 +544,9 @@ def _capacity_block_offers(pages: pl.DataFrame) -> pl.DataFrame:
     raw = _endpoint(pages, s.CAPACITY_BLOCKS)
     if raw.is_empty():
         return pl.DataFrame()
-    items = explode_pages(raw, CAPACITY_BLOCKS_PAGE, "CapacityBlockOfferings").join(
+    items = explode_pages(  # no block on offer is an empty page
+        raw, CAPACITY_BLOCKS_PAGE, "CapacityBlockOfferings", allow_empty=True
+    ).join(
         raw.select("load_id", pl.col("scope").alias("_region")).unique("load_id"),
         on="load_id",
         how="left",

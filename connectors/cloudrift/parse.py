@@ -13,8 +13,9 @@ import io
 
 import polars as pl
 
+from connectors._json import PageDrift
 from connectors._money import decimal, usd
-from connectors._normalise import verdict
+from connectors._normalise import cpu_only, verdict
 from connectors.cloudrift import settings as s
 
 _VARIANT_FIELDS = ("name", "cost_per_hour", "cpu_count", "logical_cpu_count", "dram", "gpu_count")
@@ -43,11 +44,13 @@ def _page_variants(load_id: str, payload: str) -> pl.DataFrame:
     """One row per (variant, datacenter) of one page. `nodes_per_dc` is keyed by
     datacenter name, which a declared dtype cannot express, so the page is decoded with
     an inferred schema (datacenters become struct fields) and the datacenters unpivoted."""
-    if not payload.lstrip().startswith("{"):
-        return pl.DataFrame(schema=_ROWS)
-    doc = pl.read_json(io.StringIO(payload))
-    if not isinstance(doc.schema.get("data"), pl.Struct):
-        return pl.DataFrame(schema=_ROWS)
+    doc = pl.read_json(io.StringIO(payload)) if payload.lstrip().startswith("{") else None
+    data = doc.schema.get("data") if doc is not None else None
+    if not isinstance(data, pl.Struct) or "instance_types" not in {f.name for f in data.fields}:
+        raise PageDrift(
+            f"{s.ENDPOINT}: page of load {load_id} holds no data.instance_types list; "
+            f"excerpt: {payload[:200]}"
+        )
     variants = (
         doc.select(pl.col("data").struct.field("instance_types"))
         .explode("instance_types")
@@ -55,7 +58,7 @@ def _page_variants(load_id: str, payload: str) -> pl.DataFrame:
         .unnest("instance_types")
     )
     if variants.is_empty() or "variants" not in variants.columns:
-        return pl.DataFrame(schema=_ROWS)
+        raise PageDrift(f"{s.ENDPOINT}: page of load {load_id} lists no instance types")
     variants = (
         variants.explode("variants")
         .drop_nulls("variants")
@@ -110,7 +113,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     price = cents / pl.lit(s.CENTS_PER_USD).cast(pl.Decimal(38, 9))
     name, memory = _gpu(pl.col("brand_short").fill_null(""))
     excluded = (
-        pl.when(gpus.fill_null(0) == 0)
+        # CPU nodes are listed under brand_short "CPU"
+        pl.when(cpu_only(gpus, pl.col("brand_short").str.replace(r"(?i)^\s*cpu\s*$", "")))
         .then(pl.lit(s.EXCLUDE_CPU))
         .when(pl.col("_dc").is_null())
         .then(pl.lit(s.EXCLUDE_NO_DC))

@@ -14,7 +14,7 @@ import polars as pl
 
 from connectors._json import explode_pages
 from connectors._money import MONEY, decimal, usd
-from connectors._normalise import verdict
+from connectors._normalise import cpu_only, verdict
 from connectors.crusoe import settings as s
 
 TYPE = pl.Struct(
@@ -49,6 +49,7 @@ def _locations(pages: pl.DataFrame) -> pl.DataFrame:
         pages.filter(pl.col("endpoint") == s.CAPACITIES),
         pl.Struct({"items": pl.List(CAPACITY)}),
         "items",
+        allow_empty=True,  # no capacity anywhere is an empty list
     ).with_columns(_quantity=decimal(pl.col("quantity")))
     return (
         caps.filter(pl.col("_quantity") > 0)
@@ -74,7 +75,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     )
     gpus = decimal(pl.col("num_gpu"))
     excluded = (
-        pl.when(gpus.fill_null(0) == 0)
+        pl.when(cpu_only(gpus, pl.col("gpu_type")))
         .then(pl.lit(s.EXCLUDE_CPU))
         .when(pl.col("_od").is_null())
         .then(pl.format("{} ({})", pl.lit(s.EXCLUDE_NO_PRICE), pl.col("gpu_type")))

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import polars as pl
 
+from connectors._json import explode_pages
 from connectors._normalise import verdict
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import settings as s
@@ -140,12 +141,9 @@ def decode_skus(pages: pl.DataFrame) -> pl.DataFrame:
     """One row per SKU: the raw SKU as `_item` plus its fields, with the page's lineage."""
     frame = pages.filter(pl.col("endpoint") == s.ENDPOINT)
     try:
-        decoded = frame.select(
-            "load_id",
-            "fetched_at",
-            "endpoint",
-            pl.col("payload").str.json_decode(PAGE).struct.field("skus").alias("_item"),
-        )
+        # every page of a Compute Engine walk holds SKUs: `skus` missing, null or empty is
+        # drift (connectors._json's page guard), not a catalog that shrank
+        return explode_pages(frame, PAGE, "skus")
     except pl.exceptions.ComputeError as exc:
         loads = sorted(set(frame["load_id"].to_list()))
         raise UnexpectedResponse(
@@ -154,9 +152,6 @@ def decode_skus(pages: pl.DataFrame) -> pl.DataFrame:
             f"a stored page of load(s) {loads} is not a ListSkusResponse",
             excerpt=str(exc),
         ) from exc
-    return (
-        decoded.explode("_item").drop_nulls("_item").with_columns(pl.col("_item").struct.unnest())
-    )
 
 
 def classify(skus: pl.DataFrame) -> pl.DataFrame:

@@ -12,7 +12,7 @@ import polars as pl
 
 from connectors._json import explode_pages
 from connectors._money import decimal, usd
-from connectors._normalise import verdict
+from connectors._normalise import cpu_only, verdict
 from connectors.hotaisle import settings as s
 
 SPECS = pl.Struct(
@@ -47,7 +47,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     cents = decimal(pl.col("OnDemandPrice"))
     price = cents / pl.lit(s.CENTS_PER_USD).cast(pl.Decimal(38, 9))
     cores = specs.struct.field("cpu_cores")
-    excluded = pl.when(pl.col("_gpus").fill_null(0) == 0).then(
+    excluded = pl.when(cpu_only(pl.col("_gpus"), pl.col("_model"))).then(
         pl.lit("VM configuration without GPUs")
     )
     rejected = pl.when(cents.is_null()).then(

@@ -15,6 +15,7 @@ import io
 import polars as pl
 
 from connectors._gpu import form_factor
+from connectors._json import PageDrift
 from connectors.lambdalabs import settings as s
 
 ENTRY = pl.Struct(
@@ -46,15 +47,16 @@ _ENTRIES = {"load_id": pl.String, "type_name": pl.String, "entry": pl.String}
 
 def _page_entries(load_id: str, payload: str) -> pl.DataFrame:
     """One row per instance type of one page: its name and its JSON text. A page whose
-    `data` is not an object yields one row with a null name (rejected downstream)."""
+    `data` is not an object of instance types raises PageDrift."""
     doc = pl.read_json(io.StringIO(payload)) if payload.strip().startswith("{") else None
     data = doc.schema.get("data") if doc is not None else None
-    if not isinstance(data, pl.Struct):
-        return pl.DataFrame(
-            {"load_id": [load_id], "type_name": [None], "entry": [payload]}, schema=_ENTRIES
+    if not isinstance(data, pl.Struct) or not data.fields:
+        # every instance type lives under `data`: a page without it (or with none) has
+        # drifted, and must not erase the offers (connectors._json: the page guard)
+        raise PageDrift(
+            f"{s.ENDPOINT}: page of load {load_id} holds no 'data' object of instance types; "
+            f"excerpt: {payload[:200]}"
         )
-    if not data.fields:
-        return pl.DataFrame(schema=_ENTRIES)
     return (
         doc.select(pl.col("data").struct.unnest())
         .select(pl.all().struct.json_encode())
@@ -107,9 +109,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         )
     )
     rejected = (
-        pl.when(pl.col("type_name").is_null())
-        .then(pl.lit("page has no 'data' object of instance types"))
-        .when(cents.is_null())
+        pl.when(cents.is_null())
         .then(pl.lit("missing field instance_type.price_cents_per_hour"))
         .when(instance.struct.field("name").is_null())
         .then(pl.lit("missing field instance_type.name"))

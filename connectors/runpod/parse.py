@@ -13,6 +13,7 @@ from __future__ import annotations
 import polars as pl
 
 from connectors._gpu import form_factor
+from connectors._json import explode_pages
 from connectors._normalise import verdict
 from connectors.runpod import settings as s
 
@@ -53,23 +54,9 @@ def _pick(field_col: str, fields: tuple[str, ...]) -> pl.Expr:
 
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
-    types = (
-        pages.filter(pl.col("endpoint") == s.ENDPOINT)
-        .select(
-            "load_id",
-            "fetched_at",
-            "endpoint",
-            pl.col("payload")
-            .str.json_decode(PAGE)
-            .struct.field("data")
-            .struct.field("gpuTypes")
-            .alias("_item"),
-        )
-        .explode("_item")
-        .drop_nulls("_item")
-        .with_row_index("_type")
-        .with_columns(pl.col("_item").struct.unnest())
-    )
+    types = explode_pages(
+        pages.filter(pl.col("endpoint") == s.ENDPOINT), PAGE, ("data", "gpuTypes")
+    ).with_row_index("_type")
     raw_price = _pick("_price_field", _PRICE_FIELDS).cast(pl.String)
     offered = _pick("_cloud_field", ("secureCloud", "communityCloud")).cast(pl.Boolean)
     variants = (

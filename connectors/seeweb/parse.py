@@ -12,7 +12,7 @@ import polars as pl
 
 from connectors._json import explode_pages
 from connectors._money import decimal, usd
-from connectors._normalise import verdict
+from connectors._normalise import cpu_only, verdict
 from connectors.seeweb import settings as s
 
 PLAN = pl.Struct(
@@ -51,7 +51,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .list.unique(maintain_order=True)
     )
     excluded = (
-        pl.when(gpus.fill_null(0) == 0)
+        pl.when(cpu_only(gpus, pl.col("gpu_label")))
         .then(pl.lit(s.EXCLUDE_CPU))
         .when(~pl.col("available").fill_null(True))
         .then(pl.lit(s.EXCLUDE_INACTIVE))

@@ -13,7 +13,7 @@ import polars as pl
 
 from connectors._json import explode_pages
 from connectors._money import decimal, usd
-from connectors._normalise import verdict
+from connectors._normalise import cpu_only, verdict
 from connectors.verda import settings as s
 
 _SIZE = pl.Struct({"description": pl.String, "size_in_gigabytes": pl.String})
@@ -72,7 +72,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     rows = pl.concat([on_demand, spot]).join(codes, how="cross")
     price = decimal(pl.col("_raw"))
     name, memory = _gpu(pl.col("gpu").struct.field("description").fill_null(""))
-    excluded = pl.when(gpus.fill_null(0) == 0).then(pl.lit(s.EXCLUDE_CPU_ONLY))
+    excluded = pl.when(cpu_only(gpus, pl.col("gpu").struct.field("description"))).then(
+        pl.lit(s.EXCLUDE_CPU_ONLY)
+    )
     rejected = (
         pl.when(pl.col("instance_type").is_null())
         .then(pl.lit("missing field instance_type"))

@@ -29,6 +29,7 @@ app.add_typer(core.app)  # refresh, rates, history
 app.add_typer(ops.app)  # report, serve
 app.add_typer(publish.app)  # publish
 app.add_typer(core.snapshot_app, name="snapshot")
+app.add_typer(core.raw_app, name="raw")
 app.add_typer(costs.estimate_app, name="estimate")
 app.add_typer(costs.breakeven_app, name="breakeven")
 app.add_typer(plan.plan_app, name="plan")
@@ -65,6 +66,11 @@ def _global(
         logging.getLogger().setLevel(logging.INFO)
 
 
+class _OneLine(logging.Formatter):
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return f"gpu-pricing: {record.levelname.lower()}: {record.getMessage()}"
+
+
 def main() -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
     # run logs at INFO reach the Prefect API (a served run's log); how much of them the
@@ -74,6 +80,10 @@ def main() -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     # every byte this process prints, and every log record it makes, is redacted
     sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    # a library's warning (an alert delivery that failed, a provider that failed) is one
+    # line like every other message of the command, not `WARNING:module:...`
+    console = logging.StreamHandler(sys.stderr)
+    console.setFormatter(_OneLine())
+    logging.basicConfig(level=logging.WARNING, handlers=[console])
     install_logging()
     app()

@@ -1,5 +1,5 @@
-"""The core commands: `refresh`, `rates`, `history` (on `app`) and `snapshot record|export`
-(on `snapshot_app`)."""
+"""The core commands: `refresh`, `rates`, `history` (on `app`), `snapshot record|export`
+(on `snapshot_app`) and `raw verify` (on `raw_app`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from gpu_pricing.cli._common import (
     WarehouseOpt,
     open_readonly,
     parse_providers,
-    providers_in,
     run,
     warehouse_path,
 )
@@ -27,6 +26,7 @@ from warehouse import db
 
 app = typer.Typer()
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
+raw_app = typer.Typer(no_args_is_help=True, help="Check the raw store beside the warehouse.")
 
 
 @app.command()
@@ -73,7 +73,14 @@ def refresh(
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "CRITICAL")
         from flows import direct, progress
 
-        if direct.prefect_api_url():
+        api = direct.prefect_api_url()
+        if api and (problem := direct.prefect_api_unreachable(api)):
+            err(
+                f"warning: no Prefect API answers at {api} ({problem}); refreshing "
+                "directly, without a Prefect run record"
+            )
+            api = None
+        if api:
             from flows.refresh import refresh as run_refresh
         else:  # no Prefect API: the same refresh, without importing Prefect
             run_refresh = direct.refresh_direct
@@ -139,30 +146,19 @@ def rates(
     whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
-        from gpu_pricing import names
+        from gpu_pricing import api
 
-        choice = names.gpu_and_memory(gpu, memory) if gpu else None
-        model = names.pricing_model(pricing) if pricing else None
-        con = open_readonly(warehouse_path(warehouse))
-        try:
-            name = names.provider(provider, extra=providers_in(con)) if provider else None
-            df = db.query(
-                con,
-                queries.sql("rates"),
-                {
-                    "gpu": choice.name if choice else None,
-                    "variant": choice.variant if choice else None,
-                    "memory": choice.memory_gib if choice else None,
-                    "pricing": model,
-                    "provider": name,
-                    "region": region,
-                    "limit": limit,
-                    "include_illustrative": include_illustrative,
-                    "include_gpu_only": include_gpu_only,
-                },
-            )
-        finally:
-            con.close()
+        df = api.rates(
+            gpu,
+            memory=memory,
+            pricing=pricing,
+            provider=provider,
+            region=region,
+            limit=limit,
+            include_illustrative=include_illustrative,
+            include_gpu_only=include_gpu_only,
+            warehouse=warehouse_path(warehouse),
+        )
         if json_out:
             emit_json({"rates": df.to_dicts(), "count": df.height})
         else:
@@ -207,39 +203,20 @@ def history(
     def body() -> None:
         from datetime import date
 
-        from gpu_pricing import names
+        from gpu_pricing import api
 
         try:
             since_d = date.fromisoformat(since) if since else None
         except ValueError:
             raise InvalidInput(f"--since {since!r}: expected YYYY-MM-DD") from None
-        choice = names.gpu_and_memory(gpu, memory)
-        model = names.pricing_model(pricing) if pricing else None
-        con = open_readonly(warehouse_path(warehouse))
-        try:
-            params = {
-                "gpu": choice.name,
-                "memory": choice.memory_gib,
-                "pricing": model,
-                "provider": names.provider(provider, extra=providers_in(con))
-                if provider
-                else None,
-                "since": since_d,
-            }
-            if model == "spot":
-                df = db.query(
-                    con,
-                    queries.sql("spot_history"),
-                    params,
-                )
-            else:
-                df = db.query(
-                    con,
-                    queries.sql("price_periods"),
-                    params,
-                )
-        finally:
-            con.close()
+        df = api.history(
+            gpu,
+            memory=memory,
+            pricing=pricing,
+            provider=provider,
+            since=since_d,
+            warehouse=warehouse_path(warehouse),
+        )
         if json_out:
             emit_json({"history": df.to_dicts(), "count": df.height})
         else:
@@ -331,3 +308,36 @@ def snapshot_export(
                 print(f"{key}: {n} page(s)")
 
     run(body)
+
+
+@raw_app.command("verify")
+def raw_verify(warehouse: WarehouseOpt = None, json_out: JsonOpt = False) -> None:
+    """Check every raw page the ledger names: its object exists, decompresses, and its
+    request and bytes hash to its name. Exit 1 when any is damaged or missing (each named,
+    with its provider and page), else 0."""
+
+    def body() -> int:
+        from warehouse import raw
+        from warehouse.rawstore import REPAIR, RawStore
+
+        path = warehouse_path(warehouse)
+        con = open_readonly(path)
+        try:
+            result = raw.verify(con, RawStore.beside(path))
+        finally:
+            con.close()
+        if json_out:
+            emit_json(result)
+        else:
+            print(
+                f"{result['store']}: {result['checked']} object(s) checked, "
+                f"{len(result['damaged'])} damaged or missing, "
+                f"{len(result['unreferenced'])} named by no load"
+            )
+        for line in result["damaged"]:
+            err(line)
+        if result["damaged"]:
+            err(REPAIR)
+        return 1 if result["damaged"] else 0
+
+    raise typer.Exit(run(body))

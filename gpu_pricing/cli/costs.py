@@ -1,10 +1,8 @@
-"""`gpu-pricing estimate train|infer` and `gpu-pricing breakeven onprem|spot`.
-
-The formulas are models/ (training, inference, breakeven); this module only finds their
-inputs and prints their results. Rates come from the warehouse when not given: the cheapest
-current matching offer of `mart_gpu_offers_current` by `price_usd_per_gpu_hour`, named with
-its provider, region, instance type, pricing model and as-of time, never a made-up rate.
-Peak FLOPs and reference capex come from `dim_gpus`.
+"""`gpu-pricing estimate train|infer` and `gpu-pricing breakeven onprem|spot`: options,
+rendering and exit codes over the engine (`gpu_pricing.api`: estimate_train,
+estimate_infer, breakeven_onprem, breakeven_spot), which finds the inputs (rates from the
+warehouse's current offers, never a made-up rate; peaks and reference capex from
+`dim_gpus`) and runs the formulas of models/. `--json` prints what the API returns.
 
 Invalid inputs (MFU outside (0, 1], negative tokens, an unknown GPU, a preemption rate at
 which the run never finishes, ...) raise `InvalidInput` naming the flag: exit 2 through
@@ -14,21 +12,17 @@ which the run never finishes, ...) raise `InvalidInput` naming the flag: exit 2 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any
 
-import duckdb
 import polars as pl
 import typer
 
 from connectors.errors import InvalidInput
-from gpu_pricing import names, queries
-from gpu_pricing.api import seed_gpu_specs
-from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, open_readonly, run, warehouse_path
+from gpu_pricing import api, names
+from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
 from gpu_pricing.cli._output import emit_json, table
-from gpu_pricing.config import gpu_specs
-from models import breakeven, inference, memory_fit, training
-from warehouse import db
+from models import breakeven
+from models.conventions import DEFAULT_MFU, SERVING_UTILIZATION
 
 estimate_app = typer.Typer(
     no_args_is_help=True, help="Training and inference cost from current rates or --rate."
@@ -38,8 +32,6 @@ breakeven_app = typer.Typer(
 )
 
 ALTERNATIVES = 5
-# offers read before the memory-fit ordering (the cheapest few may all be too small)
-FIT_CANDIDATES = 200
 # what each alternative offer carries besides the offer itself
 ALTERNATIVE_TOTALS = (
     "peak_tflops",
@@ -110,46 +102,6 @@ PrecisionOpt = Annotated[
     ),
 ]
 
-# an offer as --json shows it: the offer columns of the queries estimate_offers and
-# offer_by_key (gpu_pricing/queries/)
-OFFER_COLUMNS = [
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "gpu_name",
-    "gpu_memory_gib",
-    "gpu_count",
-    "gpu_variant",
-    "pricing_model",
-    "pricing_detail",
-    "price_usd_per_hour",
-    "price_usd_per_gpu_hour",
-    "price_flag",
-    "provenance",
-    "is_verified",
-    "source_effective_at",
-    "first_seen_at",
-    "effective_at",
-    "fetched_at",
-    "load_id",
-]
-
-# the columns of the query gpu_variant_specs, taken from the bundled seed without a warehouse
-SPEC_COLUMNS = [
-    "gpu_name",
-    "gpu_memory_gib",
-    "fp32_tflops",
-    "tf32_tflops",
-    "bf16_tflops",
-    "fp8_tflops",
-    "tdp_watts",
-    "capex_usd",
-    "capex_as_of",
-    "capex_source",
-]
-
-
 def checked(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call a models/ formula; a ValueError naming one of its inputs names the flag too."""
     try:
@@ -159,114 +111,6 @@ def checked(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         name = message.split(" ", 1)[0]
         flag = FLAG_FOR_INPUT.get(name)
         raise InvalidInput(f"{flag}: {message}" if flag else message) from None
-
-
-class Warehouse:
-    """The read-only warehouse connection of one command, opened on first use."""
-
-    def __init__(self, path: Path | None, rate_flags: str = "--rate") -> None:
-        self.path = warehouse_path(path)
-        self.rate_flags = rate_flags  # what to pass instead of looking rates up
-        self._con: duckdb.DuckDBPyConnection | None = None
-
-    @property
-    def exists(self) -> bool:
-        return self.path.exists()
-
-    def query(self, name: str, params: dict[str, Any]) -> pl.DataFrame:
-        """The rows of query `name` (gpu_pricing/queries/<name>.sql)."""
-        if self._con is None:
-            if not self.exists:
-                raise InvalidInput(
-                    f"warehouse {self.path} does not exist: run `gpu-pricing refresh` first, "
-                    f"or pass {self.rate_flags}"
-                )
-            self._con = open_readonly(self.path)
-        try:
-            return db.query(self._con, queries.sql(name), params)
-        except duckdb.CatalogException as exc:
-            raise InvalidInput(
-                f"warehouse {self.path} has no cost marts ({str(exc).splitlines()[0]}): "
-                "run `gpu-pricing refresh` first"
-            ) from None
-
-    def close(self) -> None:
-        if self._con is not None:
-            self._con.close()
-
-    def specs(self, gpu: str, memory: float | None, variant: str | None = None) -> pl.DataFrame:
-        """dim_gpus rows for --gpu (and --memory), with the peaks of the named form factor;
-        from the bundled seed dim_gpus is built from when there is no warehouse (default
-        variants only); unknown names are an input error."""
-        if self.exists:
-            rows = self.query("gpu_variant_specs", {"gpu": gpu, "variant": variant})
-        else:
-            seed = seed_gpu_specs().filter(pl.col("gpu_name") == gpu)
-            rows = seed.select(SPEC_COLUMNS).sort("gpu_memory_gib")
-        if rows.is_empty():
-            raise InvalidInput(f"--gpu {gpu!r}: unknown GPU, not in dim_gpus")
-        if memory is not None:
-            sizes = rows["gpu_memory_gib"].to_list()
-            rows = rows.filter(pl.col("gpu_memory_gib") == memory)
-            if rows.is_empty():
-                raise InvalidInput(
-                    f"--memory {memory:g}: no {gpu} with that memory in dim_gpus "
-                    f"(known: {', '.join(f'{s:g}' for s in sizes)} GiB)"
-                )
-        return rows
-
-    def offers(
-        self,
-        gpu: str,
-        memory: float | None,
-        pricing: str,
-        *,
-        precision: str = "bf16",
-        need_peak: bool = False,
-        limit: int = 1 + ALTERNATIVES,
-        include_illustrative: bool = False,
-        variant: str | None = None,
-    ) -> pl.DataFrame:
-        return self.query(
-            "estimate_offers",
-            {
-                "variant": variant,
-                "include_illustrative": include_illustrative,
-                "gpu": gpu,
-                "memory": memory,
-                "pricing": pricing,
-                "precision": precision,
-                "need_peak": need_peak,
-                "limit": limit,
-            },
-        )
-
-    def no_offer(self, gpu: str, memory: float | None, pricing: str, why: str = "") -> InvalidInput:
-        size = f" {memory:g} GiB" if memory is not None else ""
-        return InvalidInput(
-            f"no current {pricing} offer for {gpu}{size}{why} in warehouse {self.path}: "
-            "refresh it, try another --pricing, or pass the rate"
-        )
-
-
-def peak_for(specs: pl.DataFrame, gpu: str, precision: str) -> float:
-    """The one peak TFLOPS of --gpu at --precision (for a --rate estimate, no offer)."""
-    peaks = specs.filter(pl.col(f"{precision}_tflops").is_not_null())
-    distinct = sorted(set(peaks[f"{precision}_tflops"].to_list()))
-    if not distinct:
-        raise InvalidInput(
-            f"--precision {precision}: dim_gpus has no dense {precision} peak for {gpu}"
-        )
-    if len(distinct) > 1:
-        sizes = ", ".join(f"{m:g}" for m in peaks["gpu_memory_gib"].to_list())
-        raise InvalidInput(
-            f"--gpu {gpu}: its memory sizes ({sizes} GiB) differ in {precision} peak; pass --memory"
-        )
-    return float(distinct[0])
-
-
-def offer_dict(row: dict[str, Any]) -> dict[str, Any]:
-    return {c: row[c] for c in OFFER_COLUMNS}
 
 
 def describe_offer(offer: dict[str, Any]) -> str:
@@ -331,109 +175,47 @@ def _alternatives_table(alternatives: list[dict[str, Any]], total_key: str) -> s
     )
 
 
-def estimate_document(
-    warehouse: Path | None,
-    gpu: str,
-    memory: float | None,
-    pricing: str,
-    precision: str,
-    rate: float | None,
-    compute: Callable[[float, float], dict[str, Any]],
-    include_illustrative: bool = False,
-    fit: Callable[[float, float | None], dict[str, Any]] | None = None,
-    *,
-    variant: str | None = None,
-    typed_precision: str | None = None,
-) -> dict[str, Any]:
-    """The --json document of an estimate: every input checked first (a dry `compute`),
-    then priced from --rate or the warehouse's cheapest offers."""
-    compute(1.0, 0.0 if rate is None else rate)  # every input checked before any lookup
-    wh = Warehouse(warehouse)
-    try:
-        result = estimate_with_offers(
-            wh, gpu, memory, pricing, precision, rate, compute, include_illustrative, fit, variant
-        )
-    finally:
-        wh.close()
+def estimate_document(frame: pl.DataFrame, typed_precision: str | None) -> dict[str, Any]:
+    """The --json document of an estimate: the API's first row (the cheapest total cost
+    among offers that hold the model) as the headline, with its offer and memory check,
+    and the next rows as alternatives."""
+    rows = frame.head(1 + ALTERNATIVES).to_dicts()
+    best = rows[0]
+    offer = api._offer(best)
+    memory = {
+        "workload": "training" if "tokens_per_request" not in best else "serving",
+        "required_gib": best["required_gib"],
+        "gpu_memory_gib": best["gpu_memory_gib"],
+        "min_gpus": best["min_gpus"],
+        "gpus": best["gpus"],
+        "fits": best["fits_memory"],
+    }
+    skip = {*api.OFFER_COLUMNS, "cheapest_order", "required_gib", "min_gpus", "fits_memory"}
     return {
-        "gpu": gpu,
-        "gpu_memory_gib": memory,
-        "gpu_variant": variant,
-        "pricing_model": pricing,
-        "precision": precision,
+        "gpu": best["gpu_name"],
+        "gpu_memory_gib": best["gpu_memory_gib"] if offer is None else None,
+        "gpu_variant": best["gpu_variant"] if offer is None else None,
+        "pricing_model": best["pricing_model"],
         "precision_note": names.PRECISION_NOTE if typed_precision else None,
-        **result,
+        **{k: v for k, v in best.items() if k not in skip},
+        "offer": offer,
+        "memory_fit": memory | {"rule": _fit_rule(memory["workload"])},
+        "alternatives": [
+            {
+                **api._offer(r),
+                **{k: r[k] for k in ALTERNATIVE_TOTALS if k in r},
+                "fits_memory": r["fits_memory"],
+                "min_gpus": r["min_gpus"],
+            }
+            for r in rows[1:]
+        ],
     }
 
 
-def estimate_with_offers(
-    wh: Warehouse,
-    gpu: str,
-    memory: float | None,
-    pricing: str,
-    precision: str,
-    rate: float | None,
-    compute: Callable[[float, float], dict[str, Any]],
-    include_illustrative: bool = False,
-    fit: Callable[[float, float | None], dict[str, Any]] | None = None,
-    variant: str | None = None,
-) -> dict[str, Any]:
-    """Run `compute(peak_tflops, rate)` on --rate, or on the cheapest matching offer and
-    the next alternatives; returns the estimate with the offer and alternatives.
-    `fit(gpu_memory_gib, instance_gpus)` is the memory check (models/memory_fit): offers
-    whose GPUs hold the model rank first, each offer says whether it does."""
-    specs = wh.specs(gpu, memory, variant)
-    if rate is not None:
-        result = compute(peak_for(specs, gpu, precision), rate)
-        sizes = specs["gpu_memory_gib"].to_list()
-        check = fit(memory if memory is not None else max(sizes), None) if fit else None
-        return {
-            **result,
-            "rate_source": "--rate",
-            "offer": None,
-            "alternatives": [],
-            "memory_fit": check,
-        }
-    peak_for_any = specs.filter(pl.col(f"{precision}_tflops").is_not_null())
-    if peak_for_any.is_empty():
-        raise InvalidInput(
-            f"--precision {precision}: dim_gpus has no dense {precision} peak for {gpu}"
-        )
-    offers = wh.offers(
-        gpu,
-        memory,
-        pricing,
-        precision=precision,
-        need_peak=True,
-        include_illustrative=include_illustrative,
-        limit=FIT_CANDIDATES,
-        variant=variant,
-    )
-    if offers.is_empty():
-        raise wh.no_offer(gpu, memory, pricing)
-    rows = offers.to_dicts()
-    priced = [
-        {
-            **compute(r["peak_tflops"], r["price_usd_per_gpu_hour"]),
-            "offer": offer_dict(r),
-            "memory_fit": fit(r["gpu_memory_gib"], r["gpu_count"]) if fit else None,
-        }
-        for r in rows
-    ]
-    # offers that hold the model first (a stable sort keeps the price order within each)
-    priced.sort(key=lambda p: p["memory_fit"] is not None and p["memory_fit"]["fits"] is False)
-    priced = priced[: 1 + ALTERNATIVES]
-    best = priced[0]
-    alternatives = [
-        {
-            **p["offer"],
-            **{k: p[k] for k in ALTERNATIVE_TOTALS if k in p},
-            "fits_memory": p["memory_fit"]["fits"] if p["memory_fit"] else None,
-            "min_gpus": p["memory_fit"]["min_gpus"] if p["memory_fit"] else None,
-        }
-        for p in priced[1:]
-    ]
-    return {**best, "rate_source": "warehouse", "alternatives": alternatives}
+def _fit_rule(workload: str) -> str:
+    from models import memory_fit
+
+    return memory_fit.RULES[workload][2]
 
 
 @estimate_app.command("train")
@@ -443,8 +225,16 @@ def estimate_train(
     gpu: GpuOpt,
     warehouse: WarehouseOpt = None,
     memory: MemoryOpt = None,
-    mfu: Annotated[float, typer.Option("--mfu", help="model FLOPs utilisation, (0, 1]")] = 0.45,
-    gpus: Annotated[float, typer.Option("--gpus", help="GPUs sharing the run")] = 1,
+    mfu: Annotated[
+        float, typer.Option("--mfu", help="model FLOPs utilisation, (0, 1]")
+    ] = DEFAULT_MFU,
+    gpus: Annotated[
+        int | None,
+        typer.Option(
+            "--gpus",
+            help="GPUs sharing the run (default: the fewest whose memory holds the model)",
+        ),
+    ] = None,
     pricing: PricingOpt = "on_demand",
     rate: RateOpt = None,
     precision: PrecisionOpt = "bf16",
@@ -454,50 +244,39 @@ def estimate_train(
     ] = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Training cost: 6 * params * tokens FLOPs at --mfu of the GPU's peak, priced at the
-    cheapest current offer (plus the next alternatives) or at --rate."""
+    """Training cost: 6 * params * tokens FLOPs at --mfu of each offer's peak. The answer
+    is the cheapest total cost among offers whose GPUs hold the model (plus the next
+    alternatives), or the cost at --rate."""
 
     def body() -> None:
-        nonlocal pricing, precision, memory, params, tokens
-        params, tokens = names.count(params, "--params"), names.count(tokens, "--tokens")
-        pricing = names.pricing_model(pricing)
-        precision, typed_precision = names.precision(precision)
         choice = names.gpu_and_memory(gpu, memory)
-        name, memory = choice.name, choice.memory_gib
-
-        def compute(peak_tflops: float, rate_usd: float) -> dict[str, Any]:
-            return checked(
-                training.estimate_training,
-                params,
-                tokens,
-                peak_tflops,
-                mfu,
-                gpus,
-                rate_usd,
-                full_recompute=full_recompute,
-            )
-
-        doc = estimate_document(
-            warehouse,
-            name,
-            memory,
-            pricing,
-            precision,
-            rate,
-            compute,
-            include_illustrative,
-            # the job's GPUs share the training state (ZeRO-3 / FSDP sharding)
-            lambda gib, _instance_gpus: memory_fit.check("training", params, gib, gpus),
-            variant=choice.variant,
-            typed_precision=typed_precision,
+        typed_precision = names.precision(precision)[1]
+        frame = checked(
+            api.estimate_train,
+            params,
+            tokens,
+            choice,
+            mfu=mfu,
+            gpus=gpus,
+            pricing=pricing,
+            rate=rate,
+            precision=precision,
+            include_illustrative=include_illustrative,
+            full_recompute=full_recompute,
+            warehouse=warehouse,
         )
+        doc = estimate_document(frame, typed_precision)
         if json_out:
             emit_json(doc)
             return
+        counted = (
+            f"{doc['gpus']} GPU(s)"
+            if doc["gpus_source"] == "--gpus"
+            else f"{doc['gpus']} GPU(s), the fewest that hold the model (pass --gpus to choose)"
+        )
         print(
             f"Training {_count(doc['params'])} parameters on {_count(doc['tokens'])} tokens: "
-            f"{name}{' ' + choice.variant if choice.variant else ''} {precision}, "
-            f"MFU {doc['mfu']:g}, {doc['gpus']} GPU(s)"
+            f"{_gpu_label(choice)} {names.precision(precision)[0]}, MFU {doc['mfu']:g}, {counted}"
         )
         if doc["precision_note"]:
             print(f"  ({doc['precision_note']})")
@@ -521,6 +300,10 @@ def estimate_train(
     run(body)
 
 
+def _gpu_label(choice: names.Gpu) -> str:
+    return f"{choice.name}{' ' + choice.variant if choice.variant else ''}"
+
+
 @estimate_app.command("infer")
 def estimate_infer(
     params: Annotated[str, typer.Option("--params", help="model parameters: 175e9 or 175B")],
@@ -533,57 +316,40 @@ def estimate_infer(
     memory: MemoryOpt = None,
     utilization: Annotated[
         float, typer.Option("--utilization", help="share of peak FLOPs reached serving, (0, 1]")
-    ] = 0.3,
+    ] = SERVING_UTILIZATION,
     pricing: PricingOpt = "on_demand",
     rate: RateOpt = None,
     precision: PrecisionOpt = "bf16",
     include_illustrative: IncludeIllustrativeOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Inference cost: 2 * params FLOPs per token at --utilization of the GPU's peak."""
+    """Inference cost: 2 * params FLOPs per token at --utilization of each offer's peak;
+    the answer is the cheapest total cost among instances whose GPUs hold the model."""
 
     def body() -> None:
-        nonlocal pricing, precision, memory, params, tokens_per_request, requests
-        params = names.count(params, "--params")
-        tokens_per_request = names.count(tokens_per_request, "--tokens-per-request")
-        requests = names.count(requests, "--requests")
-        pricing = names.pricing_model(pricing)
-        precision, typed_precision = names.precision(precision)
         choice = names.gpu_and_memory(gpu, memory)
-        name, memory = choice.name, choice.memory_gib
-
-        def compute(peak_tflops: float, rate_usd: float) -> dict[str, Any]:
-            return checked(
-                inference.estimate_inference,
-                params,
-                tokens_per_request,
-                requests,
-                peak_tflops,
-                utilization,
-                rate_usd,
-            )
-
-        doc = estimate_document(
-            warehouse,
-            name,
-            memory,
-            pricing,
-            precision,
-            rate,
-            compute,
-            include_illustrative,
-            # one serving replica on one instance: its GPUs hold the weights and KV cache
-            lambda gib, instance_gpus: memory_fit.check("serving", params, gib, instance_gpus),
-            variant=choice.variant,
-            typed_precision=typed_precision,
+        typed_precision = names.precision(precision)[1]
+        frame = checked(
+            api.estimate_infer,
+            params,
+            tokens_per_request,
+            requests,
+            choice,
+            utilization=utilization,
+            pricing=pricing,
+            rate=rate,
+            precision=precision,
+            include_illustrative=include_illustrative,
+            warehouse=warehouse,
         )
+        doc = estimate_document(frame, typed_precision)
         if json_out:
             emit_json(doc)
             return
         print(
             f"Serving {_count(doc['requests'])} requests of {_count(doc['tokens_per_request'])} "
             f"tokens with {_count(doc['params'])} parameters: "
-            f"{name}{' ' + choice.variant if choice.variant else ''} {precision}, "
+            f"{_gpu_label(choice)} {names.precision(precision)[0]}, "
             f"utilisation {doc['utilization']:g}"
         )
         if doc["precision_note"]:
@@ -663,31 +429,24 @@ def breakeven_onprem(
     """Hours and months of use until buying a GPU beats renting it."""
 
     def body() -> None:
-        nonlocal pricing, memory
-        pricing = names.pricing_model(pricing)
         choice = names.gpu_and_memory(gpu, memory)
-        name, memory = choice.name, choice.memory_gib
-        wh = Warehouse(warehouse)
-        try:
-            doc = _onprem(
-                wh,
-                name,
-                memory,
-                capex,
-                rate,
-                pricing,
-                utilization,
-                power_kw,
-                usd_per_kwh,
-                residual_value,
-                include_illustrative,
-            )
-        finally:
-            wh.close()
+        doc = checked(
+            api.breakeven_onprem,
+            choice,
+            capex=capex,
+            rate=rate,
+            pricing=pricing,
+            utilization=utilization,
+            power_kw=power_kw,
+            usd_per_kwh=usd_per_kwh,
+            residual_value=residual_value,
+            include_illustrative=include_illustrative,
+            warehouse=warehouse,
+        )
         if json_out:
             emit_json(doc)
             return
-        print(f"Buy vs rent one {name}:")
+        print(f"Buy vs rent one {doc['gpu']}:")
         print_lines(
             [
                 ("capex", f"{_usd(doc['capex_usd'])} ({doc['capex_source'].split(':')[0]})"),
@@ -707,84 +466,6 @@ def breakeven_onprem(
         )
 
     run(body)
-
-
-def _onprem(
-    wh: Warehouse,
-    gpu: str,
-    memory: float | None,
-    capex: float | None,
-    rate: float | None,
-    pricing: str,
-    utilization: float,
-    power_kw: float | None,
-    usd_per_kwh: float,
-    residual_value: float,
-    include_illustrative: bool = False,
-) -> dict[str, Any]:
-    def compute(capex_usd: float, rate_usd: float, kw: float) -> dict[str, Any]:
-        return checked(
-            breakeven.onprem,
-            capex_usd,
-            rate_usd,
-            utilization=utilization,
-            power_kw=kw,
-            usd_per_kwh=usd_per_kwh,
-            residual_value_usd=residual_value,
-        )
-
-    # every given input checked before any lookup, with valid placeholders for the rest
-    kw_given = power_kw if power_kw is not None else 0.0
-    compute(
-        capex if capex is not None else max(residual_value, 0.0) + 1.0,
-        rate if rate is not None else max(kw_given * usd_per_kwh, 0.0) + 1.0,
-        kw_given,
-    )
-    capex_source = "--capex"
-    tdp_kw = None
-    # an unknown --gpu is an input error even when --capex and --rate make the warehouse
-    # unnecessary: checked against the seed dim_gpus is built from
-    if gpu not in {name for name, _ in gpu_specs()}:
-        raise InvalidInput(f"--gpu {gpu!r}: unknown GPU, not in dim_gpus")
-    if capex is None or (power_kw is None and usd_per_kwh > 0):
-        specs = wh.specs(gpu, memory)
-        if capex is None:
-            with_capex = specs.filter(pl.col("capex_usd").is_not_null())
-            if with_capex.is_empty():
-                raise InvalidInput(
-                    f"--capex: dim_gpus has no reference capex for {gpu}; pass --capex"
-                )
-            if with_capex.height > 1:
-                sizes = ", ".join(f"{m:g}" for m in with_capex["gpu_memory_gib"].to_list())
-                raise InvalidInput(f"--gpu {gpu}: capex known for {sizes} GiB; pass --memory")
-            row = with_capex.row(0, named=True)
-            capex, memory = row["capex_usd"], row["gpu_memory_gib"]
-            capex_source = f"dim_gpus reference as of {row['capex_as_of']}: {row['capex_source']}"
-        tdps = specs.filter(pl.col("tdp_watts").is_not_null())["tdp_watts"].unique().to_list()
-        tdp_kw = tdps[0] / 1000 if len(tdps) == 1 else None
-    if power_kw is None:
-        if usd_per_kwh > 0 and tdp_kw is None:
-            raise InvalidInput(f"--power-kw: no single TDP for {gpu} in dim_gpus; pass --power-kw")
-        power_kw = tdp_kw if usd_per_kwh > 0 else 0.0
-    offer = None
-    if rate is None:
-        offers = wh.offers(
-            gpu, memory, pricing, limit=1, include_illustrative=include_illustrative
-        )
-        if offers.is_empty():
-            raise wh.no_offer(gpu, memory, pricing, " (pass --rate)")
-        offer = offer_dict(offers.row(0, named=True))
-        rate = offer["price_usd_per_gpu_hour"]
-    result = compute(capex, rate, power_kw)
-    return {
-        "gpu": gpu,
-        "gpu_memory_gib": memory,
-        "pricing_model": pricing,
-        **result,
-        "capex_source": capex_source,
-        "rate_source": "--rate" if offer is None else "warehouse",
-        "offer": offer,
-    }
 
 
 @breakeven_app.command("spot")
@@ -819,101 +500,19 @@ def breakeven_spot(
     multiplier and the effective spot cost per useful hour."""
 
     def body() -> None:
-        def compute(spot_usd: float, on_demand_usd: float) -> dict[str, Any]:
-            return checked(
-                breakeven.spot,
-                spot_usd,
-                on_demand_usd,
-                checkpoint_overhead,
-                checkpoint_interval_hours,
-                preemption_rate,
-                restart_hours,
-            )
-
-        # every given input checked before any lookup, with valid placeholders for the rest
-        compute(
-            spot_rate if spot_rate is not None else 1.0,
-            on_demand_rate if on_demand_rate is not None else 2.0,
+        doc = checked(
+            api.breakeven_spot,
+            gpu,
+            memory=memory,
+            spot_rate=spot_rate,
+            on_demand_rate=on_demand_rate,
+            checkpoint_overhead=checkpoint_overhead,
+            checkpoint_interval_hours=checkpoint_interval_hours,
+            preemption_rate=preemption_rate,
+            restart_hours=restart_hours,
+            include_illustrative=include_illustrative,
+            warehouse=warehouse,
         )
-        nonlocal memory
-        choice = names.gpu_and_memory(gpu, memory) if gpu else None
-        name = choice.name if choice else None
-        memory = choice.memory_gib if choice else memory
-        if name is None and (spot_rate is None or on_demand_rate is None):
-            raise InvalidInput(
-                "--gpu: needed to look up the cheapest current rates; "
-                "or pass both --spot-rate and --on-demand-rate"
-            )
-        offers: dict[str, dict[str, Any] | None] = {"spot": None, "on_demand": None}
-        paired = False
-        pairs: list[dict[str, Any]] = []
-        rates = {"spot": spot_rate, "on_demand": on_demand_rate}
-        if name is not None:
-            wh = Warehouse(warehouse, "--spot-rate and --on-demand-rate")
-            try:
-                wh.specs(name, memory)
-                # same-instance pairs only where there is a warehouse to list them from
-                pairs = [] if not wh.exists else wh.query(
-                    "spot_pairs",
-                    {
-                        "overhead": checkpoint_overhead,
-                        "interval": checkpoint_interval_hours,
-                        "restart": restart_hours,
-                        "gpu": name,
-                        "memory": memory,
-                        "limit": ALTERNATIVES,
-                        "include_illustrative": include_illustrative,
-                    },
-                ).to_dicts()
-                if spot_rate is None and on_demand_rate is None and pairs:
-                    # like for like: the cheapest spot offer and the on-demand price of
-                    # the same provider, region and instance type (int_offer_pairs)
-                    best, paired = pairs[0], True
-                    for pricing, zone in (("spot", best["zone"]), ("on_demand", best["on_demand_zone"])):
-                        found = wh.query(
-                            "offer_by_key",
-                            {
-                                "provider": best["provider"],
-                                "region": best["region"],
-                                "zone": zone,
-                                "instance_type": best["instance_type"],
-                                "pricing": pricing,
-                            },
-                        )
-                        offers[pricing] = offer_dict(found.row(0, named=True))
-                        rates[pricing] = offers[pricing]["price_usd_per_gpu_hour"]
-                for pricing in ("spot", "on_demand"):
-                    if rates[pricing] is None:
-                        found = wh.offers(
-                            name,
-                            memory,
-                            pricing,
-                            limit=1,
-                            include_illustrative=include_illustrative,
-                        )
-                        if found.is_empty():
-                            raise wh.no_offer(
-                                name, memory, pricing, f" (pass --{pricing.replace('_', '-')}-rate)"
-                            )
-                        offers[pricing] = offer_dict(found.row(0, named=True))
-                        rates[pricing] = offers[pricing]["price_usd_per_gpu_hour"]
-            finally:
-                wh.close()
-        result = compute(rates["spot"], rates["on_demand"])
-        doc = {
-            "gpu": name,
-            "gpu_memory_gib": memory,
-            # both rates are per GPU-hour; the *_usd_per_hour keys are the former names,
-            # kept as aliases for one release
-            "spot_rate_usd_per_gpu_hour": result["spot_rate_usd_per_hour"],
-            "on_demand_rate_usd_per_gpu_hour": result["on_demand_rate_usd_per_hour"],
-            **result,
-            # true: both rates from one same-provider, same-region instance (like for like)
-            "rates_paired": paired,
-            "spot_offer": offers["spot"],
-            "on_demand_offer": offers["on_demand"],
-            "same_instance_pairs": pairs,
-        }
         if json_out:
             emit_json(doc)
             return

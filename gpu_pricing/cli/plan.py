@@ -78,7 +78,8 @@ def deadline_in_hours(hours: float | None, date_text: str | None) -> float | Non
 
 
 ProvidersOpt = Annotated[
-    str | None, typer.Option("--providers", help="comma-separated providers (default: all)")
+    str | None,
+    typer.Option("--providers", help="comma-separated providers, any case (default: all)"),
 ]
 RegionsOpt = Annotated[
     str | None, typer.Option("--regions", help="comma-separated regions (default: all)")
@@ -87,12 +88,16 @@ PricingListOpt = Annotated[
     str | None,
     typer.Option(
         "--pricing",
-        help="comma-separated: on_demand, spot, reserved_1y, reserved_3y (default: all)",
+        help="comma-separated pricing models, any case or alias: on_demand, spot, "
+        "reserved_1y, reserved_3y, capacity_block, flex, savings_plan_1y, savings_plan_3y "
+        "(default: all)",
     ),
 ]
 GpuNamesOpt = Annotated[
     str | None,
-    typer.Option("--gpu", help="comma-separated GPU names, e.g. H100,B200 (default: all)"),
+    typer.Option(
+        "--gpu", help="comma-separated GPU names, any case or alias, e.g. 'H100 SXM,b200' (default: all)"
+    ),
 ]
 PrecisionOpt = Annotated[
     str, typer.Option("--precision", help="peak FLOPs column of dim_gpus: fp32|tf32|bf16|fp8")
@@ -330,14 +335,57 @@ def plan_serve(
         str | None, typer.Option("--tokens-per-month", help="tokens served per month, e.g. 50B")
     ] = None,
     requests_per_month: Annotated[
-        str | None, typer.Option("--requests-per-month", help="requests per month, e.g. 10M")
+        str | None,
+        typer.Option(
+            "--requests-per-month", help="requests per month, e.g. 10M (of prompt + output tokens)"
+        ),
     ] = None,
-    tokens_per_request: Annotated[
-        str | None, typer.Option("--tokens-per-request", help="prompt + generated tokens")
+    prompt_tokens: Annotated[
+        float, typer.Option("--prompt-tokens", min=0, help="input tokens per request (prefill)")
+    ] = 1024.0,
+    output_tokens: Annotated[
+        float, typer.Option("--output-tokens", min=1, help="generated tokens per request")
+    ] = 256.0,
+    context_tokens: Annotated[
+        float | None,
+        typer.Option(
+            "--context-tokens",
+            min=0,
+            help="KV cache length read per decode step (default: prompt + half the output)",
+        ),
     ] = None,
-    utilization: Annotated[
-        float, typer.Option("--utilization", help="share of peak FLOPs reached serving, (0, 1]")
-    ] = 0.3,
+    batch: Annotated[
+        int | None,
+        typer.Option(
+            "--batch",
+            min=1,
+            help="sequences decoded together per replica (default: the cheapest meeting "
+            "--user-tokens-per-second)",
+        ),
+    ] = None,
+    user_tokens_per_second: Annotated[
+        float,
+        typer.Option(
+            "--user-tokens-per-second",
+            help="latency bound: tokens per second each user gets at least",
+        ),
+    ] = planner.DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER,
+    kv_bytes_per_token: Annotated[
+        float | None,
+        typer.Option(
+            "--kv-bytes-per-token",
+            help="KV cache bytes per token (default: full attention of the model's shape; "
+            "Llama 3 70B with grouped-query attention: 327680)",
+        ),
+    ] = None,
+    bandwidth_share: Annotated[
+        float,
+        typer.Option("--bandwidth-share", help="share of peak memory bandwidth a decode step reaches"),
+    ] = planner.serving.DECODE_BANDWIDTH_SHARE,
+    compute_share: Annotated[
+        float,
+        typer.Option("--compute-share", help="share of peak FLOPs a compute-bound step reaches"),
+    ] = planner.serving.DECODE_COMPUTE_SHARE,
     peak_to_average: Annotated[
         float, typer.Option("--peak-to-average", help="peak load / average load, >= 1")
     ] = 2.0,
@@ -366,8 +414,14 @@ def plan_serve(
             params=parse_amount("--params", params),
             tokens_per_month=parse_amount("--tokens-per-month", tokens_per_month),
             requests_per_month=parse_amount("--requests-per-month", requests_per_month),
-            tokens_per_request=parse_amount("--tokens-per-request", tokens_per_request),
-            utilization=utilization,
+            prompt_tokens=prompt_tokens,
+            output_tokens=output_tokens,
+            context_tokens=context_tokens,
+            batch=batch,
+            min_tokens_per_second_per_user=user_tokens_per_second,
+            kv_bytes_per_token=kv_bytes_per_token,
+            bandwidth_share=bandwidth_share,
+            compute_share=compute_share,
             peak_to_average=peak_to_average,
             allow_spot=allow_spot,
             budget_usd=parse_amount("--budget-usd", budget_usd),
@@ -385,8 +439,12 @@ def plan_serve(
         inputs, best = doc["inputs"], doc["chosen"]
         print(
             f"Serving {amount_label(inputs['tokens_per_month'])} tokens per month with "
-            f"{amount_label(inputs['params'])} parameters: utilisation {inputs['utilization']:g}, "
-            f"peak/average {inputs['peak_to_average']:g}"
+            f"{amount_label(inputs['params'])} parameters ({inputs['prompt_tokens']:g} prompt + "
+            f"{inputs['output_tokens']:g} output tokens per request, context "
+            f"{inputs['context_tokens']:g}): at least {inputs['min_tokens_per_second_per_user']:g} "
+            f"tokens/s per user, peak/average {inputs['peak_to_average']:g}, "
+            f"{inputs['bandwidth_share']:g} of peak bandwidth and {inputs['compute_share']:g} of "
+            "peak FLOPs reached"
         )
         burst = (
             f" + {best['burst_gpu_hours_per_month']:,.0f} GPU-hours/month "
@@ -407,7 +465,28 @@ def plan_serve(
                     f"{best['base_rate_usd_per_gpu_hour']:.4f} USD/GPU-hour){burst}",
                 ),
                 ("peak fleet", f"{best['peak_gpus']:g} GPUs"),
-                ("throughput", f"{best['tokens_per_second_per_gpu']:,.0f} tokens/s per GPU"),
+                (
+                    "replica",
+                    f"{best['gpus_per_replica']:g} GPU(s) (tensor parallel, efficiency "
+                    f"{best['tp_efficiency']:.3g}), batch {best['batch']:g}",
+                ),
+                (
+                    "decode step",
+                    f"{best['step_seconds'] * 1e3:,.2f} ms, {best['bound']}-bound "
+                    f"({best['memory_bandwidth_gbps'] / 1e3:g} TB/s per GPU): "
+                    f"{best['tokens_per_second_per_user']:,.1f} tokens/s per user",
+                ),
+                (
+                    "throughput",
+                    f"{best['output_tokens_per_second_per_gpu']:,.0f} output and "
+                    f"{best['input_tokens_per_second_per_gpu']:,.0f} input tokens/s per GPU; "
+                    f"{best['tokens_per_second_per_gpu']:,.0f} tokens/s per GPU for this mix",
+                ),
+                (
+                    "token cost",
+                    f"{best['usd_per_1m_input_tokens']:.4f} USD per 1M input, "
+                    f"{best['usd_per_1m_output_tokens']:.4f} USD per 1M output tokens",
+                ),
                 ("monthly cost", f"{best['monthly_cost_usd']:,.2f} USD"),
                 ("per 1M tokens", f"{best['cost_per_1m_tokens_usd']:.4f} USD"),
             ]
@@ -424,6 +503,12 @@ def plan_serve(
                     "strategy",
                     "gpu_name",
                     "provider",
+                    pl.col("batch").cast(pl.Int64),
+                    pl.col("gpus_per_replica").cast(pl.Int64).alias("tp"),
+                    "bound",
+                    pl.col("tokens_per_second_per_user").round(1).cast(pl.String).alias(
+                        "user_tok_s"
+                    ),
                     pl.col("peak_gpus").cast(pl.Int64),
                     pl.col("base_gpus").cast(pl.Int64),
                     pl.col("burst_gpu_hours_per_month").round(0).cast(pl.Int64),

@@ -5,7 +5,7 @@ only; each reads marts, intermediate views or table macros (`sql/`) and never re
 rule those define. Each file starts with a comment saying what it returns and what it reads.
 Parameters are DuckDB named parameters (`$gpu`), bound at execution; an optional filter is a
 parameter that may be null (`$gpu IS NULL OR gpu_name = $gpu`), never SQL pasted together:
-`read(con, "current_offers", {"gpu": "H100", ...})`.
+`read(con, "rates", {"gpu": "H100", ...})`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 -- The offers `estimate` and `breakeven` price with: current offers of
 -- mart_gpu_offers_current for GPU $gpu and pricing model $pricing (variant and memory null:
--- any), cheapest per-GPU-hour rate first, at most $limit rows, each with `peak_tflops`, the
+-- any), cheapest per-GPU-hour rate first, at most $limit rows (null: all), each with `peak_tflops`, the
 -- dense peak at $precision (fp32 | tf32 | bf16 | fp8) of its own form factor
 -- (dim_gpu_variants: H100 PCIe 756 BF16 TFLOPS, SXM 989); with $need_peak, only offers that
 -- have one. Only rankable offers (is_comparable: a priced whole machine), and verified ones
@@ -11,6 +11,7 @@ SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_g
        o.gpu_count, o.gpu_variant, o.pricing_model, o.pricing_detail, o.price_usd_per_hour,
        o.price_usd_per_gpu_hour, o.price_flag, o.provenance, o.is_verified,
        o.source_effective_at, o.first_seen_at, o.effective_at, o.fetched_at, o.load_id,
+       o.cheapest_order,
        CASE $precision
            WHEN 'fp32' THEN g.fp32_tflops WHEN 'tf32' THEN g.tf32_tflops
            WHEN 'bf16' THEN g.bf16_tflops WHEN 'fp8' THEN g.fp8_tflops
@@ -25,4 +26,4 @@ WHERE o.gpu_name = $gpu
   AND (o.is_verified OR $include_illustrative)
   AND (NOT $need_peak OR peak_tflops IS NOT NULL)
 ORDER BY o.cheapest_order
-LIMIT $limit
+LIMIT coalesce($limit, 1e12::BIGINT)

@@ -1,57 +1,115 @@
-"""`estimate` and `breakeven onprem` price at the offer mart_cheapest_gpu_hour names: for every
-GPU, memory and pricing model of the mart, the first offer the cost commands read is the
-mart's, so the two never disagree on "the cheapest" (price, then provider, region, zone
-with none first, instance type)."""
+"""Every door gives the same answer: for every GPU, memory and pricing model of the demo
+warehouse, the command line (`--json`), the Python API and the report name the same
+cheapest offer at the same rate (mart_cheapest_gpu_hour's pick, the one cheapest-first
+order), and `estimate` and `breakeven` answer with the offer and cost the API returns
+first. In-process (CliRunner) against the session's demo warehouse."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
+from gpu_pricing import api, names, report
 from gpu_pricing.cli import app
-from gpu_pricing.cli.costs import Warehouse
 from warehouse import db
 
-KEY = ["provider", "region", "zone", "instance_type", "price_usd_per_gpu_hour"]
+KEY = ["provider", "region", "instance_type", "price_usd_per_gpu_hour"]
+runner = CliRunner()
 
 
-def test_the_cost_commands_first_offer_is_the_marts_cheapest(demo_warehouse):
+def cli_json(warehouse, *args: str) -> dict:
+    result = runner.invoke(app, [*args, "--warehouse", str(warehouse), "--json"])
+    assert result.exit_code == 0, (args, result.stderr)
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def cases(demo_warehouse) -> list[dict]:
+    """Every (GPU, memory, pricing model) with a usable offer, from the report's table."""
     con = db.connect_readonly(demo_warehouse)
     try:
-        cheapest = db.query(con, "SELECT * FROM mart_cheapest_gpu_hour").to_dicts()
+        sections = {s.key: s for s in report.build_sections(con, "H100")}
     finally:
         con.close()
-    assert len(cheapest) > 50
-    wh = Warehouse(demo_warehouse)
-    try:
-        mismatches = []
-        for row in cheapest:
-            first = wh.offers(
-                row["gpu_name"], row["gpu_memory_gib"], row["pricing_model"], limit=1
-            ).row(0, named=True)
-            if [first[k] for k in KEY] != [row[k] for k in KEY]:
-                mismatches.append((row, first))
-    finally:
-        wh.close()
+    rows = sections["cheapest"].rows
+    assert len(rows) > 50
+    return rows
+
+
+def test_rates_api_cli_and_report_name_the_same_cheapest_offer(demo_warehouse, cases):
+    mismatches = []
+    for row in cases:
+        args = (row["gpu_name"], row["gpu_memory_gib"], row["pricing_model"])
+        first_api = api.rates(
+            row["gpu_name"],
+            memory=row["gpu_memory_gib"],
+            pricing=row["pricing_model"],
+            limit=1,
+            warehouse=demo_warehouse,
+        ).row(0, named=True)
+        doc = cli_json(
+            demo_warehouse, "rates", "--gpu", row["gpu_name"], "--memory",
+            str(row["gpu_memory_gib"]), "--pricing", row["pricing_model"], "--limit", "1",
+        )  # fmt: skip
+        first_cli = doc["rates"][0]
+        want = [row[k] for k in KEY]
+        if [first_api[k] for k in KEY] != want or [first_cli[k] for k in KEY] != want:
+            mismatches.append((args, want, first_api, first_cli))
     assert mismatches == []
 
 
-def test_breakeven_onprem_names_the_marts_on_demand_offer(demo_warehouse):
-    con = db.connect_readonly(demo_warehouse)
-    try:
-        mart = db.query(
-            con,
-            "SELECT * FROM mart_cheapest_gpu_hour WHERE gpu_name = 'H100' "
-            "AND gpu_memory_gib = 80 AND pricing_model = 'on_demand'",
-        ).row(0, named=True)
-    finally:
-        con.close()
-    result = CliRunner().invoke(
-        app,
-        ["breakeven", "onprem", "--gpu", "H100", "--memory", "80", "--json",
-         "--warehouse", str(demo_warehouse)],
+def test_estimates_answer_with_the_apis_first_offer_and_cost(demo_warehouse, cases):
+    """`estimate train|infer --json` headline = api.estimate_*'s first row, for every
+    case whose GPU has a peak (a small model, so every offer holds it)."""
+    specs = api.offer_specs(demo_warehouse)
+    with_peak = set(
+        specs.filter(specs["bf16_tflops"].is_not_null())["gpu_name"].to_list()
     )
-    assert result.exit_code == 0, result.stderr
-    offer = json.loads(result.stdout)["offer"]
-    assert [offer[k] for k in KEY] == [mart[k] for k in KEY]
+    checked = 0
+    for row in cases:
+        if row["gpu_name"] not in with_peak:
+            continue
+        gpu, memory, pricing = row["gpu_name"], row["gpu_memory_gib"], row["pricing_model"]
+        try:
+            frame = api.estimate_train(
+                1e9, 1e10, gpu, memory=memory, pricing=pricing, warehouse=demo_warehouse
+            )
+        except names.InvalidInput:
+            continue  # this memory size has no bf16 peak (a variant without one)
+        first = frame.row(0, named=True)
+        doc = cli_json(
+            demo_warehouse, "estimate", "train", "--params", "1e9", "--tokens", "1e10",
+            "--gpu", gpu, "--memory", str(memory), "--pricing", pricing,
+        )  # fmt: skip
+        assert doc["offer"]["instance_type"] == first["instance_type"], (gpu, memory, pricing)
+        assert doc["cost_usd"] == pytest.approx(first["cost_usd"], rel=1e-12)
+        # no offer that holds the model is cheaper than the answer
+        fits = frame.filter(frame["fits_memory"])
+        assert first["cost_usd"] == pytest.approx(fits["cost_usd"].min(), rel=1e-12)
+        served = api.estimate_infer(
+            1e9, 1000, 1000, gpu, memory=memory, pricing=pricing, warehouse=demo_warehouse
+        ).row(0, named=True)
+        doc = cli_json(
+            demo_warehouse, "estimate", "infer", "--params", "1e9", "--tokens-per-request",
+            "1000", "--requests", "1000", "--gpu", gpu, "--memory", str(memory),
+            "--pricing", pricing,
+        )  # fmt: skip
+        assert doc["offer"]["instance_type"] == served["instance_type"]
+        assert doc["cost_usd"] == pytest.approx(served["cost_usd"], rel=1e-12)
+        checked += 1
+    assert checked > 30
+
+
+def test_breakeven_onprem_names_the_cheapest_on_demand_offer(demo_warehouse, cases):
+    mart = next(
+        r
+        for r in cases
+        if (r["gpu_name"], r["gpu_memory_gib"], r["pricing_model"]) == ("H100", 80, "on_demand")
+    )
+    doc = cli_json(demo_warehouse, "breakeven", "onprem", "--gpu", "H100", "--memory", "80")
+    assert [doc["offer"][k] for k in KEY] == [mart[k] for k in KEY]
+    engine = api.breakeven_onprem("h100-80gb", warehouse=demo_warehouse)
+    assert engine["offer"]["instance_type"] == doc["offer"]["instance_type"]
+    assert engine["break_even_gpu_hours"] == pytest.approx(doc["break_even_gpu_hours"])

@@ -16,7 +16,6 @@ import polars as pl
 import pytest
 
 from gpu_pricing import api, queries, report
-from gpu_pricing.cli import costs
 from warehouse import db
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,9 +178,9 @@ PARAMS = {
 # the columns the Python reading a query relies on, by query
 EXPECTED_COLUMNS = {
     "gpu_specs": list(api.SPEC_SCHEMA),  # the bundled seed's columns, its stand-in
-    "gpu_variant_specs": costs.SPEC_COLUMNS,
-    "estimate_offers": [*costs.OFFER_COLUMNS, "peak_tflops"],
-    "offer_by_key": costs.OFFER_COLUMNS,
+    "gpu_variant_specs": api.SPEC_COLUMNS,
+    "estimate_offers": [*api.OFFER_COLUMNS, "cheapest_order", "peak_tflops"],
+    "offer_by_key": api.OFFER_COLUMNS,
 }
 
 

@@ -104,6 +104,7 @@ def test_the_direct_fetch_retries_like_the_prefect_task(monkeypatch):
     assert len(calls) == 1  # not retryable: no second attempt
 
 
+@pytest.mark.slow  # a refresh in a child process on a terminal
 def test_progress_shows_on_a_terminal_and_json_stays_alone_on_stdout(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
     env.update(PREFECT_HOME=str(tmp_path / "prefect-home"), COLUMNS="120")

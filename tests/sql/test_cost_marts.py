@@ -341,8 +341,8 @@ def test_reserved_breakeven_mart_agrees_with_models(con):
         assert r["commitment_can_pay"] == (threshold < 1)
 
 
-def test_macros_work_in_a_plain_read_only_session(cost_warehouse):
-    fresh = duckdb.connect(str(cost_warehouse), read_only=True)
+def test_macros_work_in_a_plain_read_only_session(demo_warehouse):
+    fresh = duckdb.connect(str(demo_warehouse), read_only=True)
     try:
         cost = db.query(fresh, "select * from cost_per_token(mfu := 0.4, params_b := 7)")
         onprem = db.query(fresh, "select * from breakeven_onprem(utilization := 0.5)")

@@ -180,7 +180,7 @@ def test_a_failing_data_test_fails_the_refresh_and_publishes_nothing(tmp_path, m
     published = path.read_bytes()
     sql = tmp_path / "sql"
     shutil.copytree(sql_runner.SQL_DIR, sql)
-    sources = sql / "sources.yml"
+    sources = sql / "sources" / "warehouse.yml"
     # every load of the demo is ok: declaring only 'failed' acceptable makes the test fire
     sources.write_text(sources.read_text().replace("values: [ok, failed, skipped]", "values: [failed]"))
     monkeypatch.setattr(sql_runner, "SQL_DIR", sql)

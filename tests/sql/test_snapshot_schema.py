@@ -1,4 +1,4 @@
-"""The offer history's schema file (sql/snapshots/schema.yml): its data tests fire on a bad
+"""The offer history's schema file (sql/snapshots/snp_offers_history.yml): its data tests fire on a bad
 row of the demo warehouse, and its descriptions reach the warehouse as comments."""
 
 from __future__ import annotations

@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 import duckdb
+import pytest
 import zstandard
 
-from tests.builders import azure_retail_item, azure_retail_page
+from samples.azure import azure_retail_item, azure_retail_page
 from warehouse.rawstore import RawStore
 
 SCRIPT = """
@@ -62,6 +63,7 @@ def run_refresh(warehouse: Path, snapshot: Path) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow  # refreshes in child processes, one killed midway
 def test_a_refresh_killed_midway_leaves_the_published_warehouse_unchanged(tmp_path):
     warehouse = tmp_path / "w.duckdb"
     small, big = tmp_path / "small", tmp_path / "big"

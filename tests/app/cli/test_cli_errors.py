@@ -16,6 +16,9 @@ import pytest
 
 from connectors._snapshot import DEMO_DIR
 
+# slow: each case runs the installed command in a child process
+pytestmark = pytest.mark.slow
+
 BIN = Path(sys.executable).parent
 
 

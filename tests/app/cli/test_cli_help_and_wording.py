@@ -55,3 +55,34 @@ def test_spot_json_names_the_rates_per_gpu_hour_and_keeps_the_old_keys():
     doc = json.loads(result.stdout)
     assert doc["spot_rate_usd_per_gpu_hour"] == 1.5 == doc["spot_rate_usd_per_hour"]
     assert doc["on_demand_rate_usd_per_gpu_hour"] == 4.0 == doc["on_demand_rate_usd_per_hour"]
+
+
+def command_paths(command, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    paths = [path]
+    for name, sub in getattr(command, "commands", {}).items():
+        paths += command_paths(sub, (*path, name))
+    return paths
+
+
+def test_every_commands_help_ends_with_a_newline_and_nothing_else(monkeypatch, capfd):
+    """Through `main()`, as a user runs it: stdout is the redacting stream, which Click
+    probes with write(b"") (a text stream must refuse bytes, not print their repr)."""
+    import sys
+
+    import pytest
+
+    from gpu_pricing.cli import main
+
+    paths = command_paths(typer.main.get_command(app))
+    assert len(paths) > 15
+    bad = {}
+    for path in paths:
+        monkeypatch.setattr(sys, "argv", ["gpu-pricing", *path, "--help"])
+        monkeypatch.setattr(sys, "stdout", sys.stdout)
+        monkeypatch.setattr(sys, "stderr", sys.stderr)
+        with pytest.raises(SystemExit) as exit_:
+            main()
+        out, err = capfd.readouterr()
+        if exit_.value.code not in (0, None) or not out.endswith("\n") or "b'" in out or err:
+            bad[" ".join(path)] = (exit_.value.code, out[-40:], err[-200:])
+    assert bad == {}

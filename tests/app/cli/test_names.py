@@ -175,3 +175,86 @@ def test_a_budget_naming_the_sheets_connector_is_told_which_providers_to_name():
             }
         )
     assert "rules[0].providers[0]" in str(err.value) and "coreweave" in str(err.value)
+
+
+# -- every name form at every door ---------------------------------------------------------
+
+GPU_FORMS = ["H100", "h100", "H100-80GB", "h100 sxm", "nvidia h100 80gb"]
+PRICING_FORMS = ["on-demand", "ondemand", "On_Demand", "OD"]
+
+
+@pytest.mark.parametrize("typed", GPU_FORMS)
+def test_every_door_reads_gpu_aliases(demo_warehouse, typed):
+    import gpu_pricing
+
+    api_rates = gpu_pricing.rates(gpu=typed, warehouse=demo_warehouse)
+    assert api_rates.height > 0 and set(api_rates["gpu_name"]) == {"H100"}
+    assert cli_json(demo_warehouse, "rates", "--gpu", typed)["count"] > 0
+    assert gpu_pricing.history(typed, warehouse=demo_warehouse).height > 0
+    assert gpu_pricing.estimate_train(70e9, 2e12, typed, rate=2.0).height == 1
+    assert gpu_pricing.estimate_train(70e9, 2e12, typed, warehouse=demo_warehouse).height > 0
+    plan = gpu_pricing.plan_train(params=7e9, tokens=1e11, gpu_names=typed, warehouse=demo_warehouse)
+    assert set(plan.candidates["gpu_name"]) == {"H100"}
+    doc = cli_json(demo_warehouse, "plan", "serve", "--params", "7B", "--tokens-per-month",
+                   "1T", "--gpu", typed)  # fmt: skip
+    assert doc["chosen"]["gpu_name"] == "H100"
+
+
+@pytest.mark.parametrize("typed", PRICING_FORMS)
+def test_every_door_reads_pricing_aliases(demo_warehouse, typed):
+    import gpu_pricing
+
+    assert set(gpu_pricing.rates(pricing=typed, warehouse=demo_warehouse)["pricing_model"]) == {
+        "on_demand"
+    }
+    plan = gpu_pricing.plan_train(params=7e9, tokens=1e11, pricing=typed, warehouse=demo_warehouse)
+    assert set(plan.candidates["pricing_model"]) == {"on_demand"}
+    doc = cli_json(demo_warehouse, *TRAIN, "--params", "7e9", "--pricing", typed)
+    assert doc["pricing_model"] == "on_demand"
+
+
+def test_every_door_reads_provider_and_region_in_any_case(demo_warehouse):
+    import gpu_pricing
+
+    rows = gpu_pricing.rates(provider="AWS", region="US-EAST-1", warehouse=demo_warehouse)
+    assert rows.height > 0 and set(rows["provider"]) == {"aws"}
+    assert set(rows["region"]) == {"us-east-1"}
+    plan = gpu_pricing.plan_train(
+        params=7e9, tokens=1e11, providers="AWS", regions="US-East-1", warehouse=demo_warehouse
+    )
+    assert set(plan.candidates["provider"]) == {"aws"}
+    doc = cli_json(demo_warehouse, "plan", "train", "--params", "7B", "--tokens", "100B",
+                   "--providers", "PaperSpace,AWS")  # fmt: skip
+    assert doc["chosen"]["provider"] in {"aws", "paperspace"}
+
+
+def test_every_pricing_model_the_warehouse_holds_is_taken_everywhere(demo_warehouse):
+    import gpu_pricing
+    from warehouse.schemas import PRICING_MODELS
+
+    held = set(gpu_pricing.rates(warehouse=demo_warehouse)["pricing_model"])
+    assert {"capacity_block", "savings_plan_1y", "savings_plan_3y"} <= held
+    for model in PRICING_MODELS:
+        assert names.pricing_model(model.replace("_", "-").upper()) == model
+        rows = gpu_pricing.rates(pricing=model, warehouse=demo_warehouse)
+        assert set(rows["pricing_model"]) <= {model}
+        if model in held:
+            plan = gpu_pricing.plan_train(
+                params=1e9, tokens=1e10, pricing=model, warehouse=demo_warehouse
+            )
+            assert set(plan.candidates["pricing_model"]) == {model}
+
+
+@pytest.mark.parametrize(
+    ("call", "closest"),
+    [
+        (lambda w: __import__("gpu_pricing").rates(gpu="H1000", warehouse=w), "H100"),
+        (lambda w: __import__("gpu_pricing").rates(provider="amazon", warehouse=w), "provider"),
+        (lambda w: __import__("gpu_pricing").rates(provider="aws", region="us-eest-1", warehouse=w), "us-east-1"),
+        (lambda w: __import__("gpu_pricing").rates(pricing="spott", warehouse=w), "spot"),
+        (lambda w: __import__("gpu_pricing").plan_train(params=1e9, tokens=1e10, gpu_names="H1000", warehouse=w), "H100"),
+    ],
+)
+def test_the_api_raises_on_an_unknown_name_never_an_empty_frame(demo_warehouse, call, closest):
+    with pytest.raises(ValueError, match=closest):
+        call(demo_warehouse)

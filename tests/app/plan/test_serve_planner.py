@@ -8,8 +8,21 @@ import pytest
 from gpu_pricing import plan
 from tests.app.plan.test_train_planner import SPECS, offers
 
-PER_GPU = 0.3 * 989e12 / (2 * 7e9)  # 21,192.86 tokens/s per H100 at utilisation 0.3
 MONTH = 720 * 3600
+
+
+def per_gpu(frame: pl.DataFrame) -> float:
+    """The most tokens per GPU-second an H100 offer serves a 7B model on the roofline
+    (1024 prompt + 256 output tokens per request, 20 tokens/s per user at least)."""
+    options = plan.serve_options(
+        plan.usable_offers(frame, SPECS, "bf16"), params=7e9, prompt_tokens=1024, output_tokens=256
+    )
+    return options["tokens_per_second_per_gpu"].max()
+
+
+PER_GPU = per_gpu(
+    offers({"gpu_count": 1.0, "instance_type": "one"})
+)
 
 
 def serve(frame: pl.DataFrame, average_gpus: float, peak_to_average: float, **kw) -> pl.DataFrame:
@@ -75,10 +88,50 @@ def test_a_steady_load_is_all_reserved():
 def test_the_fleet_holds_the_model_and_rounds_to_whole_instances():
     eight = offers({"gpu_count": 8.0})
     row = plan.serve_candidates(eight, SPECS, params=70e9, tokens_per_month=1e6).row(0, named=True)
-    # 70e9 * 2 bytes * 1.2 = 168e9 bytes = 1.96 H100s of 80 GiB; one 8-GPU instance
-    assert row["peak_gpus"] == 8
+    # 70e9 * 2 bytes = 140e9 bytes of weights and the KV cache do not fit one H100 of 80 GiB
+    # at 90%: a replica of 2 GPUs or more; one 8-GPU instance
+    assert row["peak_gpus"] == 8 and row["gpus_per_replica"] >= 2
 
 
 def test_a_tiny_load_still_needs_one_instance():
     row = serve(offers({"gpu_count": 8.0}), 1e-9, 1.0).row(0, named=True)
     assert row["peak_gpus"] == 8 and row["monthly_cost_usd"] == pytest.approx(8 * 4 * 720)
+
+
+def test_the_chosen_batch_is_the_cheapest_meeting_the_latency_bound():
+    frame = offers({"gpu_count": 8.0})
+    options = plan.serve_options(
+        plan.usable_offers(frame, SPECS, "bf16"), params=7e9, prompt_tokens=1024, output_tokens=256
+    )
+    row = plan.serve_candidates(frame, SPECS, params=7e9, tokens_per_month=1e9).row(0, named=True)
+    # every option meets 20 tokens/s per user; the plan takes the one serving the most
+    # tokens per GPU-second (the cheapest per token at one rate)
+    assert options["tokens_per_second_per_user"].min() >= 20
+    best = options.sort("tokens_per_second_per_gpu", descending=True).row(0, named=True)
+    assert (row["batch"], row["gpus_per_replica"]) == (best["batch"], best["gpus_per_replica"])
+    assert row["tokens_per_second_per_user"] >= 20
+    # a stricter bound picks another batch or replica size, at a higher cost per token
+    strict = plan.serve_candidates(
+        frame, SPECS, params=7e9, tokens_per_month=1e9, min_tokens_per_second_per_user=120
+    ).row(0, named=True)
+    assert strict["tokens_per_second_per_user"] >= 120
+    assert (strict["batch"], strict["gpus_per_replica"]) != (row["batch"], row["gpus_per_replica"])
+    assert strict["usd_per_1m_output_tokens"] > row["usd_per_1m_output_tokens"]
+
+
+def test_a_plan_states_its_bound_and_token_costs_on_the_roofline():
+    frame = offers({"gpu_count": 8.0})
+    row = plan.serve_candidates(
+        frame, SPECS, params=70e9, tokens_per_month=1e9, batch=1, kv_bytes_per_token=0,
+        min_tokens_per_second_per_user=1,
+    ).row(0, named=True)
+    # batch 1 on 2 H100s: memory-bound, 1.4e11 B / (2 * 3.35e12 * 0.61) / 0.9 = 38.06 ms
+    assert row["bound"] == "memory" and row["gpus_per_replica"] == 2
+    assert row["step_seconds"] == pytest.approx(1.4e11 / (2 * 3.35e12 * 0.61) / 0.9, rel=1e-9)
+    # 4 USD/GPU-hour x 2 GPUs x 38.06 ms per token = 84.6 USD per 1M output tokens
+    assert row["usd_per_1m_output_tokens"] == pytest.approx(
+        4 * 2 * row["step_seconds"] / 3600 * 1e6, rel=1e-9
+    )
+    assert row["usd_per_1m_input_tokens"] == pytest.approx(
+        4 * 2 * (2 * 70e9 / (2 * 989e12 * 0.6) / 0.9) / 3600 * 1e6, rel=1e-9
+    )

@@ -17,6 +17,8 @@ SPECS = pl.DataFrame(
         "gpu_name": ["H100", "B200", "A100"],
         "gpu_memory_gib": [80.0, 180.0, 80.0],
         "bf16_tflops": [989.0, 2250.0, 312.0],
+        "memory_bandwidth_gbps": [3350.0, 8000.0, 2039.0],
+        "interconnect_gbps": [900.0, 1800.0, 600.0],
     }
 )
 SEVENTY_B = {"params": 70e9, "tokens": 2e12}

@@ -16,7 +16,7 @@ from connectors._http import RetryPolicy
 from connectors._page import FetchContext, FetchFailure, Page
 from connectors.aws import fetch
 from connectors.errors import UnexpectedResponse
-from tests.builders import aws_offer_csv_rows, aws_offer_csv_text
+from samples.aws import aws_offer_csv_rows, aws_offer_csv_text
 from tests.connectors.aws.conftest import AWS_FIXTURES
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)

@@ -15,7 +15,7 @@ import pytest
 from connectors._normalise import normalise
 from connectors._page import Page, pages_frame
 from connectors.aws import parse, settings
-from tests.builders import (
+from samples.aws import (
     AWS_OFFER_CSV_HEADER,
     aws_instance_type_item,
     aws_offer_csv_rows,

@@ -1,7 +1,7 @@
 """GCP DWS flex-start: the "DWS Defined Duration" SKUs priced as pricing_model `flex`,
 per GPU and composed into machine types like on-demand, while calendar mode stays
 excluded. SKU descriptions and prices as Google's catalog lists them in billing data
-quoted publicly (2025-08, us-central1 / "Americas"); shapes from tests.builders.gcp_sku,
+quoted publicly (2025-08, us-central1 / "Americas"); shapes from samples.gcp.gcp_sku,
 the recorded Cloud Billing shape."""
 
 from __future__ import annotations

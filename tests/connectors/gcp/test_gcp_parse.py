@@ -15,7 +15,7 @@ from connectors._normalise import normalise
 from connectors._page import Page, pages_frame
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import parse, settings
-from tests.builders import gcp_sku, gcp_sku_id
+from samples.gcp import gcp_sku, gcp_sku_id
 from tests.conftest import FIXTURES
 
 SEED = Path(__file__).resolve().parents[3] / "sql" / "seeds" / "seed_gpu_specs.csv"

@@ -8,6 +8,7 @@ import json
 import polars as pl
 import pytest
 
+from connectors._json import PageDrift
 from connectors._normalise import normalise
 from connectors.lambdalabs import parse
 
@@ -108,10 +109,10 @@ def test_an_instance_type_without_a_price_is_quarantined_with_its_record(pages_f
     assert json.loads(result.rejected["record"][0])["instance_type"]["name"] == "gpu_1x_a10"
 
 
-def test_a_page_without_a_data_object_is_quarantined_not_a_crash(pages_frame, body):
-    result = normalise(parse.parse(pages_frame("instance_types", body, {"error": "oops"})))
-    assert result.rejected["reason"].to_list() == ["page has no 'data' object of instance types"]
-    assert result.offers.height == 6
+def test_a_page_without_a_data_object_fails_the_parse_not_the_offers(pages_frame, body):
+    """Drift: the provider fails (keeping its last good data) instead of losing offers."""
+    with pytest.raises(PageDrift, match="no 'data' object"):
+        parse.parse(pages_frame("instance_types", body, {"error": "oops"}))
 
 
 def test_every_row_keeps_its_page_lineage(pages_frame, body):

@@ -1,0 +1,164 @@
+"""The SQL project describes itself: one schema file beside each model, macro and snapshot,
+every relation documented and tested, every relation a statement reads declared; the
+lineage is DuckDB's parse of each statement, not a text search."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+
+from warehouse import lineage, sql_runner
+from warehouse.errors import WarehouseError
+from warehouse.schemas import SEED_DDL
+
+SQL = sql_runner.SQL_DIR
+
+
+def built() -> dict[str, Path]:
+    return sql_runner.view_files() | sql_runner.macro_files() | sql_runner.snapshot_files()
+
+
+@pytest.mark.parametrize("name", sorted(built()))
+def test_each_relation_has_its_own_schema_file_with_docs_and_a_data_test(name):
+    path = built()[name]
+    schema = path.with_suffix(".yml")
+    assert schema.is_file(), f"{path} has no {schema.name} beside it"
+    doc = yaml.safe_load(schema.read_text())
+    declared = [e["name"] for key in ("models", "macros", "snapshots") for e in doc.get(key) or []]
+    assert declared == [name]
+    rel = sql_runner.relations()[name]
+    assert rel.description and rel.columns, f"{schema}: no description or columns"
+    assert rel.tests, f"{schema}: no data test"
+
+
+def test_no_schema_file_declares_several_models():
+    for path in sql_runner.schema_files():
+        if path.parent.name != "sources":
+            doc = yaml.safe_load(path.read_text())
+            assert sum(len(doc.get(k) or []) for k in ("models", "macros", "snapshots")) == 1, path
+
+
+def test_every_relation_a_statement_reads_is_declared():
+    graph = sql_runner.lineage_graph()
+    declared = sql_runner.relations()
+    read = {dep for deps in graph.values() for dep in deps}
+    undeclared = sorted(read - declared.keys() - SEED_DDL.keys())
+    assert undeclared == [], (
+        f"read but not declared as a model, macro, seed or source: {undeclared}"
+    )
+    sources = {n for n, r in declared.items() if r.kind == "source"}
+    assert {"stg_aws__spot_prices", "stg_aws__spot_advisor", "_loads"} <= sources
+
+
+def test_the_lineage_holds_the_known_edges():
+    graph = sql_runner.lineage_graph()
+    assert graph["mart_cost_per_token"] == {"cost_per_token"}
+    assert graph["cost_per_token"] == {"dim_gpu_variants", "int_offers_usable", "seed_conventions"}
+    assert graph["int_spot_prices_unioned"] == {"stg_aws__instance_types", "stg_aws__spot_prices"}
+    assert graph["alert_rule_states"] == {"alert_events"}
+    order = sql_runner.build_order()
+    for name, deps in graph.items():
+        for dep in deps & set(order):
+            assert order.index(dep) < order.index(name), (dep, name)
+
+
+def test_a_name_in_a_string_a_comment_or_a_cte_is_no_edge():
+    sql = """
+        -- reads int_offers_current? no: this is a comment
+        with int_offers_ranked as (select 'int_offers_usable' as label from dim_gpus)
+        select * from int_offers_ranked, cost_per_token(params_b := 1)
+        where exists (select 1 from seed_conventions)
+    """
+    assert lineage.references(sql) == {"dim_gpus", "cost_per_token", "seed_conventions"}
+
+
+def test_a_statement_that_does_not_parse_is_one_error_naming_it():
+    with pytest.raises(WarehouseError, match="view mart_x does not parse"):
+        lineage.graph({"mart_x": "select * form t"}, {})
+
+
+def test_a_subgraph_is_selected_as_dbt_does():
+    graph = sql_runner.lineage_graph()
+    assert lineage.select(graph, "mart_cost_per_token") == {"mart_cost_per_token"}
+    upstream = lineage.select(graph, "+mart_cost_per_token")
+    assert {"cost_per_token", "int_offers_usable", "snp_offers_history"} <= upstream
+    assert "mart_spot_breakeven" not in upstream
+    downstream = lineage.select(graph, "dim_spot_interruption_buckets+")
+    assert downstream == {
+        "dim_spot_interruption_buckets",
+        "mart_spot_on_demand_pairs",
+        "spot_breakeven",
+        "mart_spot_breakeven",
+    }
+    assert lineage.select(graph, "1+mart_spot_breakeven") == {
+        "mart_spot_breakeven",
+        "spot_breakeven",
+    }
+    with pytest.raises(WarehouseError, match="no relation 'mart_nope'"):
+        lineage.select(graph, "mart_nope+")
+
+
+def test_a_shared_column_description_is_a_doc_block_defined_once():
+    docs = sql_runner.doc_blocks()
+    rels = sql_runner.relations()
+    assert rels["fct_gpu_prices"].columns["provider"] == docs["provider"]
+    assert rels["mart_gpu_offers_current"].columns["provider"] == docs["provider"]
+
+
+@pytest.mark.parametrize(
+    ("column", "error"),
+    [
+        ("{name: total, description: \"{{ doc('nope') }}\"}", "no doc block 'nope'"),
+        # an unquoted comma cuts a flow-style description in two: a key of its own
+        ("{name: total, description: The total, USD.}", r"unknown key\(s\) USD\."),
+    ],
+)
+def test_a_broken_description_is_one_clear_error(tmp_path, column, error):
+    sql = tmp_path / "sql"
+    (sql / "marts").mkdir(parents=True)
+    (sql / "marts" / "mart_x.sql").write_text("select 1 as total\n")
+    (sql / "marts" / "mart_x.yml").write_text(
+        f"version: 2\nmodels:\n  - name: mart_x\n    columns:\n      - {column}\n"
+    )
+    with pytest.raises(WarehouseError, match=error):
+        sql_runner.relations(sql)
+
+
+def test_a_macro_is_described_in_the_warehouse_and_tested_at_its_defaults(tmp_path):
+    sql = tmp_path / "sql"
+    (sql / "macros").mkdir(parents=True)
+    (sql / "macros" / "m.sql").write_text(
+        "CREATE OR REPLACE MACRO m(k := 1) AS TABLE select k as v union all select null\n"
+    )
+    (sql / "macros" / "m.yml").write_text(
+        "version: 2\nmacros:\n  - name: m\n    description: Two rows.\n"
+        "    columns:\n      - {name: v, description: A value., data_tests: [not_null]}\n"
+    )
+    con = duckdb.connect()
+    sql_runner.build_views(con, sql)
+    comment = con.execute(
+        "SELECT comment FROM duckdb_functions() WHERE function_name = 'm'"
+    ).fetchone()
+    assert comment == ("Two rows.",)
+    results = {r.name: r.failures for r in sql_runner.run_assertions(con, sql)}
+    assert results == {"not_null_m_v": 1}
+
+
+def test_a_column_description_shared_by_relations_has_one_home():
+    """A column described alike in two relations is a doc block (sql/docs/columns.md), so a
+    change of its meaning is made once; a second literal copy fails here."""
+    literal: dict[tuple[str, str], set[str]] = {}
+    for path in sql_runner.schema_files():
+        doc = yaml.safe_load(path.read_text()) or {}
+        entries = [e for k in ("models", "macros", "snapshots", "seeds") for e in doc.get(k) or []]
+        entries += [t for s in doc.get("sources") or [] for t in s.get("tables") or []]
+        for entry in entries:
+            for column in entry.get("columns") or []:
+                text = " ".join(str(column.get("description") or "").split())
+                if text and not text.startswith("{{"):
+                    literal.setdefault((column["name"], text), set()).add(entry["name"])
+    copies = {key: sorted(rels) for key, rels in literal.items() if len(rels) > 1}
+    assert copies == {}
