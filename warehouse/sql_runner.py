@@ -240,7 +240,7 @@ def computed_once(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> It
     kinds = _kinds(con)
     held: list[str] = []
     try:
-        for name in build_order(files | macro_files(sql_dir)):
+        for name in build_order(sql_dir):
             if name in files and files[name].parent.name in COMPUTED_ONCE_LAYERS and (
                 kinds.get(name) == "VIEW"
             ):
