@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from connectors._page import FetchContext, FetchFailure
 from connectors.errors import InvalidInput, SourceUnavailable
+from connectors.kit.page import FetchContext, FetchFailure
 from flows import pipeline, progress
 from gpu_pricing import notify
 from gpu_pricing.config import Config

@@ -22,11 +22,12 @@ from typing import Any
 
 import polars as pl
 
-from connectors import _snapshot, registry
-from connectors._connector import Connector, Series, StagedTable
-from connectors._normalise import Normalised, combine, normalise
-from connectors._page import FetchContext, FetchFailure, Page, pages_frame, utc_now
+from connectors import registry
 from connectors.errors import PricingError, UnexpectedResponse
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.connector import Connector, Series, StagedTable
+from connectors.kit.normalise import Normalised, combine, normalise
+from connectors.kit.page import FetchContext, FetchFailure, Page, pages_frame, utc_now
 from flows import progress
 from warehouse import db, history, raw, sql_runner, staging
 from warehouse.db import run
@@ -103,7 +104,7 @@ def fetch_pages(
 ) -> list[Page | FetchFailure]:
     connector = registry.get(provider)
     if snapshot is not None:
-        return list(_snapshot.read_provider(_snapshot.resolve(snapshot), provider))
+        return list(kit_snapshot.read_provider(kit_snapshot.resolve(snapshot), provider))
     return [i.compact() if isinstance(i, Page) else i for i in connector.fetch_live(ctx)]
 
 

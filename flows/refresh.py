@@ -15,9 +15,9 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.tasks import exponential_backoff
 
-from connectors._page import FetchContext
-from connectors._redact import install_logging, redact, redact_doc
 from connectors.errors import InvalidInput, PricingError
+from connectors.kit.page import FetchContext
+from connectors.kit.redact import install_logging, redact, redact_doc
 from flows import artifacts, direct, pipeline
 from flows.direct import (
     FETCH_RETRIES,

@@ -41,7 +41,7 @@ from pydantic import (
 )
 
 from connectors import registry
-from connectors._redact import register_env
+from connectors.kit.redact import register_env
 from gpu_pricing import config_checks as check
 from gpu_pricing import names
 from gpu_pricing.config_checks import (  # ConfigError and gpu_specs are public here too

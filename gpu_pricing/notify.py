@@ -20,7 +20,7 @@ Secrets: a target's Apprise URL is read from its environment variable or Prefect
 block at delivery time and kept only in memory. Apprise's own log lines stay inside the
 send (its DEBUG lines print URLs): captured at WARNING and scrubbed of every part of the
 URL before they become a delivery error. The URL is also registered with the process-wide
-redaction (connectors._redact), so no log line, output or stored error shows it.
+redaction (connectors.kit.redact), so no log line, output or stored error shows it.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ from urllib.parse import unquote, urlsplit
 
 import polars as pl
 
-from connectors._page import utc_now
-from connectors._redact import redact, register
 from connectors.errors import InvalidInput
+from connectors.kit.page import utc_now
+from connectors.kit.redact import redact, register
 from gpu_pricing import queries
 from gpu_pricing.config import Config, Target
 from models import alert_rules as rules

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
-from connectors._page import FetchContext, FetchFailure, Page
+from connectors.kit.page import FetchContext, FetchFailure, Page
 from flows import pipeline
 from warehouse import db
 

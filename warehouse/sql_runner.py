@@ -1,6 +1,7 @@
 """The SQL runner: seeds, views in dependency order, table macros, and assertions.
 
-- `sql/seeds/<table>.csv` -> table `<table>` (declared in warehouse.schemas.SEED_DDL),
+- `sql/seeds/<table>.csv` -> table `<table>` (declared in warehouse.schemas.SEED_DDL; its
+  description and data tests in `<table>.yml` beside it, its columns in the README there),
   reloaded on every build so an edited seed takes effect.
 - `sql/intermediate/*.sql`, `sql/marts/*.sql`, `sql/alert_inputs/*.sql`: one SELECT per file; the
   view is named after the file. Dependencies are the relations each statement reads, from
@@ -511,7 +512,7 @@ def apply_comments(
         statements += [
             (rel, f"COMMENT ON COLUMN {rel.name}.{column} IS {_quote(text)}")
             for column, text in rel.columns.items()
-            if rel.kind != "macro"
+            if text and rel.kind != "macro"  # a seed column is described in its README
         ]
     with transaction(con):
         for rel, statement in statements:

@@ -59,14 +59,14 @@ def refresh(
     when a Prefect API is configured (PREFECT_API_URL), else directly (no server to start)."""
 
     def body() -> int:
-        from connectors import _snapshot
+        from connectors.kit import snapshot as kit_snapshot
         from gpu_pricing.config import load
 
         cfg = load(config)  # a bad config is exit 2 here, before Prefect starts
         path = cfg.warehouse_path(warehouse)
         names = parse_providers(providers)
         if snapshot is not None:
-            _snapshot.resolve(snapshot)  # a bad path is a usage error, before Prefect starts
+            kit_snapshot.resolve(snapshot)  # a bad path is a usage error, before Prefect starts
         db.check_openable(path)  # held read-write elsewhere, or not a DuckDB file: exit 2
         # Prefect's console logs off (a failure is one line here; its traceback with
         # --debug); run logs still reach the Prefect API
@@ -241,8 +241,8 @@ def snapshot_record(
     the warehouse exists, as the nightly refresh would; else from their look-back window."""
 
     def body() -> int:
-        from connectors import _snapshot
-        from connectors._page import FetchContext, FetchFailure
+        from connectors.kit import snapshot as kit_snapshot
+        from connectors.kit.page import FetchContext, FetchFailure
         from flows.pipeline import watermarks
 
         names = parse_providers(providers) or list(registry.PROVIDERS)
@@ -252,9 +252,14 @@ def snapshot_record(
         for name in names:
             ctx = FetchContext(watermarks=watermarks(path, name), regions=region_list)
             pages, failures = [], []
-            for item in registry.get(name).fetch_live(ctx):
-                (failures if isinstance(item, FetchFailure) else pages).append(item)
-            written = _snapshot.write_pages(directory, pages)
+            try:
+                for item in registry.get(name).fetch_live(ctx):
+                    (failures if isinstance(item, FetchFailure) else pages).append(item)
+            except Exception as exc:
+                # its pages so far are kept; the error is its one (redacted) failure line,
+                # as a refresh counts it as that provider failing
+                failures.append(FetchFailure(name, "*", "", exc))
+            written = kit_snapshot.write_pages(directory, pages)
             # no credentials for an endpoint: skipped, said once, not a failure
             skipped = [f for f in failures if f.skipped]
             failed = [f for f in failures if f not in skipped]

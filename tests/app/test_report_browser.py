@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from connectors._snapshot import DEMO_DIR
+from connectors.kit.snapshot import DEMO_DIR
 from gpu_pricing import config, notify, report
 from gpu_pricing.cli import app
 from tests._warehouse import copy_warehouse, refresh_from

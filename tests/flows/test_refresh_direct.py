@@ -15,8 +15,8 @@ import pytest
 from prefect.settings import PREFECT_API_URL, temporary_settings
 from typer.testing import CliRunner
 
-from connectors._page import FetchContext
 from connectors.errors import SourceUnavailable, UnexpectedResponse
+from connectors.kit.page import FetchContext
 from flows import direct
 from flows import refresh as refresh_mod
 from gpu_pricing.cli import app

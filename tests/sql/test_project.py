@@ -38,7 +38,8 @@ def test_no_schema_file_declares_several_models():
     for path in sql_runner.schema_files():
         if path.parent.name != "sources":
             doc = yaml.safe_load(path.read_text())
-            assert sum(len(doc.get(k) or []) for k in ("models", "macros", "snapshots")) == 1, path
+            keys = ("models", "macros", "snapshots", "seeds")
+            assert sum(len(doc.get(k) or []) for k in keys) == 1, path
 
 
 def test_every_relation_a_statement_reads_is_declared():
@@ -162,3 +163,11 @@ def test_a_column_description_shared_by_relations_has_one_home():
                     literal.setdefault((column["name"], text), set()).add(entry["name"])
     copies = {key: sorted(rels) for key, rels in literal.items() if len(rels) > 1}
     assert copies == {}
+
+
+@pytest.mark.parametrize("seed", sorted(SEED_DDL))
+def test_each_seed_has_its_schema_file_with_a_description_and_a_data_test(seed):
+    schema = SQL / "seeds" / f"{seed}.yml"
+    assert schema.is_file(), f"no {schema.name} beside {seed}.csv"
+    rel = sql_runner.relations()[seed]
+    assert rel.kind == "seed" and rel.description and rel.tests

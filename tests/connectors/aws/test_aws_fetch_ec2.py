@@ -11,10 +11,10 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from connectors._http import RetryPolicy
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.aws import fetch, settings
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
+from connectors.kit.http import RetryPolicy
+from connectors.kit.page import FetchContext, FetchFailure, Page
 from samples.aws import aws_instance_type_item, aws_price_list_item
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)

@@ -12,10 +12,10 @@ import httpx
 import pytest
 from werkzeug import Response
 
-from connectors._http import RetryPolicy
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.aws import fetch
 from connectors.errors import UnexpectedResponse
+from connectors.kit.http import RetryPolicy
+from connectors.kit.page import FetchContext, FetchFailure, Page
 from samples.aws import aws_offer_csv_rows, aws_offer_csv_text
 from tests.connectors.aws.conftest import AWS_FIXTURES
 

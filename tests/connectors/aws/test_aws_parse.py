@@ -12,9 +12,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
-from connectors._page import Page, pages_frame
 from connectors.aws import parse, settings
+from connectors.kit.normalise import normalise
+from connectors.kit.page import Page, pages_frame
 from samples.aws import (
     AWS_OFFER_CSV_HEADER,
     aws_instance_type_item,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
 from connectors.gcp import settings
+from connectors.kit.normalise import normalise
 from tests.connectors.gcp.test_gcp_parse import offer, parsed, sku
 
 # Real descriptions and prices (SKU ids 341A-49A5-0C07, 9A32-36B2-7FBC, ED19-A584-4A84,

@@ -11,10 +11,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
-from connectors._page import Page, pages_frame
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import parse, settings
+from connectors.kit.normalise import normalise
+from connectors.kit.page import Page, pages_frame
 from samples.gcp import gcp_sku, gcp_sku_id
 from tests.conftest import FIXTURES
 
