@@ -111,6 +111,8 @@ def summary_markdown(summary: pipeline.RunSummary) -> str:
     for p in summary.providers:
         for failure in p.failed:
             lines.append(f"\n- **{p.provider} failed**: {failure}")
+        for note in p.notes:
+            lines.append(f"\n- {p.provider}: quarantined, {note}")
         for skip in p.skipped:
             lines.append(f"\n- {p.provider} skipped: {skip}")
     return "\n".join(lines)
@@ -138,10 +140,12 @@ class Steps:
     log: Callable[[], logging.Logger | logging.LoggerAdapter]
     # provider -> context  =>  provider -> a call that returns its Fetched (or raises)
     fetch: Callable[[dict[str, FetchContext], str | None, Any], dict[str, Callable[[], Fetched]]]
-    # (warehouse, pages, source, config) -> the summary, and the alert outcome (None when
-    # the alerts check failed): the alerts are checked inside the refresh's own build
+    # (warehouse, pages, source, config, connectors whose drop is accepted) -> the summary,
+    # and the alert outcome (None when the alerts check failed): the alerts are checked
+    # inside the refresh's own build
     load_and_publish: Callable[
-        [Path, dict, str, Config], tuple[pipeline.RunSummary, notify.CheckResult | None]
+        [Path, dict, str, Config, tuple[str, ...]],
+        tuple[pipeline.RunSummary, notify.CheckResult | None],
     ]
     publish: Callable[[Path, Config], dict]
     # (summary, warehouse, alert outcome, publish line) -> None: the run's artifacts
@@ -156,7 +160,7 @@ def _fetch_in_threads(contexts: dict[str, FetchContext], snapshot: str | None, l
 
 
 def load_publish_and_check(
-    path: Path, fetched: dict, source: str, cfg: Config
+    path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
 ) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
     """The refresh's build, with the budgets and rate rules checked on its marts before it
     publishes (in the same pass: no copy of the warehouse, no second build)."""
@@ -165,6 +169,8 @@ def load_publish_and_check(
         path,
         fetched,
         source=source,
+        checks=cfg.checks.rules(),
+        accept_drop=accept_drop,
         alerts=lambda con: checked.append(notify.check_built(con, path, cfg)),
     )
     return summary, (checked[0] if checked else None)
@@ -186,6 +192,7 @@ def run_refresh(
     config: str | None,
     *,
     steps: Steps,
+    accept_drop: list[str] | None = None,
 ) -> pipeline.RunSummary:
     """The refresh, each step run as `steps` says."""
     log = steps.log()
@@ -215,7 +222,9 @@ def run_refresh(
     if bad_input is not None:
         raise bad_input  # before anything is landed: the published warehouse stays as it was
     source = snapshot or "live"
-    summary, checked = steps.load_and_publish(path, fetched, source, cfg)
+    summary, checked = steps.load_and_publish(
+        path, fetched, source, cfg, tuple(accept_drop or ())
+    )
     for p in summary.providers:
         p.fetch_seconds = seconds.get(p.provider, 0.0)
     published = ""
@@ -255,9 +264,12 @@ def refresh_direct(
     providers: list[str] | None = None,
     regions: list[str] | None = None,
     config: str | None = None,
+    accept_drop: list[str] | None = None,
 ) -> pipeline.RunSummary:
     """The same refresh without Prefect (no API configured: nothing would keep the run)."""
-    return run_refresh(warehouse, snapshot, providers, regions, config, steps=DIRECT)
+    return run_refresh(
+        warehouse, snapshot, providers, regions, config, steps=DIRECT, accept_drop=accept_drop
+    )
 
 
 # where Prefect reads its settings from, besides the environment: the profiles file and,

@@ -59,10 +59,10 @@ def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> Fe
 
 @task(task_run_name="load-and-publish", cache_policy=NO_CACHE)
 def load_and_publish(
-    path: Path, fetched: dict, source: str, cfg: Config
+    path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
 ) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
     """Land, build, check the alerts on the build and publish (flows.direct)."""
-    return direct.load_publish_and_check(path, fetched, source, cfg)
+    return direct.load_publish_and_check(path, fetched, source, cfg, accept_drop)
 
 
 def _publish_retryable(task, task_run, state) -> bool:
@@ -136,9 +136,12 @@ def refresh(
     providers: list[str] | None = None,
     regions: list[str] | None = None,
     config: str | None = None,
+    accept_drop: list[str] | None = None,
 ) -> pipeline.RunSummary:
     install_logging()  # also in served runs, which Prefect starts in a new process
-    return direct.run_refresh(warehouse, snapshot, providers, regions, config, steps=TASKS)
+    return direct.run_refresh(
+        warehouse, snapshot, providers, regions, config, steps=TASKS, accept_drop=accept_drop
+    )
 
 
 @dataclass
