@@ -1,6 +1,6 @@
 """`gpu-pricing report`: a self-contained HTML file, opened in a real headless Chromium,
-with no console errors and no network. The screenshot is saved to tmp, or to
-docs/report.png for the README with GPU_PRICING_UPDATE_SCREENSHOT=1.
+with no console errors and no network. The screenshot is saved to tmp (the README's
+docs/report.png is drawn from the demo by scripts/report_screenshot.py).
 
 The browser test never skips: it finds Chromium (on PATH, or Playwright's own download),
 else installs Debian's `chromium` package itself when it may (root, apt-get), else fails
@@ -28,7 +28,6 @@ from gpu_pricing.cli import app
 from warehouse import db
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
 NOW = datetime(2026, 11, 21, 3, 0)  # fixed, so the report (and the screenshot) is stable
 ARGS = [
     "--headless",
@@ -152,6 +151,7 @@ def test_the_report_command_writes_one_self_contained_file(tmp_path, report_ware
     assert doc["sections"] == {
         "cheapest": True,
         "history": True,
+        "history_all": True,
         "spot": True,
         "cost_per_token": True,
         "breakeven": True,
@@ -160,7 +160,7 @@ def test_the_report_command_writes_one_self_contained_file(tmp_path, report_ware
     }
     html = out.read_text()
     assert html.count("<script src=") == 0 and "<link " not in html  # nothing to fetch
-    assert html.count("Plotly.newPlot") == 6  # six charts, one inlined plotly.js
+    assert html.count("Plotly.newPlot") == 7  # seven charts, one inlined plotly.js
     assert "rate:h100-azure-above-13" in html
 
 
@@ -171,11 +171,7 @@ def test_the_report_opens_in_chromium_without_errors_or_network(
     from playwright.sync_api import sync_playwright
 
     html, _ = render(report_warehouse)
-    # the README's screenshot is refreshed on purpose (GPU_PRICING_UPDATE_SCREENSHOT=1),
-    # so a test run leaves the work tree clean
-    shot = (
-        SCREENSHOT if os.environ.get("GPU_PRICING_UPDATE_SCREENSHOT") else tmp_path / "report.png"
-    )
+    shot = tmp_path / "report.png"
     page_file = tmp_path / "report.html"
     page_file.write_text(html)
     console, failed, requests = [], [], []
@@ -207,8 +203,8 @@ def test_sections_say_no_data_instead_of_failing_on_an_empty_warehouse(tmp_path)
     with db.building(path):
         pass  # bookkeeping tables only: no marts, no views
     html, sections = render(path)
-    assert sections == dict.fromkeys(sections, False) and len(sections) == 7
-    assert html.count('class="nodata"') == 7
+    assert sections == dict.fromkeys(sections, False) and len(sections) == 8
+    assert html.count('class="nodata"') == 8
 
 
 def test_without_the_cost_marts_the_report_says_no_data_and_computes_nothing(
