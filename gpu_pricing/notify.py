@@ -1,9 +1,10 @@
 """`alerts check`: evaluate budgets and rate rules against the current warehouse, record
 state changes in `alert_events`, and deliver them through Apprise.
 
-The whole check runs inside `warehouse.db.building()`, like a refresh: the published file
-is never written in place, readers keep a consistent view, and a check that dies midway
-publishes nothing. Order inside the build:
+The whole check runs inside `warehouse.db.building()`: the published file is never written
+in place, readers keep a consistent view, and a check that dies midway publishes nothing.
+A refresh runs it inside its own build, on the marts it has just built, before it publishes
+(`check_built`); `alerts check` opens a build of its own. Order inside the build:
 
 1. read the figures from the `sql/alert_inputs/` views, evaluate every rule
    (models.alert_rules);
@@ -19,7 +20,7 @@ Secrets: a target's Apprise URL is read from its environment variable or Prefect
 block at delivery time and kept only in memory. Apprise's own log lines stay inside the
 send (its DEBUG lines print URLs): captured at WARNING and scrubbed of every part of the
 URL before they become a delivery error. The URL is also registered with the process-wide
-redaction (connectors._redact), so no log line, output or stored error shows it.
+redaction (connectors.kit.redact), so no log line, output or stored error shows it.
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ from urllib.parse import unquote, urlsplit
 
 import polars as pl
 
-from connectors._page import utc_now
-from connectors._redact import redact, register
 from connectors.errors import InvalidInput
+from connectors.kit.page import utc_now
+from connectors.kit.redact import redact, register
 from gpu_pricing import queries
 from gpu_pricing.config import Config, Target
 from models import alert_rules as rules
@@ -424,14 +425,22 @@ def check(
     path = Path(path)
     if not path.exists():
         raise InvalidInput(f"warehouse {path} does not exist: run `gpu-pricing refresh` first")
-    now = now or utc_now()
     with db.building(path) as con:
         # the alert views are plain views: (re)build them so a warehouse published by an
         # older version gets them too
         sql_runner.build_views(con)
         sql_runner.materialise(con)
-        evaluations = evaluate(con, cfg, now)
-        fired = rules.transitions(_previous_states(con), evaluations)
-        _record(con, fired, now, [t.name for t in cfg.notify])
-        deliveries = deliver_pending(con, cfg.notify, now) if deliver else []
+        return check_built(con, path, cfg, now=now, deliver=deliver)
+
+
+def check_built(
+    con, path: Path, cfg: Config, *, now: datetime | None = None, deliver: bool = True
+) -> CheckResult:
+    """Evaluate, record and deliver inside a build whose views and marts are current: a
+    refresh runs it on the marts it has just built, before it publishes (no second build)."""
+    now = now or utc_now()
+    evaluations = evaluate(con, cfg, now)
+    fired = rules.transitions(_previous_states(con), evaluations)
+    _record(con, fired, now, [t.name for t in cfg.notify])
+    deliveries = deliver_pending(con, cfg.notify, now) if deliver else []
     return CheckResult(str(path), now, evaluations, fired, deliveries)

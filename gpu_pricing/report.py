@@ -28,7 +28,7 @@ import plotly.graph_objects as go
 import polars as pl
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from connectors._page import utc_now
+from connectors.kit.page import utc_now
 from flows.artifacts import fmt as _fmt
 from gpu_pricing import api, queries
 from gpu_pricing.report_plan import plan_section

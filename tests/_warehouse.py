@@ -5,12 +5,13 @@ tests/_cli.py."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import polars as pl
 
-from connectors._page import FetchContext, FetchFailure, Page
+from connectors.kit.page import FetchContext, FetchFailure, Page
 from flows import pipeline
 from warehouse import db
 
@@ -42,3 +43,15 @@ def query(path: Path, sql: str, params=None) -> pl.DataFrame:
         return db.query(con, sql, params)
     finally:
         con.close()
+
+
+def copy_warehouse(path: Path, to: Path) -> Path:
+    """A private copy of the warehouse file `path` at `to`, with its raw store beside it
+    (where a later refresh reads unchanged pages from): a test that writes works on one,
+    never on the shared demo warehouse."""
+    to.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, to)
+    store = path.with_name(path.name + ".raw")  # the raw store's default place
+    if store.exists():
+        shutil.copytree(store, to.with_name(to.name + ".raw"))
+    return to

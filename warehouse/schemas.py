@@ -61,7 +61,7 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "pricing_model": pl.String(),
     "pricing_detail": pl.String(),
     "gpu_name": pl.String(),
-    # the form factor where the source names it ('PCIe', 'SXM'; connectors/_gpu.py);
+    # the form factor where the source names it ('PCIe', 'SXM'; connectors/kit/gpu.py);
     # null = the default variant of gpu_name x gpu_memory_gib in seed_gpu_specs
     "gpu_variant": pl.String(),
     "gpu_memory_gib": pl.Float64(),
@@ -101,6 +101,11 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
 
 # Columns that land in stg_<provider>__offers (status/reason/record stay behind).
 STAGED_COLUMNS = [c for c in OFFER_SCHEMA if c not in ("status", "reason", "record")]
+
+# A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
+# real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
+# Offers meet it in connectors/kit/normalise.py, spot points in warehouse/plausibility.py.
+MAX_USD_PER_GPU_HOUR = 200.0
 
 OFFER_KEY = ["provider", "region", "zone", "instance_type", "pricing_model", "pricing_detail"]
 
@@ -321,7 +326,7 @@ SEED_DDL = {
   spec_source VARCHAR,
   PRIMARY KEY (gpu_name, gpu_memory_gib)
 )""",
-    # Recorded conversion rates (connectors/_fx.py): US dollars per unit of a currency,
+    # Recorded conversion rates (connectors/kit/fx.py): US dollars per unit of a currency,
     # the reference rate of `as_of`, with its publisher and URL in `source`.
     "seed_fx_rates": """CREATE TABLE IF NOT EXISTS seed_fx_rates (
   currency VARCHAR NOT NULL PRIMARY KEY,

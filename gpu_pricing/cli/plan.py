@@ -17,8 +17,8 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 
-from connectors._page import utc_now
 from connectors.errors import InvalidInput
+from connectors.kit.page import utc_now
 from gpu_pricing import api
 from gpu_pricing import plan as planner
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
