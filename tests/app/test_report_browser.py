@@ -10,7 +10,6 @@ chromium`); without either it is skipped, saying so. It installs nothing itself.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from datetime import datetime
 from pathlib import Path
