@@ -25,6 +25,12 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a file: the project's packages sit beside it
     sys.path.insert(0, str(REPO))
 
+from connectors import registry  # noqa: E402
+from connectors.kit.page import FetchContext  # noqa: E402
+from flows import pipeline  # noqa: E402
+from gpu_pricing import report  # noqa: E402
+from warehouse import db  # noqa: E402
+
 SCREENSHOT = REPO / "docs" / "report.png"
 DIGEST = SCREENSHOT.with_name(SCREENSHOT.name + ".sha256")
 NOW = datetime(2026, 11, 21, 3, 0)  # the report's "generated at": fixed, so it is stable
@@ -45,10 +51,6 @@ ARGS = [
 def demo_warehouse(path: Path) -> Path:
     """The bundled demo snapshot refreshed into `path` (every provider, as `gpu-pricing
     refresh --snapshot demo` lands it)."""
-    from connectors import registry
-    from connectors._page import FetchContext
-    from flows import pipeline
-
     pages = {name: pipeline.fetch_pages(name, "demo", FetchContext()) for name in registry.PROVIDERS}
     pipeline.load_and_publish(path, pages, source="demo")
     return path
@@ -56,9 +58,6 @@ def demo_warehouse(path: Path) -> Path:
 
 def render(warehouse: Path) -> tuple[str, dict[str, bool]]:
     """The report's HTML, and which sections had data."""
-    from gpu_pricing import report
-    from warehouse import db
-
     con = db.connect_readonly(warehouse)
     try:
         return report.render(con, gpu=GPU, now=NOW)
