@@ -1,6 +1,6 @@
 """`gpu-pricing report`: a self-contained HTML file, opened in a real headless Chromium,
-with no console errors and no network. The screenshot is saved to tmp, or to
-docs/report.png for the README with GPU_PRICING_UPDATE_SCREENSHOT=1.
+with no console errors and no network. The screenshot is saved to tmp (the README's
+docs/report.png is drawn from the demo by scripts/report_screenshot.py).
 
 The browser test finds Chromium on PATH (Debian's `chromium` package, which `.ci/run`
 installs before the tests) or Playwright's own download (`uv run playwright install
@@ -10,7 +10,6 @@ chromium`); without either it is skipped, saying so. It installs nothing itself.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +24,6 @@ from tests._warehouse import copy_warehouse, refresh_from
 from warehouse import db
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
 NOW = datetime(2026, 11, 21, 3, 0)  # fixed, so the report (and the screenshot) is stable
 ARGS = [
     "--headless",
@@ -124,6 +122,7 @@ def test_the_report_command_writes_one_self_contained_file(tmp_path, report_ware
     assert doc["sections"] == {
         "cheapest": True,
         "history": True,
+        "history_all": True,
         "spot": True,
         "cost_per_token": True,
         "breakeven": True,
@@ -143,11 +142,7 @@ def test_the_report_opens_in_chromium_without_errors_or_network(
     from playwright.sync_api import sync_playwright
 
     html, _ = render(report_warehouse)
-    # the README's screenshot is refreshed on purpose (GPU_PRICING_UPDATE_SCREENSHOT=1),
-    # so a test run leaves the work tree clean
-    shot = (
-        SCREENSHOT if os.environ.get("GPU_PRICING_UPDATE_SCREENSHOT") else tmp_path / "report.png"
-    )
+    shot = tmp_path / "report.png"
     page_file = tmp_path / "report.html"
     page_file.write_text(html)
     console, failed, requests = [], [], []
