@@ -7,6 +7,7 @@ command line runs the same body directly (flows.direct), without importing Prefe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
@@ -14,9 +15,9 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.tasks import exponential_backoff
 
-from connectors._page import FetchContext
-from connectors._redact import install_logging, redact, redact_doc
 from connectors.errors import InvalidInput, PricingError
+from connectors.kit.page import FetchContext
+from connectors.kit.redact import install_logging, redact, redact_doc
 from flows import artifacts, direct, pipeline
 from flows.direct import (
     FETCH_RETRIES,
@@ -56,14 +57,12 @@ def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> Fe
         raise PricingError(f"{type(exc).__name__}: {exc}") from None
 
 
-@task(task_run_name="load-and-publish")
-def load_and_publish(path: Path, fetched: dict, source: str) -> pipeline.RunSummary:
-    return pipeline.load_and_publish(path, fetched, source=source)
-
-
-@task(task_run_name="alerts-check", cache_policy=NO_CACHE)
-def check_alerts(path: Path, cfg: Config) -> notify.CheckResult:
-    return notify.check(path, cfg)
+@task(task_run_name="load-and-publish", cache_policy=NO_CACHE)
+def load_and_publish(
+    path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
+) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
+    """Land, build, check the alerts on the build and publish (flows.direct)."""
+    return direct.load_publish_and_check(path, fetched, source, cfg, accept_drop)
 
 
 def _publish_retryable(task, task_run, state) -> bool:
@@ -125,7 +124,6 @@ TASKS = Steps(
     log=get_run_logger,
     fetch=_fetch_as_tasks,
     load_and_publish=load_and_publish,
-    check_alerts=check_alerts,
     publish=publish_warehouse,
     artifacts=_artifacts,
 )
@@ -138,22 +136,93 @@ def refresh(
     providers: list[str] | None = None,
     regions: list[str] | None = None,
     config: str | None = None,
+    accept_drop: list[str] | None = None,
 ) -> pipeline.RunSummary:
     install_logging()  # also in served runs, which Prefect starts in a new process
-    return direct.run_refresh(warehouse, snapshot, providers, regions, config, steps=TASKS)
+    return direct.run_refresh(
+        warehouse, snapshot, providers, regions, config, steps=TASKS, accept_drop=accept_drop
+    )
 
 
-def serve_nightly(cfg: Config, *, name: str, warehouse: Path, snapshot: str | None) -> None:
+@dataclass
+class Stopped:
+    """How `serve` ended: the deployment paused, its scheduled runs removed."""
+
+    deployment: str
+    removed_runs: int
+    cleanup_error: str | None = None
+
+
+def _unschedule(deployment_id) -> int:
+    """Pause the deployment (the server then deletes its auto-scheduled runs) and delete
+    the scheduled runs left (runs asked for by hand): nothing is left waiting for a runner
+    that has stopped. Returns how many scheduled runs there were."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        DeploymentFilter,
+        DeploymentFilterId,
+        FlowRunFilter,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+    )
+    from prefect.client.schemas.objects import StateType
+
+    def scheduled(client) -> list:
+        return client.read_flow_runs(
+            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment_id])),
+            flow_run_filter=FlowRunFilter(
+                state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.SCHEDULED]))
+            ),
+            limit=200,
+        )
+
+    with get_client(sync_client=True) as client:
+        count = len(scheduled(client))
+        client.pause_deployment(deployment_id)
+        for _ in range(20):  # 200 a page; a schedule pre-creates up to ~100
+            left = scheduled(client)
+            if not left:
+                break
+            for run in left:
+                client.delete_flow_run(run.id)
+    return count
+
+
+def serve_nightly(cfg: Config, *, name: str, warehouse: Path, snapshot: str | None) -> Stopped:
     """Register the nightly deployment (cron and time zone from the config; one run at a
-    time, on top of the warehouse's own lock) and run its flow runs from this process."""
+    time, on top of the warehouse's own lock) and run its flow runs from this process until
+    Ctrl-C or SIGTERM; then pause the deployment and remove its scheduled runs.
+
+    Prefect's own `Flow.serve` stops on SIGTERM by calling an async stop from the signal
+    handler (never awaited, a warning), and with a run in progress its clean-up never
+    pauses the deployment, so every pre-created scheduled run stays behind. Here SIGTERM
+    stops the runner as Ctrl-C does, and the clean-up is ours, after the runner ended."""
+    import asyncio
+    import signal
+
     from prefect.deployments.runner import EntrypointType
+    from prefect.exceptions import TerminationSignal
+    from prefect.runner import Runner
     from prefect.schedules import Cron
 
-    refresh.serve(
+    main: list[asyncio.Task] = []
+
+    class _Runner(Runner):
+        def handle_sigterm(self, *args, **kwargs) -> None:
+            # what asyncio does on Ctrl-C: cancel the main task, which unwinds the runner
+            if main:
+                main[0].get_loop().call_soon_threadsafe(main[0].cancel)
+
+    async def serving() -> None:
+        main.append(asyncio.current_task())
+        await runner.start()
+
+    runner = _Runner(name=name, pause_on_shutdown=False, limit=1)
+    deployment_id = runner.add_flow(
+        refresh,
         name=name,
         schedules=[Cron(cfg.schedule.cron, timezone=cfg.schedule.timezone)],
-        global_limit=1,
-        limit=1,
+        concurrency_limit=1,
         parameters={
             "warehouse": str(Path(warehouse).resolve()),
             "snapshot": snapshot,
@@ -164,3 +233,21 @@ def serve_nightly(cfg: Config, *, name: str, warehouse: Path, snapshot: str | No
         # import the flow by module, not by file: works from any working directory
         entrypoint_type=EntrypointType.MODULE_PATH,
     )
+    full_name = f"{refresh.name}/{name}"
+    print(
+        f"serving {full_name} ({cfg.schedule.cron}, {cfg.schedule.timezone}) from "
+        f"{direct.prefect_api_url()}; run it now with `uv run prefect deployment run '{full_name}'`; "
+        "Ctrl-C stops serving",
+        flush=True,
+    )
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        asyncio.run(serving())
+    except (KeyboardInterrupt, asyncio.CancelledError, TerminationSignal):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    try:
+        return Stopped(full_name, _unschedule(deployment_id))
+    except Exception as exc:  # the server went away first: say so, keep the exit clean
+        return Stopped(full_name, 0, redact(f"{type(exc).__name__}: {exc}"))

@@ -16,13 +16,12 @@ rejected, and its value is never echoed; no error echoes a value that looks like
 credential (a URL shows only its scheme and host, a key only its length).
 
 Adding a key: add a field to its table's model with a default, and an annotated type (or a
-validator raising `_problem`) for its check; the key then appears in the "unknown key"
+validator raising `check.problem`) for its check; the key then appears in the "unknown key"
 hint, and its error names it with no more code.
 """
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 import tomllib
@@ -33,27 +32,32 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
 from connectors import registry
-from connectors._redact import masked_value, register_env
-from connectors.errors import InvalidInput
+from connectors.kit.redact import register_env
+from gpu_pricing import config_checks as check
 from gpu_pricing import names
-from warehouse import db
-from warehouse.schemas import PRICING_MODELS
+from gpu_pricing.config_checks import (  # ConfigError and gpu_specs are public here too
+    ConfigError,
+    Name,
+    NonNegative,
+    Positive,
+    PricingModel,
+    Providers,
+    Text,
+    gpu_specs,
+)
+from warehouse import db, plausibility
 
 ENV_VAR = "GPU_PRICING_CONFIG"
 DEFAULT_NAME = "gpu-pricing.toml"
-SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"
 
 DEFAULT_CRON = "0 2 * * *"
 DEFAULT_TIMEZONE = "UTC"
@@ -74,249 +78,9 @@ RULE_LEVEL_KEYS = {
     "day_over_day": "max_move_pct",
     "spot_ratio": "max_pct_of_on_demand",
 }
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$")
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_UNSET = object()
-_PUBLISH_SCHEMES = {"file", "s3", "s3a", "gs", "gcs", "az", "abfs", "abfss"}
-_SECRET_KEY = re.compile(r"secret|password|token|credential|access-key|account-key|sas", re.I)
 
 
-class ConfigError(InvalidInput):
-    """A configuration problem: one line naming the file, the key and the value."""
-
-
-# -- one-line problems ----------------------------------------------------------------------
-
-
-def _problem(problem: str, *at: str | int, value: Any = _UNSET) -> PydanticCustomError:
-    """A problem found by a validator: `at` continues pydantic's location of the table or
-    key being validated (a key inside it, a list index), `value` is what to show."""
-    return PydanticCustomError(
-        "config", "{problem}", {"problem": problem, "at": at, "value": value}
-    )
-
-
-def _key(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        if part == "[key]":  # pydantic marks a problem with a table's key, not its value
-            continue
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _one_line(exc: ValidationError, source: Path | None) -> ConfigError:
-    """pydantic's first error as this file's one line: file, key, problem and (when there is
-    one) the offending value, masked where it looks like a credential (a URL shows only its
-    scheme and host, a key-shaped string only its length: connectors._redact.masked_value)."""
-    err = exc.errors(include_url=False)[0]
-    ctx = err.get("ctx") or {}
-    if err["type"] == "config":
-        problem, key, value = ctx["problem"], _key((*err["loc"], *ctx["at"])), ctx["value"]
-    elif err["type"] == "missing":
-        problem, key, value = "is required", _key(err["loc"]), _UNSET
-    else:  # a check of pydantic's own (a field type every key above overrides)
-        problem, key, value = (
-            err["msg"][:1].lower() + err["msg"][1:],
-            _key(err["loc"]),
-            err["input"],
-        )
-    where = f"config {source}" if source else "config"
-    got = "" if value is _UNSET else f", got {masked_value(value)!r}"
-    return ConfigError(f"{where}: {key}: {problem}{got}")
-
-
-# -- value types ----------------------------------------------------------------------------
-
-
-def _as_number(
-    value: Any, *at: str | int, minimum: float = 0.0, strict: bool = False, whole: bool = False
-) -> float | int:
-    if value is None:
-        raise _problem("is required", *at)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        raise _problem("must be a number", *at, value=value)
-    if value < minimum or (strict and value == minimum):
-        raise _problem(f"must be {'>' if strict else '>='} {minimum:g}", *at, value=value)
-    if whole and not float(value).is_integer():
-        raise _problem("must be a whole number", *at, value=value)
-    return int(value) if whole else float(value)
-
-
-def _number(minimum: float = 0.0, *, strict: bool = False, whole: bool = False):
-    return BeforeValidator(
-        lambda value: _as_number(value, minimum=minimum, strict=strict, whole=whole)
-    )
-
-
-def _string(value: Any, *at: str | int) -> str:
-    if value is None:
-        raise _problem("is required", *at)
-    if not isinstance(value, str) or not value.strip():
-        raise _problem("must be a non-empty string", *at, value=value)
-    return value.strip()
-
-
-def _strings(value: Any, *at: str | int) -> tuple[str, ...]:
-    if isinstance(value, tuple):  # already read (a model built in Python)
-        value = list(value)
-    if not isinstance(value, list) or not value:
-        raise _problem("must be a non-empty list of strings", *at, value=value)
-    return tuple(_string(v, *at, i) for i, v in enumerate(value))
-
-
-def _named(read, value: str, *at: str | int):
-    """A name read by gpu_pricing.names; a miss is this file's one-line error."""
-    try:
-        return read(value)
-    except names.UnknownName as exc:
-        raise _problem(exc.problem, *at, value=value) from None
-
-
-def _pricing_model(value: Any, *at: str | int) -> str:
-    if not isinstance(value, str):
-        raise _problem(f"must be one of {', '.join(PRICING_MODELS)}", *at, value=value)
-    return _named(names.pricing_model, value, *at)
-
-
-def _providers(value: Any) -> tuple[str, ...] | None:
-    """An optional `providers = [...]`: the providers prices are about, any case
-    (connectors and the providers price sheets publish: coreweave, paperspace ...), or None
-    (all)."""
-    if value is None:
-        return None
-    return tuple(_named(names.provider, p, i) for i, p in enumerate(_strings(value)))
-
-
-def _name(value: Any) -> str:
-    name = _string(value)
-    if not _NAME.match(name):
-        raise _problem("must be 1-80 letters, digits, spaces, '_', '.' or '-'", value=value)
-    return name
-
-
-def _env_name(value: Any) -> str:
-    if not isinstance(value, str) or not _ENV_NAME.match(value):
-        raise _problem("must be an environment variable name", value=value)
-    return value
-
-
-def _connector(name: str) -> str:
-    if name not in registry.PROVIDERS:
-        known = ", ".join(sorted(registry.PROVIDERS))
-        raise _problem(f"unknown connector (known: {known})", value=name)
-    return name
-
-
-def _regions(entry: Any) -> tuple[str, ...] | None:
-    """A `[providers.<name>]` table: its optional `regions` (None: the connector's own)."""
-    if entry is None or isinstance(entry, tuple):  # built in Python
-        return entry
-    if not isinstance(entry, dict):
-        raise _problem("must be a table", value=entry)
-    for key in entry:
-        if key != "regions":
-            raise _problem("unknown key (known: regions)", key, value=entry[key])
-    return _strings(entry["regions"], "regions") if "regions" in entry else None
-
-
-def _toml_date(value: Any) -> date | None:
-    if value is not None and type(value) is not date:
-        raise _problem("must be a TOML date (2026-11-01)", value=value)
-    return value
-
-
-def _properties(value: Any) -> dict[str, str]:
-    """String properties; secrets only by reference (`<name>_env = "VAR"`), never inline
-    and never echoed."""
-    if not isinstance(value, dict):
-        raise _problem("must be a table of string properties", value=value)
-    out = {}
-    for name, item in value.items():
-        if not isinstance(item, str | int | float | bool):
-            raise _problem("must be a string", name)
-        if name.endswith("_env"):
-            if not _ENV_NAME.match(str(item)):
-                raise _problem("must be an environment variable name", name, value=item)
-        elif _SECRET_KEY.search(name) or re.search(r"://[^/@\s]*:[^/@\s]*@", str(item)):
-            raise _problem(
-                f"a secret does not belong in the file; put it in an environment variable "
-                f"and name that with {name}_env",
-                name,
-            )
-        out[name] = str(item).lower() if isinstance(item, bool) else str(item)
-    return out
-
-
-def _relative_to_file(path: str, info: ValidationInfo) -> str:
-    """A relative path in the file is relative to the file, not the working directory."""
-    source = (info.context or {}).get("source")
-    if source is not None and not Path(path).is_absolute():
-        return str(Path(source).resolve().parent / path)
-    return path
-
-
-Positive = Annotated[float, _number(strict=True)]
-NonNegative = Annotated[float, _number()]
-Text = Annotated[str, BeforeValidator(_string)]
-Name = Annotated[str, BeforeValidator(_name)]
-Providers = Annotated[tuple[str, ...] | None, BeforeValidator(_providers)]
-PricingModel = Annotated[str, BeforeValidator(_pricing_model)]
-
-
-def gpu_specs() -> dict[tuple[str, float], float | None]:
-    """(gpu_name, gpu_memory_gib) -> dense BF16 TFLOPS (None where the part has none),
-    from the seed dim_gpus is built from: config validation needs no warehouse."""
-    with SEED_GPU_SPECS.open(newline="", encoding="utf-8") as fh:
-        return {
-            (row["gpu_name"], float(row["gpu_memory_gib"])): (
-                float(row["bf16_tflops"]) if row["bf16_tflops"] else None
-            )
-            for row in csv.DictReader(fh)
-        }
-
-
-def _specs(info: ValidationInfo) -> dict[tuple[str, float], float | None]:
-    context = info.context if info.context is not None else {}
-    if "specs" not in context:
-        context["specs"] = gpu_specs()
-    return context["specs"]
-
-
-# -- tables ---------------------------------------------------------------------------------
-
-
-class _Table(BaseModel):
-    """A table of the file: its fields are its keys; any other key is an error naming the
-    known ones. `_keys` and `_read` let a table check its keys or reshape its entry first."""
-
-    model_config = ConfigDict(frozen=True)
-    _internal: ClassVar[frozenset[str]] = frozenset()
-
-    @classmethod
-    def _keys(cls, entry: dict) -> set[str]:
-        return set(cls.model_fields) - cls._internal
-
-    @classmethod
-    def _read(cls, entry: dict, info: ValidationInfo) -> dict:
-        return entry
-
-    @model_validator(mode="before")
-    @classmethod
-    def _check_keys(cls, entry: Any, info: ValidationInfo) -> Any:
-        if isinstance(entry, cls):
-            return entry
-        if not isinstance(entry, dict):
-            raise _problem("must be a table", value=entry)
-        known = cls._keys(entry)
-        for key in entry:
-            if key not in known:
-                hint = f"unknown key (known: {', '.join(sorted(known))})"
-                raise _problem(hint, key, value=entry[key])
-        return cls._read(dict(entry), info)
-
-
-class Schedule(_Table):
+class Schedule(check.Table):
     cron: Text = DEFAULT_CRON
     timezone: Text = DEFAULT_TIMEZONE
 
@@ -327,7 +91,7 @@ class Schedule(_Table):
 
         # five fields: Prefect's cron schedules take no seconds field
         if len(cron.split()) != 5 or not croniter.is_valid(cron):
-            raise _problem("not a valid 5-field cron expression", value=cron)
+            raise check.problem("not a valid 5-field cron expression", value=cron)
         return cron
 
     @field_validator("timezone")
@@ -336,11 +100,11 @@ class Schedule(_Table):
         try:
             ZoneInfo(tz)
         except (ZoneInfoNotFoundError, ValueError):
-            raise _problem("unknown IANA time zone", value=tz) from None
+            raise check.problem("unknown IANA time zone", value=tz) from None
         return tz
 
 
-class Alerts(_Table):
+class Alerts(check.Table):
     """[alerts]: the health rules every refresh is checked against; 0 disables one."""
 
     stale_after_hours: NonNegative = DEFAULT_STALE_AFTER_HOURS
@@ -351,23 +115,64 @@ class Alerts(_Table):
     @classmethod
     def _at_most_all(cls, pct: float) -> float:
         if pct > 100:
-            raise _problem("must be <= 100", value=pct)
+            raise check.problem("must be <= 100", value=pct)
         return pct
 
 
-class Target(_Table):
+_CHECKS = plausibility.Checks()
+
+
+class Checks(check.Table):
+    """[checks]: the plausibility rules a refresh holds prices back by (warehouse.plausibility
+    states them; 0 disables one): a per-GPU-hour price below `floor_fraction` x the median
+    verified price of its GPU (where at least `floor_min_offers` are priced), a price more
+    than `jump_factor` times away from the offer's last one, and a provider whose offers
+    fall by more than `max_drop_pct` percent from its last good load (its previous offers
+    are kept; `refresh --accept-drop NAME` accepts it)."""
+
+    floor_fraction: NonNegative = _CHECKS.floor_fraction
+    floor_min_offers: Annotated[int, check.number(1, whole=True)] = _CHECKS.floor_min_offers
+    jump_factor: NonNegative = _CHECKS.jump_factor
+    max_drop_pct: NonNegative = _CHECKS.max_drop_pct
+
+    @field_validator("floor_fraction")
+    @classmethod
+    def _below_one(cls, fraction: float) -> float:
+        if fraction >= 1:
+            raise check.problem("must be < 1 (a share of the median price)", value=fraction)
+        return fraction
+
+    @field_validator("jump_factor")
+    @classmethod
+    def _a_jump(cls, factor: float) -> float:
+        if 0 < factor <= 1:
+            raise check.problem("must be > 1 (or 0 to disable)", value=factor)
+        return factor
+
+    @field_validator("max_drop_pct")
+    @classmethod
+    def _at_most_all(cls, pct: float) -> float:
+        if pct > 100:
+            raise check.problem("must be <= 100", value=pct)
+        return pct
+
+    def rules(self) -> plausibility.Checks:
+        return plausibility.Checks(**self.model_dump())
+
+
+class Target(check.Table):
     """A notification target: its Apprise URL comes from an environment variable or a
     Prefect Secret block, never from the file."""
 
     name: Name
-    url_env: Annotated[str, BeforeValidator(_env_name)] | None = None
+    url_env: Annotated[str, BeforeValidator(check.env_name)] | None = None
     secret_block: Text | None = None
 
     @classmethod
     def _keys(cls, entry: dict) -> set[str]:
         if "url" in entry:
             # never echo it: an Apprise URL usually carries the token
-            raise _problem(
+            raise check.problem(
                 "an Apprise URL carries its secret; put it in an environment variable "
                 "and name that with url_env (or use secret_block)",
                 "url",
@@ -377,7 +182,7 @@ class Target(_Table):
     @classmethod
     def _read(cls, entry: dict, info: ValidationInfo) -> dict:
         if ("url_env" in entry) == ("secret_block" in entry):
-            raise _problem("needs exactly one of url_env or secret_block", value=entry)
+            raise check.problem("needs exactly one of url_env or secret_block", value=entry)
         return entry
 
     @model_validator(mode="after")
@@ -391,7 +196,7 @@ class Target(_Table):
         return f"${self.url_env}" if self.url_env else f"Secret block {self.secret_block!r}"
 
 
-class _GpuEntry(_Table):
+class _GpuEntry(check.Table):
     """A budget or a rule: a GPU (any case, memory may ride along: "h100", "A100-80GB",
     gpu_pricing.names) and optionally its memory, one of the sizes seed_gpu_specs lists."""
 
@@ -402,13 +207,13 @@ class _GpuEntry(_Table):
 
     @classmethod
     def _read(cls, entry: dict, info: ValidationInfo) -> dict:
-        choice = _named(names.gpu, _string(entry.get("gpu"), "gpu"), "gpu")
+        choice = check.named(names.gpu, check.string(entry.get("gpu"), "gpu"), "gpu")
         memory = entry.get("memory_gib", choice.memory_gib)
         if memory is not None:
-            memory = _as_number(memory, "memory_gib", strict=True)
-            sizes = sorted(m for g, m in _specs(info) if g == choice.name)
+            memory = check.as_number(memory, "memory_gib", strict=True)
+            sizes = sorted(m for g, m in check.specs(info) if g == choice.name)
             if memory not in sizes:
-                raise _problem(
+                raise check.problem(
                     f"{choice.name} comes with {', '.join(f'{m:g}' for m in sizes)} GiB "
                     "in seed_gpu_specs",
                     "memory_gib",
@@ -418,24 +223,28 @@ class _GpuEntry(_Table):
 
 
 _TRAINING_KEYS = ("params", "tokens", "mfu")
-_USAGE_KEYS = ("hours_per_day", "start", "end")
+_USAGE_KEYS = ("hours_per_day", "start", "end", "usage_file")
 
 
 class Budget(_GpuEntry):
     """A workload and its budget. Usage form: `gpus` GPUs for `hours_per_day` hours a day.
     Training form: one run of `params` x `tokens` at `mfu` (6ND, models.training)."""
 
-    gpus: Annotated[int, _number(1, whole=True)] = 1
+    gpus: Annotated[int, check.number(1, whole=True)] = 1
     pricing_model: PricingModel = "on_demand"
     budget_usd: Positive
     period: str  # "month" (calendar month, resets on the 1st) | "total"
     thresholds_pct: tuple[float, ...] = DEFAULT_THRESHOLDS_PCT
     hours_per_day: Positive | None = None
-    start: Annotated[date | None, BeforeValidator(_toml_date)] = None
-    end: Annotated[date | None, BeforeValidator(_toml_date)] = None
+    start: Annotated[date | None, BeforeValidator(check.toml_date)] = None
+    end: Annotated[date | None, BeforeValidator(check.toml_date)] = None
     params: Positive | None = None
     tokens: Positive | None = None
     mfu: Positive | None = None
+    # what was used: a CSV of `date` and `gpu_hours` (or `hours` of the budget's GPUs) per
+    # day, priced at the rates in force each day, or a cost export of `date` and
+    # `cost_usd`: the budget's actual spend (models.alert_rules.actual_from_usage)
+    usage_file: Path | None = None
 
     @classmethod
     def _read(cls, entry: dict, info: ValidationInfo) -> dict:
@@ -443,19 +252,19 @@ class Budget(_GpuEntry):
         training = any(k in entry for k in _TRAINING_KEYS)
         entry.setdefault("period", "total" if training else "month")
         if entry["period"] not in ("month", "total"):
-            raise _problem("must be 'month' or 'total'", "period", value=entry["period"])
+            raise check.problem("must be 'month' or 'total'", "period", value=entry["period"])
         if training:
             for k in sorted(k for k in _USAGE_KEYS if k in entry):
-                raise _problem("is for usage budgets, not a training run", k, value=entry[k])
+                raise check.problem("is for usage budgets, not a training run", k, value=entry[k])
             for k in _TRAINING_KEYS:
                 if k not in entry:
-                    raise _problem("a training budget needs params, tokens and mfu", k)
+                    raise check.problem("a training budget needs params, tokens and mfu", k)
             if entry["period"] != "total":
-                raise _problem(
+                raise check.problem(
                     "a training run has a 'total' budget", "period", value=entry["period"]
                 )
         elif "hours_per_day" not in entry:
-            raise _problem(
+            raise check.problem(
                 "a usage budget needs hours_per_day (or params/tokens/mfu)", "hours_per_day"
             )
         return entry
@@ -466,32 +275,32 @@ class Budget(_GpuEntry):
         if isinstance(value, tuple):
             value = list(value)
         if not isinstance(value, list) or not value:
-            raise _problem("must be a non-empty list", value=value)
-        return tuple(sorted({_as_number(pct, i, strict=True) for i, pct in enumerate(value)}))
+            raise check.problem("must be a non-empty list", value=value)
+        return tuple(sorted({check.as_number(pct, i, strict=True) for i, pct in enumerate(value)}))
 
     @model_validator(mode="after")
     def _workload(self, info: ValidationInfo) -> Budget:
         if self.is_training:
             if self.mfu > 1:
-                raise _problem("must be in (0, 1]", "mfu", value=self.mfu)
-            specs = _specs(info)
+                raise check.problem("must be in (0, 1]", "mfu", value=self.mfu)
+            specs = check.specs(info)
             sizes = [m for g, m in specs if g == self.gpu]
             if not any(specs[(self.gpu, m)] for m in sizes if self.memory_gib in (None, m)):
-                raise _problem(
+                raise check.problem(
                     "has no BF16 peak in seed_gpu_specs, so no training estimate",
                     "gpu",
                     value=self.gpu,
                 )
             return self
         if self.hours_per_day > 24:
-            raise _problem("must be <= 24", "hours_per_day", value=self.hours_per_day)
+            raise check.problem("must be <= 24", "hours_per_day", value=self.hours_per_day)
         start, end = self.start, self.end
         if self.period == "total" and (start is None or end is None):
-            raise _problem("a 'total' usage budget needs start and end dates", "period")
+            raise check.problem("a 'total' usage budget needs start and end dates", "period")
         if self.period == "month" and (start is not None or end is not None):
-            raise _problem("start/end apply to period = 'total' only", "period", value="month")
+            raise check.problem("start/end apply to period = 'total' only", "period", value="month")
         if start is not None and end is not None and end <= start:
-            raise _problem(f"must be after start ({start})", "end", value=end)
+            raise check.problem(f"must be after start ({start})", "end", value=end)
         return self
 
     @property
@@ -515,7 +324,7 @@ class RateRule(_GpuEntry):
     def _keys(cls, entry: dict) -> set[str]:
         kind = entry.get("kind")
         if kind not in RULE_LEVEL_KEYS:
-            raise _problem(f"must be one of {', '.join(RULE_LEVEL_KEYS)}", "kind", value=kind)
+            raise check.problem(f"must be one of {', '.join(RULE_LEVEL_KEYS)}", "kind", value=kind)
         return super()._keys(entry) - set(RULE_LEVEL_KEYS.values()) | {RULE_LEVEL_KEYS[kind]}
 
     @classmethod
@@ -523,10 +332,10 @@ class RateRule(_GpuEntry):
         entry = super()._read(entry, info)
         kind, level_key = entry["kind"], RULE_LEVEL_KEYS[entry["kind"]]
         if level_key not in entry:
-            raise _problem(f"a {kind} rule needs {level_key}", level_key)
+            raise check.problem(f"a {kind} rule needs {level_key}", level_key)
         if kind == "spot_ratio":
             if "pricing_model" in entry:
-                raise _problem(
+                raise check.problem(
                     "spot_ratio compares spot with on_demand",
                     "pricing_model",
                     value=entry["pricing_model"],
@@ -540,7 +349,7 @@ class RateRule(_GpuEntry):
         return getattr(self, RULE_LEVEL_KEYS[self.kind])
 
 
-class Publish(_Table):
+class Publish(check.Table):
     """[publish]: where `gpu-pricing publish` (and, when `to` is set, the nightly flow's
     last step) writes the Iceberg tables. `catalog` and `properties` are pyiceberg catalog
     and FileIO properties; a key ending in `_env` names the environment variable that holds
@@ -549,8 +358,10 @@ class Publish(_Table):
     to: Text | None = None
     namespace: Text = "gpu_pricing"
     duckdb: bool = True
-    catalog: Annotated[dict[str, str], BeforeValidator(_properties)] = Field(default_factory=dict)
-    properties: Annotated[dict[str, str], BeforeValidator(_properties)] = Field(
+    catalog: Annotated[dict[str, str], BeforeValidator(check.properties)] = Field(
+        default_factory=dict
+    )
+    properties: Annotated[dict[str, str], BeforeValidator(check.properties)] = Field(
         default_factory=dict
     )
 
@@ -560,26 +371,26 @@ class Publish(_Table):
         if to is None:
             return None
         scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]+)://", to)
-        if scheme and scheme.group(1) not in _PUBLISH_SCHEMES:
-            raise _problem("must be a local path or an s3://, gs:// or az:// URL", value=to)
-        return to if scheme else _relative_to_file(to, info)
+        if scheme and scheme.group(1) not in check.PUBLISH_SCHEMES:
+            raise check.problem("must be a local path or an s3://, gs:// or az:// URL", value=to)
+        return to if scheme else check.relative_to_file(to, info)
 
     @field_validator("namespace")
     @classmethod
     def _namespace(cls, namespace: str) -> str:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", namespace):
-            raise _problem("letters, digits and '_' only", value=namespace)
+            raise check.problem("letters, digits and '_' only", value=namespace)
         return namespace
 
     @field_validator("duckdb", mode="before")
     @classmethod
     def _flag(cls, value: Any) -> bool:
         if not isinstance(value, bool):
-            raise _problem("must be true or false", value=value)
+            raise check.problem("must be true or false", value=value)
         return value
 
 
-class PlanWorkload(_Table):
+class PlanWorkload(check.Table):
     """The training run the report's plan section plans (`[plan]`): 6 x params x tokens
     FLOPs, optional deadline and budget, and which offers to consider. The default is the
     70B-on-2T-tokens run of the cost docs."""
@@ -588,14 +399,14 @@ class PlanWorkload(_Table):
     tokens: Positive = 2e12
     deadline_hours: Positive | None = None
     budget_usd: Positive | None = None
-    max_gpus: Annotated[int, _number(1, whole=True)] = 16384
+    max_gpus: Annotated[int, check.number(1, whole=True)] = 16384
     providers: Providers = None
     pricing_models: tuple[str, ...] | None = None
     gpu_names: tuple[str, ...] | None = None
     # configured instance limits of one offer (models.capacity): every offer, and per
     # provider or "provider/instance_type" ([plan.capacity])
-    max_instances: Annotated[int, _number(1, whole=True)] | None = None
-    capacity: dict[str, Annotated[int, _number(1, whole=True)]] = Field(default_factory=dict)
+    max_instances: Annotated[int, check.number(1, whole=True)] | None = None
+    capacity: dict[str, Annotated[int, check.number(1, whole=True)]] = Field(default_factory=dict)
 
     @property
     def limits(self) -> dict[str, int]:
@@ -606,52 +417,23 @@ class PlanWorkload(_Table):
     @field_validator("pricing_models", mode="before")
     @classmethod
     def _pricing_models(cls, value: Any) -> tuple[str, ...]:
-        given = _strings(value)
+        given = check.strings(value)
         for i, model in enumerate(given):
-            _pricing_model(model, i)
+            check.pricing_model(model, i)
         return given
 
     @field_validator("gpu_names", mode="before")
     @classmethod
     def _gpu_names(cls, value: Any, info: ValidationInfo) -> tuple[str, ...]:
-        gpus = tuple(g.upper() for g in _strings(value))
-        known = {g for g, _ in _specs(info)}
+        gpus = tuple(g.upper() for g in check.strings(value))
+        known = {g for g, _ in check.specs(info)}
         for i, gpu in enumerate(gpus):
             if gpu not in known:
-                raise _problem("unknown GPU (not in seed_gpu_specs)", i, value=gpu)
+                raise check.problem("unknown GPU (not in seed_gpu_specs)", i, value=gpu)
         return gpus
 
 
-def _items(key: str):
-    def check(value: Any) -> Any:
-        if isinstance(value, tuple):
-            return value
-        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-            raise _problem(f"must be an array of tables ([[{key}]])", value=value)
-        return value
-
-    return BeforeValidator(check)
-
-
-def _unique_names(key: str):
-    def check(entries: tuple) -> tuple:
-        seen: set[str] = set()
-        for i, entry in enumerate(entries):
-            if entry.name in seen:
-                raise _problem("is used twice", i, "name", value=entry.name)
-            seen.add(entry.name)
-        return entries
-
-    return AfterValidator(check)
-
-
-def _providers_table(value: Any) -> Any:
-    if not isinstance(value, dict):
-        raise _problem("must be a table of [providers.<name>] tables", value=value)
-    return value
-
-
-class Config(_Table):
+class Config(check.Table):
     """The whole file. `source` is the file it was read from (None: built-in defaults)."""
 
     _internal: ClassVar[frozenset[str]] = frozenset({"source"})
@@ -663,18 +445,21 @@ class Config(_Table):
     # the connector's defaults). Empty: every registered connector.
     providers: Annotated[
         dict[
-            Annotated[str, AfterValidator(_connector)],
-            Annotated[tuple[str, ...] | None, BeforeValidator(_regions)],
+            Annotated[str, AfterValidator(check.connector)],
+            Annotated[tuple[str, ...] | None, BeforeValidator(check.regions)],
         ],
-        BeforeValidator(_providers_table),
+        BeforeValidator(check.providers_table),
     ] = Field(default_factory=dict)
     schedule: Schedule = Schedule()
     alerts: Alerts = Alerts()
-    notify: Annotated[tuple[Target, ...], _items("notify"), _unique_names("notify")] = ()
-    budgets: Annotated[tuple[Budget, ...], _items("budgets"), _unique_names("budgets")] = ()
-    rules: Annotated[tuple[RateRule, ...], _items("rules"), _unique_names("rules")] = ()
+    notify: Annotated[tuple[Target, ...], check.items("notify"), check.unique_names("notify")] = ()
+    budgets: Annotated[
+        tuple[Budget, ...], check.items("budgets"), check.unique_names("budgets")
+    ] = ()
+    rules: Annotated[tuple[RateRule, ...], check.items("rules"), check.unique_names("rules")] = ()
     publish: Publish = Publish()
     plan: PlanWorkload = PlanWorkload()
+    checks: Checks = Checks()
 
     @classmethod
     def _read(cls, entry: dict, info: ValidationInfo) -> dict:
@@ -686,7 +471,7 @@ class Config(_Table):
     def _warehouse(cls, value: Any, info: ValidationInfo) -> Any:
         if value is None or isinstance(value, Path):
             return value
-        return Path(_relative_to_file(_string(value), info))
+        return Path(check.relative_to_file(check.string(value), info))
 
     @property
     def stale_after_hours(self) -> float:  # 0 disables
@@ -751,4 +536,4 @@ def parse(doc: dict[str, Any], source: Path | None = None) -> Config:
     try:
         return Config.model_validate(doc, context={"source": source, "specs": gpu_specs()})
     except ValidationError as exc:
-        raise _one_line(exc, source) from None
+        raise check.one_line(exc, source) from None

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from connectors import _gpu
 from connectors.errors import InvalidInput
+from connectors.kit import gpu as _gpu
 from warehouse.schemas import PRICING_MODELS
 
 SEEDS = Path(__file__).resolve().parent.parent / "sql" / "seeds"
@@ -150,7 +150,7 @@ def gpu(text: str, flag: str = "--gpu") -> Gpu:
         upper = (upper[: found.start()] + " " + upper[found.end() :]).strip()
         if variant == "NVL" and _key(upper + "NVL") in by_key:  # H100 NVL is its own part
             return _with_memory(Gpu(by_key[_key(upper + "NVL")], memory), raw, flag)
-    # the reference's own name, else the words sources use for it (connectors/_gpu.py,
+    # the reference's own name, else the words sources use for it (connectors/kit/gpu.py,
     # the rule every connector's rows pass through: "Radeon V620", "RTX 6000 Ada Generation")
     name = by_key.get(_key(upper)) or _gpu.name_of(raw)
     if name is None or name not in known:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import shutil
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -22,6 +25,21 @@ for var in ("AZURE_SUBSCRIPTION_ID", "AWS_PROFILE", "GOOGLE_API_KEY", "LAMBDA_AP
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
+# A test that uses one of these fixtures is `slow` by that alone (see CONTRIBUTING.md,
+# "Running the tests"): each starts a server or a browser the fast loop does without.
+SLOW_FIXTURES = {
+    "prefect_harness": "a temporary Prefect API (a server process) for a flow run",
+    "s3_endpoint": "moto's S3 server",
+    "chromium": "a real browser",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SLOW_FIXTURES.keys() & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(scope="session")
 def prefect_harness():
@@ -36,36 +54,58 @@ def prefect_harness():
 def demo_pages():
     """Every registered provider's pages from the bundled demo snapshot."""
     from connectors import registry
-    from connectors._page import FetchContext
+    from connectors.kit.page import FetchContext
     from flows import pipeline
 
     return {name: pipeline.fetch_pages(name, "demo", FetchContext()) for name in registry.PROVIDERS}
 
 
+@contextmanager
+def built_once(tmp_path_factory, name: str):
+    """A directory under the run's temporary root, built by whichever test process gets
+    there first (pytest-xdist's workers share the root; each waits on a file lock); yields
+    (directory, built already?)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # pytest-of-<user>/pytest-<n>/popen-gw0 -> the run's directory
+    folder = root / name
+    with (root / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            done = folder / ".built"
+            built = done.exists()
+            folder.mkdir(exist_ok=True)
+            yield folder, built
+            done.touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 @pytest.fixture(scope="session")
 def demo_warehouse(tmp_path_factory, demo_pages) -> Path:
-    """A warehouse refreshed once from the demo snapshot (read-only use, please)."""
-    from flows import pipeline
+    """A warehouse refreshed once per run from the demo snapshot, shared by every test
+    (and every xdist worker): read-only use. A test that writes takes a copy
+    (`shutil.copyfile` into its tmp_path); the session fails if the file changed."""
+    from tests._warehouse import refresh
 
-    path = tmp_path_factory.mktemp("demo") / "gpu_pricing.duckdb"
-    pipeline.load_and_publish(path, demo_pages, source="demo")
-    return path
-
-
-# A warehouse built once per test module from the bundled demo snapshot, for the cost
-# marts, macros and CLI (read-only use).
-@pytest.fixture(scope="module")
-def cost_warehouse(tmp_path_factory, demo_pages) -> Path:
-    from flows import pipeline
-
-    path = tmp_path_factory.mktemp("costs") / "gpu_pricing.duckdb"
-    pipeline.load_and_publish(path, demo_pages, source="demo")
-    return path
+    with built_once(tmp_path_factory, "demo") as (folder, built):
+        path = folder / "gpu_pricing.duckdb"
+        if not built:
+            refresh(path, demo_pages, source="demo")
+            (folder / "sha256").write_text(digest(path))
+    yield path
+    assert digest(path) == (folder / "sha256").read_text(), (
+        f"a test wrote to the shared demo warehouse {path}: copy it first"
+    )
 
 
 @pytest.fixture(scope="module")
-def con(cost_warehouse):
-    connection = duckdb.connect(str(cost_warehouse), read_only=True)
+def con(demo_warehouse):
+    connection = duckdb.connect(str(demo_warehouse), read_only=True)
     yield connection
     connection.close()
 
@@ -74,10 +114,10 @@ def con(cost_warehouse):
 def sheets_warehouse(tmp_path_factory, demo_pages) -> Path:
     """The price sheets alone (where the illustrative FluidStack row is the cheapest H100
     on offer)."""
-    from flows import pipeline
+    from tests._warehouse import refresh
 
     path = tmp_path_factory.mktemp("sheets") / "gpu_pricing.duckdb"
-    pipeline.load_and_publish(path, {"sheets": demo_pages["sheets"]}, source="demo")
+    refresh(path, {"sheets": demo_pages["sheets"]}, source="demo")
     return path
 
 
@@ -90,7 +130,7 @@ def azure_snapshot(tmp_path) -> Callable[..., Path]:
     """make(name, h100_factor=1.0, fetched_at=None, keep_items=None): a copy of the demo
     snapshot (real shape) with every ND96isr H100 v5 price scaled by `h100_factor`, the
     Azure pages' fetched_at replaced, and only the first `keep_items` items of each page."""
-    from connectors._snapshot import DEMO_DIR
+    from connectors.kit.snapshot import DEMO_DIR
 
     def make(
         name: str,

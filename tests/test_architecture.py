@@ -15,6 +15,7 @@ ALLOWED = {
     # folder: third-party/first-party top-level packages it may import
     "warehouse": {"duckdb", "polars", "pyarrow", "zstandard", "yaml", "warehouse"},
     "models": {"polars", "models"},
+    "samples": {"samples"},  # builders of response shapes: the standard library only
     "connectors": {"connectors", "polars", "pyarrow", "httpx", "orjson", "boto3", "botocore",
                    "google", "azure", "warehouse", "nebius",
                    "requests"},  # the transport under google-api-core REST (its errors)
@@ -62,7 +63,7 @@ def test_nothing_but_flows_imports_flows():
 # what sits above the flows: the command line, the Python API, the planner and the report
 ABOVE_FLOWS = ("gpu_pricing.cli", "gpu_pricing.api", "gpu_pricing.plan", "gpu_pricing.report")
 # the app services the flows use (and the queries they read)
-SERVICES = ("gpu_pricing.config", "gpu_pricing.names", "gpu_pricing.notify",
+SERVICES = ("gpu_pricing.config", "gpu_pricing.config_checks", "gpu_pricing.names", "gpu_pricing.notify",
             "gpu_pricing.publish", "gpu_pricing.snapshot_export", "gpu_pricing.queries")
 
 
@@ -96,6 +97,7 @@ def test_flows_use_only_the_app_services():
     assert offenders == []
 
 
+@pytest.mark.slow  # a fresh interpreter per service
 @pytest.mark.parametrize("service", SERVICES)
 def test_a_service_loads_neither_the_api_nor_the_planner(service):
     """`gpu_pricing/__init__.py` re-exports the API lazily: a flow importing a service
@@ -123,6 +125,7 @@ def test_the_package_still_re_exports_the_api():
         gpu_pricing.nope  # noqa: B018
 
 
+@pytest.mark.slow  # a fresh interpreter per module
 @pytest.mark.parametrize(
     "module",
     ["gpu_pricing.cli", "gpu_pricing.cli.core", "gpu_pricing.cli.costs", "gpu_pricing.cli.plan",
@@ -138,6 +141,7 @@ def test_each_module_imports_first_in_a_fresh_process(module):
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_the_command_line_runs_as_a_module():
     import subprocess
 
@@ -145,3 +149,16 @@ def test_the_command_line_runs_as_a_module():
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "refresh" in done.stdout and "estimate" in done.stdout
+
+
+def test_scripts_and_benchmarks_do_not_import_the_tests():
+    """What they share with the tests (the response-shape builders) is the samples/ package;
+    the test suite is no library."""
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for folder in ("scripts", "benchmarks")
+        for path in (ROOT / folder).rglob("*.py")
+        for name in imports(path)
+        if name.split(".")[0] == "tests"
+    ]
+    assert offenders == []

@@ -50,6 +50,7 @@ def test_the_quick_start_shows_the_two_commands_and_ci_runs_the_test_one_verbati
     assert TEST_COMMAND in (REPO / ".ci" / "run").read_text().splitlines()
 
 
+@pytest.mark.slow  # each command in its own process, the refresh included
 def test_every_quick_start_command_runs_as_written(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "GPU_PRICING_"))}
     env["PREFECT_HOME"] = str(tmp_path / "prefect-home")

@@ -23,10 +23,10 @@ TABLE = [
     ("usable offer (verified price of a whole machine with a known GPU)", "`int_offers_usable`"),
     ("cheapest first, and its tie-break", "`cheapest_order` (`int_offers_current`)"),
     ("spot/reserved vs on-demand pairing", "`int_offer_pairs`"),
-    ("per-GPU-hour price (machine price / GPU count)", "`connectors/_normalise.py`"),
+    ("per-GPU-hour price (machine price / GPU count)", "`connectors/kit/normalise.py`"),
     (
         "GPU identity (name, memory, form factor from the source's words)",
-        "`connectors/_gpu.py`",
+        "`connectors/kit/gpu.py`",
     ),
     (
         "names people type (GPU, provider, region, pricing model)",
@@ -38,7 +38,7 @@ TABLE = [
     ),
     (
         "hours per month and year, bytes per GiB, FLOPs and bytes per parameter, default "
-        "MFU, serving utilisation",
+        "MFU, serving utilisation, the serving shares of peak, the owning-cost defaults",
         "`sql/seeds/seed_conventions.csv`",
     ),
     (
@@ -47,6 +47,14 @@ TABLE = [
     ),
     ("buy vs rent", "table macro `breakeven_onprem`"),
     ("spot vs on-demand with checkpoints", "table macro `spot_breakeven`"),
+    (
+        "serving roofline (decode step, prefill, tensor parallelism)",
+        "`models/serving.py`",
+    ),
+    (
+        "instance limit per offer (capacity)",
+        "`models/capacity.py` (provider classes: `sql/seeds/seed_provider_classes.csv`)",
+    ),
 ]
 
 
@@ -96,21 +104,21 @@ def test_spot_and_on_demand_are_paired_once():
 
 def test_per_gpu_hour_is_divided_once():
     assigned = r"price_usd_per_gpu_hour\s*="
-    assert where(assigned, PY) == {"connectors/_normalise.py"}
+    assert where(assigned, PY) == {"connectors/kit/normalise.py"}
     assert where(r"price_usd_per_hour\s*/\s*(\w+\.)?gpu_count", SQL) == set()
 
 
 def test_gpu_identity_is_one_rule():
     # the form factor rule is defined once, and every connector that sets a variant
     # itself calls it (with its own extra patterns at most)
-    assert where(r"def\s+form_factor\(", PY) == {"connectors/_gpu.py"}
+    assert where(r"def\s+form_factor\(", PY) == {"connectors/kit/gpu.py"}
     variant = re.compile(r"gpu_variant\s*=\s*(?!form_factor\()")
     connectors = [p for p in PY if "connectors" in p.parts]
     assert {str(p.relative_to(ROOT)) for p in connectors if variant.search(code(p))} <= {
-        "connectors/_gpu.py"
+        "connectors/kit/gpu.py"
     }
     # the seed's memory sizes are read in one place for the connectors
-    assert where(r"seed_gpu_specs\.csv", connectors) == {"connectors/_gpu.py"}
+    assert where(r"seed_gpu_specs\.csv", connectors) == {"connectors/kit/gpu.py"}
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,26 @@ CHECKPOINT_THRESHOLD = os.environ.get("GPU_PRICING_DUCKDB_CHECKPOINT", "8GB")
 
 
 def default_path() -> Path:
+    """The command line's default: $GPU_PRICING_WAREHOUSE, else warehouse/gpu_pricing.duckdb
+    under the working directory (run it from the checkout)."""
     return Path(os.environ.get(ENV_VAR) or Path.cwd() / DEFAULT_RELATIVE)
+
+
+# the checkout this package runs from (an editable install, as `uv run` makes one)
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def project_path() -> Path:
+    """The Python API's default, the same wherever a notebook runs: $GPU_PRICING_WAREHOUSE,
+    else warehouse/gpu_pricing.duckdb in the checkout this package runs from (where `uv run
+    gpu-pricing refresh` in the checkout writes it); a package installed outside a checkout
+    uses $XDG_DATA_HOME/gpu-pricing/gpu_pricing.duckdb (~/.local/share/gpu-pricing/...)."""
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    if (PROJECT_ROOT / "pyproject.toml").is_file():
+        return PROJECT_ROOT / DEFAULT_RELATIVE
+    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return data / "gpu-pricing" / DEFAULT_RELATIVE.name
 
 
 def explain(path: Path, exc: duckdb.Error) -> WarehouseError:
@@ -70,9 +89,18 @@ def explain(path: Path, exc: duckdb.Error) -> WarehouseError:
     return WarehouseError(f"warehouse {path}: {text}")
 
 
+def _not_a_directory(path: Path) -> None:
+    if Path(path).is_dir():
+        raise WarehouseError(
+            f"warehouse {path} is a directory, not a DuckDB file: give the file's path, "
+            f"e.g. {Path(path) / DEFAULT_RELATIVE.name}"
+        )
+
+
 def connect_readonly(path: Path) -> duckdb.DuckDBPyConnection:
     if not path.exists():
         raise WarehouseError(f"warehouse {path} does not exist: run `gpu-pricing refresh` first")
+    _not_a_directory(path)
     try:
         return duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
@@ -81,7 +109,18 @@ def connect_readonly(path: Path) -> duckdb.DuckDBPyConnection:
 
 def check_openable(path: Path) -> None:
     """Before a refresh: the published file (if any) opens and reads, so a file held
-    read-write elsewhere or a corrupt file is reported as such, before any work."""
+    read-write elsewhere or a corrupt file is reported as such, before any work; and the
+    refresh can write beside it (its lock, its next version, the raw store)."""
+    _not_a_directory(path)
+    folder = next(
+        p for p in [Path(path).absolute().parent, *Path(path).absolute().parents] if p.exists()
+    )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise WarehouseError(
+            f"warehouse {path}: cannot write in {folder} (permission denied): a refresh "
+            "writes the file, its lock and its next version there; choose a writable "
+            "--warehouse"
+        )
     if not Path(path).exists():
         return
     con = connect_readonly(Path(path))

@@ -19,7 +19,7 @@ REQUEST = {
 
 # `brand_short` contains the GPU ("RTX 4090", "RTX PRO 6000", "MI350X"); first match wins,
 # so longer names come first. -> (gpu_name, marketed memory per GPU in GiB). Names missing
-# here are read from brand_short by the shared GPU rule (connectors/_gpu.py: RTX 5090);
+# here are read from brand_short by the shared GPU rule (connectors/kit/gpu.py: RTX 5090);
 # one the reference lacks (MI350X) stays gpu_name null, counted.
 GPUS: tuple[tuple[str, str, float], ...] = (
     ("RTX PRO 6000", "RTX PRO 6000", 96),

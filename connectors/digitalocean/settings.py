@@ -18,7 +18,7 @@ TOKEN_ENV = ("DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN", "DIGITAL_OCEAN_A
 # `gpu_info.model` ("nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada"; gpuhunt's tests
 # and providers/digitalocean.py) -> (gpu_name, marketed memory per GPU in GiB). Not
 # mapped here: the RTX 4000/6000 Ada cards and the MI325X, named by the shared GPU rule
-# (connectors/_gpu.py) from the size slug where the reference has them, else null and
+# (connectors/kit/gpu.py) from the size slug where the reference has them, else null and
 # counted.
 GPUS: dict[str, tuple[str, float]] = {
     "nvidia_h100": ("H100", 80),

@@ -29,7 +29,7 @@ SPOT_DETAIL = "spot instance"
 # `gpu.description` ("1x H100 SXM5 80GB", "2x RTX A6000 48GB", "8x B300 SXM6 268GB") ->
 # (gpu_name, marketed memory per GPU). Patterns after gpuhunt's GPU_MAP; memory snapped
 # to the marketed size (Verda reports 268 GB for the B300, NVIDIA markets 288 GB).
-# A GPU missing here is named by the shared GPU rule (connectors/_gpu.py) from the
+# A GPU missing here is named by the shared GPU rule (connectors/kit/gpu.py) from the
 # instance type where the reference has it (RTX 6000 Ada); else (the AMD RX 7900 XTX) it
 # stays gpu_name null and is counted.
 GPU_PATTERNS: tuple[tuple[str, str, float], ...] = (

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from connectors._redact import RedactingStream, install_logging
+from connectors.kit.redact import RedactingStream, install_logging
 from gpu_pricing.cli import _common, core, costs, ops, plan, publish
 
 app = typer.Typer(
@@ -63,7 +63,13 @@ def _global(
     _common.DEBUG = debug
     if debug:
         os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
+        os.environ["GRPC_VERBOSITY"] = "INFO"  # gRPC core's own lines (Nebius), quiet otherwise
         logging.getLogger().setLevel(logging.INFO)
+
+
+class _OneLine(logging.Formatter):
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return f"gpu-pricing: {record.levelname.lower()}: {record.getMessage()}"
 
 
 def main() -> None:
@@ -75,6 +81,10 @@ def main() -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     # every byte this process prints, and every log record it makes, is redacted
     sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    # a library's warning (an alert delivery that failed, a provider that failed) is one
+    # line like every other message of the command, not `WARNING:module:...`
+    console = logging.StreamHandler(sys.stderr)
+    console.setFormatter(_OneLine())
+    logging.basicConfig(level=logging.WARNING, handlers=[console])
     install_logging()
     app()

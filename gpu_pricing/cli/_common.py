@@ -77,6 +77,10 @@ def run(fn, *args, **kwargs):
         ) from None
     except PricingError as exc:
         raise _fail(str(exc), 3) from None
+    except (PermissionError, IsADirectoryError, NotADirectoryError) as exc:
+        # a path the user gave (--warehouse, --out, ...) that cannot be written there
+        where = exc.filename or "a file"
+        raise _fail(f"cannot write {where}: {(exc.strerror or str(exc)).lower()}", 2) from None
     except KeyboardInterrupt:
         # a refresh publishes whole or not at all: its working copy is removed on the way out
         raise _fail("interrupted: stopped before the command finished", 130) from None

@@ -13,6 +13,10 @@ from gpu_pricing.cli import _common
 from gpu_pricing.cli._common import ConfigOpt, JsonOpt, WarehouseOpt, open_readonly, run
 from gpu_pricing.cli._output import emit_json, err, table
 
+# what an error message or the docs tell a user to run, as it runs in a fresh clone
+PREFECT_SERVER_COMMAND = "uv run prefect server start"
+LOCAL_PREFECT_API = "http://127.0.0.1:4200/api"
+
 app = typer.Typer()
 alerts_app = typer.Typer(no_args_is_help=True, help="Budgets and rate rules.")
 
@@ -126,12 +130,12 @@ def serve(
     Cron and time zone come from the config's \\[schedule] table; one run at a time."""
 
     def body() -> None:
-        from connectors import _snapshot
+        from connectors.kit import snapshot as kit_snapshot
         from gpu_pricing.config import load
 
         cfg = load(config)  # before Prefect is even imported
         if snapshot is not None:
-            _snapshot.resolve(snapshot)
+            kit_snapshot.resolve(snapshot)
         import os
 
         # served runs: their logs (and those of our own modules) go to the Prefect API
@@ -139,18 +143,37 @@ def serve(
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO")
         os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "flows,gpu_pricing,connectors,warehouse")
         os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
-        from flows.direct import prefect_api_url
+        from flows.direct import prefect_api_unreachable, prefect_api_url
         from flows.refresh import serve_nightly
 
-        if not prefect_api_url():
+        url = prefect_api_url()
+        if not url:
             # without a server, Prefect's temporary one cannot hold a schedule: serve
             # would idle forever ("Cannot schedule flows on an ephemeral server")
             raise InvalidInput(
                 "serve needs a Prefect server to hold the schedule: start one with "
-                "`prefect server start`, then set PREFECT_API_URL=http://127.0.0.1:4200/api "
-                "(in the environment, or `prefect config set PREFECT_API_URL=...`)"
+                f"`{PREFECT_SERVER_COMMAND}` and serve with "
+                f"`PREFECT_API_URL={LOCAL_PREFECT_API} uv run gpu-pricing serve` "
+                "(or `uv run prefect config set PREFECT_API_URL=...` once)"
             )
-
-        serve_nightly(cfg, name=name, warehouse=cfg.warehouse_path(warehouse), snapshot=snapshot)
+        problem = prefect_api_unreachable(url)
+        if problem:
+            raise InvalidInput(
+                f"serve: no Prefect API answers at {url} ({problem}): start the server "
+                f"with `{PREFECT_SERVER_COMMAND}`, or point PREFECT_API_URL at a running one"
+            )
+        stopped = serve_nightly(
+            cfg, name=name, warehouse=cfg.warehouse_path(warehouse), snapshot=snapshot
+        )
+        if stopped.cleanup_error:
+            err(
+                f"serve stopped; could not pause {stopped.deployment} at {url} "
+                f"({stopped.cleanup_error}): its scheduled runs may remain"
+            )
+        else:
+            print(
+                f"serve stopped: {stopped.deployment} paused, "
+                f"{stopped.removed_runs} scheduled run(s) removed"
+            )
 
     run(body)

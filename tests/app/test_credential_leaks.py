@@ -47,6 +47,9 @@ from werkzeug import Request, Response
 
 from warehouse import db
 
+# slow: a Prefect server and every command in its own process
+pytestmark = pytest.mark.slow
+
 # Every secret carries the marker, so a partial echo (a cut excerpt) is found as well.
 MARKER = "leaktest"
 HOOK_USER, HOOK_PASS, HOOK_TOKEN = "whuser", "LeakTestHookPass01", "LeakTestHookToken01"

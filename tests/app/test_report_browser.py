@@ -1,34 +1,29 @@
 """`gpu-pricing report`: a self-contained HTML file, opened in a real headless Chromium,
-with no console errors and no network. The screenshot is saved to tmp, or to
-docs/report.png for the README with GPU_PRICING_UPDATE_SCREENSHOT=1.
+with no console errors and no network. The screenshot is saved to tmp (the README's
+docs/report.png is drawn from the demo by scripts/report_screenshot.py).
 
-The browser test never skips: it finds Chromium (on PATH, or Playwright's own download),
-else installs Debian's `chromium` package itself when it may (root, apt-get), else fails
-saying what to install.
+The browser test finds Chromium on PATH (Debian's `chromium` package, which `.ci/run`
+installs before the tests) or Playwright's own download (`uv run playwright install
+chromium`); without either it is skipped, saying so. It installs nothing itself.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from connectors import registry
-from connectors._page import FetchContext
-from connectors._snapshot import DEMO_DIR
-from flows import pipeline
+from connectors.kit.snapshot import DEMO_DIR
 from gpu_pricing import config, notify, report
 from gpu_pricing.cli import app
+from tests._warehouse import copy_warehouse, refresh_from
 from warehouse import db
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
 NOW = datetime(2026, 11, 21, 3, 0)  # fixed, so the report (and the screenshot) is stable
 ARGS = [
     "--headless",
@@ -52,47 +47,24 @@ def find_chromium() -> Path | None:
     return bundled if bundled.exists() else None
 
 
-def install_chromium() -> str:
-    """Debian's chromium package, when this process may install packages; returns what
-    went wrong, or "" when it was installed."""
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        return "not root with apt-get, so it could not be installed here"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    lock_wait = ["-o", "DPkg::Lock::Timeout=600"]  # another apt-get may be running
-    for command in (
-        ["apt-get", *lock_wait, "update", "-qq"],
-        ["apt-get", *lock_wait, "install", "-y", "-qq", "--no-install-recommends", "chromium"],
-    ):
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1200)
-        if done.returncode != 0:
-            return f"`{' '.join(command)}` failed: {(done.stderr or done.stdout)[-800:]}"
-    return ""
-
-
 @pytest.fixture(scope="session")
 def chromium() -> Path:
     found = find_chromium()
     if found is None:
-        problem = install_chromium()
-        found = find_chromium()
-        if found is None:
-            pytest.fail(
-                "the report's browser test needs a headless Chromium and none was found "
-                f"({problem or 'apt-get installed no chromium binary'}): install Debian's "
-                "`chromium` package, or run `uv run playwright install chromium`"
-            )
+        pytest.skip(
+            "no headless Chromium here: install Debian's `chromium` package (as .ci/run "
+            "does) or run `uv run playwright install chromium`"
+        )
     return found
 
 
 @pytest.fixture(scope="module")
-def report_warehouse(tmp_path_factory) -> Path:
+def report_warehouse(tmp_path_factory, demo_warehouse) -> Path:
     """Every demo provider, then a day later Azure's H100 up 20% (a step in the history),
     and one budget and one rate rule in ALARM."""
 
     tmp = tmp_path_factory.mktemp("report")
-    path = tmp / "w.duckdb"
-    demo = {name: pipeline.fetch_pages(name, "demo", FetchContext()) for name in registry.PROVIDERS}
-    pipeline.load_and_publish(path, demo, source="demo")
+    path = copy_warehouse(demo_warehouse, tmp / "w.duckdb")
     raised = tmp / "raised"
     shutil.copytree(DEMO_DIR / "azure", raised / "azure")
     for page in (raised / "azure" / "retail_prices").glob("*.json"):
@@ -102,9 +74,7 @@ def report_warehouse(tmp_path_factory) -> Path:
                 item["retailPrice"] = item["unitPrice"] = round(item["retailPrice"] * 1.2, 4)
         doc["fetched_at"] = "2026-11-21T02:00:00Z"
         page.write_text(json.dumps(doc))
-    pipeline.load_and_publish(
-        path, {"azure": pipeline.fetch_pages("azure", raised, FetchContext())}, source="raised"
-    )
+    refresh_from(path, raised, "azure", source="raised")
     cfg = config.parse(
         {
             "budgets": [
@@ -152,30 +122,27 @@ def test_the_report_command_writes_one_self_contained_file(tmp_path, report_ware
     assert doc["sections"] == {
         "cheapest": True,
         "history": True,
+        "history_all": True,
         "spot": True,
         "cost_per_token": True,
         "breakeven": True,
         "plan": True,
+        "serve": True,
         "alerts": True,
     }
     html = out.read_text()
     assert html.count("<script src=") == 0 and "<link " not in html  # nothing to fetch
-    assert html.count("Plotly.newPlot") == 6  # six charts, one inlined plotly.js
+    assert html.count("Plotly.newPlot") == 8  # eight charts, one inlined plotly.js
     assert "rate:h100-azure-above-13" in html
 
 
-@pytest.mark.timeout(1500)  # a first run may install Chromium (apt-get) before it opens
 def test_the_report_opens_in_chromium_without_errors_or_network(
     tmp_path, report_warehouse, chromium
 ):
     from playwright.sync_api import sync_playwright
 
     html, _ = render(report_warehouse)
-    # the README's screenshot is refreshed on purpose (GPU_PRICING_UPDATE_SCREENSHOT=1),
-    # so a test run leaves the work tree clean
-    shot = (
-        SCREENSHOT if os.environ.get("GPU_PRICING_UPDATE_SCREENSHOT") else tmp_path / "report.png"
-    )
+    shot = tmp_path / "report.png"
     page_file = tmp_path / "report.html"
     page_file.write_text(html)
     console, failed, requests = [], [], []
@@ -207,8 +174,8 @@ def test_sections_say_no_data_instead_of_failing_on_an_empty_warehouse(tmp_path)
     with db.building(path):
         pass  # bookkeeping tables only: no marts, no views
     html, sections = render(path)
-    assert sections == dict.fromkeys(sections, False) and len(sections) == 7
-    assert html.count('class="nodata"') == 7
+    assert sections == dict.fromkeys(sections, False) and len(sections) == 9
+    assert html.count('class="nodata"') == 9
 
 
 def test_without_the_cost_marts_the_report_says_no_data_and_computes_nothing(

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from connectors import _snapshot, registry
-from connectors._page import FetchContext
+from connectors import registry
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import FetchContext
 from flows import pipeline
 from flows.direct import summary_markdown
 from gpu_pricing.cli import app
@@ -46,7 +47,7 @@ NEW = {
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("api_providers") / "w.duckdb"
-    pages = {p: list(_snapshot.read_provider(_snapshot.DEMO_DIR, p)) for p in NEW}
+    pages = {p: list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, p)) for p in NEW}
     summary = pipeline.load_and_publish(path, pages, source="demo")
     assert summary.exit_code == 0 and not any(summary.assertions.values())
     assert {p.provider: p.status for p in summary.providers} == {p: "ok" for p in NEW}

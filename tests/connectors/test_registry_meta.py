@@ -3,8 +3,6 @@ into the warehouse, and emits only GPUs the reference table knows."""
 
 from __future__ import annotations
 
-from connectors._connector import OFFER_EXTRA_COLUMNS
-
 import csv
 import re
 from pathlib import Path
@@ -13,8 +11,9 @@ import polars as pl
 import pytest
 
 from connectors import registry
-from connectors._page import pages_frame
-from connectors._snapshot import DEMO_DIR, read_provider
+from connectors.kit.connector import OFFER_EXTRA_COLUMNS
+from connectors.kit.page import pages_frame
+from connectors.kit.snapshot import DEMO_DIR, read_provider
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
@@ -112,7 +111,7 @@ def test_every_connector_parses_its_demo_pages_into_the_declared_contract(name):
     DDL creates."""
     import duckdb
 
-    from connectors._connector import Parsed
+    from connectors.kit.connector import Parsed
     from warehouse import db
     from warehouse.schemas import OFFER_SCHEMA
 

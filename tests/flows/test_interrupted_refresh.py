@@ -4,7 +4,6 @@ the refresh's working copy (`.next`) removed."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -12,17 +11,15 @@ import time
 
 import pytest
 
+from tests._warehouse import copy_warehouse
+
 pytestmark = pytest.mark.slow
 
 
 def test_sigint_during_a_refresh_prints_one_line_exits_130_and_removes_next(
     demo_warehouse, tmp_path
 ):
-    wh = tmp_path / "w.duckdb"
-    shutil.copyfile(demo_warehouse, wh)
-    shutil.copytree(
-        demo_warehouse.with_name(demo_warehouse.name + ".raw"), tmp_path / "w.duckdb.raw"
-    )
+    wh = copy_warehouse(demo_warehouse, tmp_path / "w.duckdb")
     before = wh.read_bytes()
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
     env.pop("PREFECT_API_URL", None)

@@ -1,4 +1,6 @@
-"""scripts/compare_marts.py, as run from a shell: the before/after check of a restructuring."""
+"""scripts/compare_marts.py, as run from a shell: the before/after check of a restructuring.
+The comparisons run the script in a child process (exit codes 0 and 1 as a shell sees them);
+the argument check runs its `main()` in this process."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
+from scripts import compare_marts
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "compare_marts.py"
@@ -29,6 +33,7 @@ def pair(demo_warehouse, tmp_path) -> tuple[Path, Path]:
     return before, after
 
 
+@pytest.mark.slow  # a child process comparing every relation
 def test_the_same_refresh_compares_identical_relation_by_relation(pair):
     result = compare(*pair)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -41,6 +46,7 @@ def test_the_same_refresh_compares_identical_relation_by_relation(pair):
     assert lines[-1].endswith("relations identical")
 
 
+@pytest.mark.slow  # a child process comparing every relation
 def test_a_changed_price_in_a_mart_is_reported(pair):
     before, after = pair
     with duckdb.connect(str(after)) as con:
@@ -54,6 +60,7 @@ def test_a_changed_price_in_a_mart_is_reported(pair):
     assert "same    mart_cost_per_token:" in result.stdout
 
 
+@pytest.mark.slow  # a child process comparing every relation
 def test_a_changed_convention_shows_in_the_marts_and_the_macros_that_read_it(pair):
     before, after = pair
     with duckdb.connect(str(after)) as con:
@@ -65,7 +72,7 @@ def test_a_changed_convention_shows_in_the_marts_and_the_macros_that_read_it(pai
     assert "same    mart_cost_per_token:" in result.stdout
 
 
-def test_a_missing_file_is_one_line_and_exit_2(pair, tmp_path):
-    result = compare(pair[0], tmp_path / "nope.duckdb")
-    assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [f"compare_marts: no warehouse file at {tmp_path / 'nope.duckdb'}"]
+def test_a_missing_file_is_one_line_and_exit_2(demo_warehouse, tmp_path, capsys):
+    assert compare_marts.main([str(demo_warehouse), str(tmp_path / "nope.duckdb")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [f"compare_marts: no warehouse file at {tmp_path / 'nope.duckdb'}"]

@@ -4,17 +4,10 @@ snapshots (library calls, no Prefect)."""
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
-from connectors._page import FetchContext
-from flows import pipeline
 from gpu_pricing import config, notify
+from tests._warehouse import refresh_from
 from warehouse import db
-
-
-def refresh(path: Path, snapshot: Path | str) -> None:
-    pages = pipeline.fetch_pages("azure", snapshot, FetchContext())
-    pipeline.load_and_publish(path, {"azure": pages}, source=str(snapshot))
 
 
 def states(result: notify.CheckResult) -> dict[str, str | None]:
@@ -26,17 +19,17 @@ def test_a_refresh_that_drops_most_offers_raises_row_drop_and_the_next_one_clear
 ):
     path = tmp_path / "w.duckdb"
     cfg = config.Config(providers={"azure": None})
-    refresh(path, "demo")
+    refresh_from(path, "demo", "azure")
     assert states(notify.check(path, cfg))["row_drop:azure"] == "OK"
 
     shrunk = azure_snapshot("shrunk", keep_items=5)  # 5 of the 25 items on each page
-    refresh(path, shrunk)
+    refresh_from(path, shrunk, "azure")
     result = notify.check(path, cfg)
     [drop] = [e for e in result.evaluations if e.rule == "row_drop:azure"]
     assert drop.state == "ALARM" and drop.value > 50
     assert [t.rule for t in result.fired] == ["row_drop:azure"]
 
-    refresh(path, shrunk)  # the same smaller catalogue again: nothing dropped this time
+    refresh_from(path, shrunk, "azure")  # the same smaller catalogue again: nothing dropped this time
     result = notify.check(path, cfg)
     assert states(result)["row_drop:azure"] == "OK"
     assert [(t.rule, t.state) for t in result.fired] == [("row_drop:azure", "OK")]
@@ -44,8 +37,8 @@ def test_a_refresh_that_drops_most_offers_raises_row_drop_and_the_next_one_clear
 
 def test_an_unchanged_refresh_is_not_a_row_drop(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, "demo")
-    refresh(path, "demo")  # every page unchanged: _loads.rows is 0, offers are not
+    refresh_from(path, "demo", "azure")
+    refresh_from(path, "demo", "azure")  # every page unchanged: _loads.rows is 0, offers are not
     [drop] = [
         e for e in notify.check(path, config.Config()).evaluations if e.rule == "row_drop:azure"
     ]
@@ -54,7 +47,7 @@ def test_an_unchanged_refresh_is_not_a_row_drop(tmp_path):
 
 def test_a_provider_not_loaded_for_36_hours_is_stale(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, "demo")
+    refresh_from(path, "demo", "azure")
     con = db.connect_readonly(path)
     last_ok = db.query(con, "SELECT max(finished_at) AS t FROM _loads WHERE provider = 'azure'")
     con.close()
@@ -69,8 +62,8 @@ def test_day_over_day_compares_with_the_prices_valid_24_hours_before_the_latest_
 ):
     # demo fetched 2026-11-20 02:00: 12.29; raised fetched 2026-11-21 02:00: 14.748 (+20%)
     path = tmp_path / "w.duckdb"
-    refresh(path, "demo")
-    refresh(path, azure_snapshot("raised", 1.2, "2026-11-21T02:00:00Z"))
+    refresh_from(path, "demo", "azure")
+    refresh_from(path, azure_snapshot("raised", 1.2, "2026-11-21T02:00:00Z"), "azure")
     rule = {
         "name": "h100-move",
         "kind": "day_over_day",

@@ -6,24 +6,19 @@ fetches the page again rewrites the object."""
 
 from __future__ import annotations
 
-import shutil
-
 import duckdb
 import pytest
 import zstandard
 
 from flows import pipeline
 from tests._cli import cli
+from tests._warehouse import copy_warehouse
 from warehouse.rawstore import RawStore
 
 
 @pytest.fixture
 def warehouse(tmp_path, demo_warehouse):
-    path = tmp_path / "w.duckdb"
-    shutil.copyfile(demo_warehouse, path)
-    shutil.copytree(
-        demo_warehouse.with_name(demo_warehouse.name + ".raw"), tmp_path / "w.duckdb.raw"
-    )
+    path = copy_warehouse(demo_warehouse, tmp_path / "w.duckdb")
     return path
 
 

@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from tests._cli import cli
+from tests._warehouse import copy_warehouse
 
 pytestmark = pytest.mark.slow
 
@@ -49,11 +50,7 @@ def test_a_full_disk_fails_in_one_line_with_exit_3_and_leaves_nothing(
 ):
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    wh = small_disk / "w.duckdb"
-    shutil.copyfile(demo_warehouse, wh)
-    shutil.copytree(
-        demo_warehouse.with_name(demo_warehouse.name + ".raw"), small_disk / "w.duckdb.raw"
-    )
+    wh = copy_warehouse(demo_warehouse, small_disk / "w.duckdb")
     before = wh.read_bytes()
     _fill(small_disk, leave)
 

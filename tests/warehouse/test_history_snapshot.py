@@ -10,15 +10,15 @@ import duckdb
 import polars as pl
 import pytest
 
-from connectors import _snapshot
-from connectors._page import Page
-from flows import pipeline
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import Page
+from tests._warehouse import query, refresh
 from warehouse import db, sql_runner
 from warehouse.errors import WarehouseError
 
 
 def azure_demo() -> list[Page]:
-    return list(_snapshot.read_provider(_snapshot.DEMO_DIR, "azure"))
+    return list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, "azure"))
 
 
 def without(pages: list[Page], arm_sku: str) -> list[Page]:
@@ -31,25 +31,13 @@ def without(pages: list[Page], arm_sku: str) -> list[Page]:
     return out
 
 
-def refresh(path: Path, pages: list[Page]) -> pipeline.RunSummary:
-    return pipeline.load_and_publish(path, {"azure": pages}, source="test")
-
-
-def read(path: Path, sql: str) -> pl.DataFrame:
-    con = db.connect_readonly(path)
-    try:
-        return db.query(con, sql)
-    finally:
-        con.close()
-
-
 def tables(path: Path) -> set[str]:
-    return set(read(path, "SELECT table_name FROM duckdb_tables()")["table_name"])
+    return set(query(path, "SELECT table_name FROM duckdb_tables()")["table_name"])
 
 
 def test_a_warehouse_with_the_old_history_name_keeps_every_row_under_the_new_name(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     con = duckdb.connect(str(path))
     # the file as an earlier release left it: the history under its old name, asserted
     # with other SQL (so the next refresh rebuilds the views that read it)
@@ -59,31 +47,31 @@ def test_a_warehouse_with_the_old_history_name_keeps_every_row_under_the_new_nam
     con.close()
     assert old.height > 100
 
-    summary = refresh(path, azure_demo())
+    summary = refresh(path, {"azure": azure_demo()})
     assert summary.exit_code == 0 and summary.history == {"opened": 0, "closed": 0}
     assert "int_offers_historized" not in tables(path)
-    assert read(path, "SELECT * FROM snp_offers_history ORDER BY ALL").equals(old)
-    assert read(path, "SELECT count(*) AS n FROM fct_gpu_prices")["n"][0] == old.height
+    assert query(path, "SELECT * FROM snp_offers_history ORDER BY ALL").equals(old)
+    assert query(path, "SELECT count(*) AS n FROM fct_gpu_prices")["n"][0] == old.height
 
     # the next merge works on the renamed table: a delisted machine's periods close
-    delisted = refresh(path, without(azure_demo(), "Standard_ND96asr_v4"))
+    delisted = refresh(path, {"azure": without(azure_demo(), "Standard_ND96asr_v4")})
     closed = old.filter(
         (pl.col("instance_type") == "Standard_ND96asr_v4") & pl.col("valid_to").is_null()
     ).height
     assert closed > 0 and delisted.history == {"opened": 0, "closed": closed}
-    after = read(path, "SELECT * FROM snp_offers_history ORDER BY ALL")
+    after = query(path, "SELECT * FROM snp_offers_history ORDER BY ALL")
     assert after.drop("valid_to").equals(old.drop("valid_to"))
 
 
 def test_a_warehouse_with_both_names_keeps_the_new_history(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     con = duckdb.connect(str(path))
     con.execute("CREATE TABLE int_offers_historized AS SELECT * FROM snp_offers_history LIMIT 0")
     before = db.query(con, "SELECT * FROM snp_offers_history ORDER BY ALL")
     con.close()
-    refresh(path, azure_demo())
-    assert read(path, "SELECT * FROM snp_offers_history ORDER BY ALL").equals(before)
+    refresh(path, {"azure": azure_demo()})
+    assert query(path, "SELECT * FROM snp_offers_history ORDER BY ALL").equals(before)
 
 
 def snapshot_dir(tmp_path: Path, body: str) -> Path:

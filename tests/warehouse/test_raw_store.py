@@ -14,10 +14,11 @@ import polars as pl
 import pytest
 import zstandard
 
-from connectors import _snapshot
-from connectors._page import Page, canonical_json
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import Page, canonical_json
 from flows import pipeline
 from gpu_pricing.snapshot_export import export_snapshot
+from tests._warehouse import query, refresh
 from warehouse import db
 from warehouse.rawstore import RawStore
 from warehouse.schemas import raw_ddl, raw_table
@@ -26,19 +27,7 @@ MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour"]
 
 
 def demo(provider: str = "azure") -> list:
-    return list(_snapshot.read_provider(_snapshot.DEMO_DIR, provider))
-
-
-def refresh(path: Path, pages: list, provider: str = "azure") -> pipeline.RunSummary:
-    return pipeline.load_and_publish(path, {provider: pages}, source="test")
-
-
-def frame(path: Path, sql: str) -> pl.DataFrame:
-    con = db.connect_readonly(path)
-    try:
-        return db.query(con, sql)
-    finally:
-        con.close()
+    return list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, provider))
 
 
 def body_bytes_in_file(path: Path) -> bytes:
@@ -49,12 +38,12 @@ def body_bytes_in_file(path: Path) -> bytes:
 
 def test_pages_are_stored_as_read_content_addressed_and_compressed(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo())
-    pages = frame(path, "SELECT * FROM _load_pages ORDER BY load_id, seq")
+    refresh(path, {"azure": demo()})
+    pages = query(path, "SELECT * FROM _load_pages ORDER BY load_id, seq")
     assert pages.height == 17 and not pages["unchanged"].any()
     store = RawStore.beside(path)
     assert store.root == tmp_path / "w.duckdb.raw"
-    files = sorted((_snapshot.DEMO_DIR / "azure" / "retail_prices").glob("*.json"))
+    files = sorted((kit_snapshot.DEMO_DIR / "azure" / "retail_prices").glob("*.json"))
     as_read = {body_bytes_in_file(f) for f in files}
     for row in pages.iter_rows(named=True):
         obj = store.path(row["sha256"])
@@ -66,16 +55,16 @@ def test_pages_are_stored_as_read_content_addressed_and_compressed(tmp_path):
         assert hashlib.sha256(canonical_json(request).encode() + data).hexdigest() == row["sha256"]
         assert row["fetched_at"] is not None and request["region"]
     # no payload in the analytics file
-    tables = frame(path, "SELECT table_name FROM duckdb_tables()")["table_name"].to_list()
+    tables = query(path, "SELECT table_name FROM duckdb_tables()")["table_name"].to_list()
     assert not [t for t in tables if t.startswith("raw_")]
 
 
 def test_the_store_is_append_only_and_never_copied(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo())
+    refresh(path, {"azure": demo()})
     store = RawStore.beside(path)
     stamps = {p: p.stat().st_mtime_ns for p in store.iter_objects()}
-    second = refresh(path, demo())
+    second = refresh(path, {"azure": demo()})
     assert second.providers[0].unchanged == 17
     assert {p: p.stat().st_mtime_ns for p in store.iter_objects()} == stamps  # not rewritten
     assert not list(tmp_path.glob("*.raw.next")) and not list(store.root.rglob("*.tmp"))
@@ -83,16 +72,16 @@ def test_the_store_is_append_only_and_never_copied(tmp_path):
 
 def test_a_parser_change_re_parses_unchanged_pages(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo())
-    assert refresh(path, demo()).providers[0].reused
+    refresh(path, {"azure": demo()})
+    assert refresh(path, {"azure": demo()}).providers[0].reused
     monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser fix")
-    again = refresh(path, demo())
+    again = refresh(path, {"azure": demo()})
     assert not again.providers[0].reused and again.providers[0].loaded > 0
 
 
 def test_one_changed_region_re_parses_the_provider(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo())
+    refresh(path, {"azure": demo()})
     pages = demo()
     first = next(i for i, p in enumerate(pages) if p.scope == "westus2")
     body = orjson.loads(pages[first].data)
@@ -100,37 +89,37 @@ def test_one_changed_region_re_parses_the_provider(tmp_path):
     pages[first] = Page(
         "azure", "retail_prices", pages[first].fetched_at, pages[first].request, body=body
     )
-    summary = refresh(path, pages)
+    summary = refresh(path, {"azure": pages})
     (azure,) = summary.providers
     assert not azure.reused and azure.unchanged == 16 and summary.history["opened"] == 1
 
 
 def test_snapshot_export_writes_the_stored_bytes_and_replays_to_the_same_pages(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo())
+    refresh(path, {"azure": demo()})
     con = db.connect_readonly(path)
     try:
         counts = export_snapshot(con, tmp_path / "out")
     finally:
         con.close()
     assert counts == {"azure/retail_prices": 17}
-    replayed = list(_snapshot.read_provider(tmp_path / "out", "azure"))
-    ledger = frame(path, "SELECT sha256 FROM _load_pages")["sha256"].to_list()
+    replayed = list(kit_snapshot.read_provider(tmp_path / "out", "azure"))
+    ledger = query(path, "SELECT sha256 FROM _load_pages")["sha256"].to_list()
     assert sorted(p.sha256 for p in replayed) == sorted(ledger)  # same bytes, same address
     # replaying the export into the same warehouse stores nothing new
-    again = refresh(path, replayed)
+    again = refresh(path, {"azure": replayed})
     assert again.providers[0].unchanged == 17 and again.providers[0].reused
 
 
 def test_a_csv_file_page_round_trips_byte_for_byte(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo("sheets"), "sheets")
+    refresh(path, {"sheets": demo("sheets")})
     con = db.connect_readonly(path)
     try:
         export_snapshot(con, tmp_path / "out")
     finally:
         con.close()
-    for original in (_snapshot.DEMO_DIR / "sheets").rglob("*.csv"):
+    for original in (kit_snapshot.DEMO_DIR / "sheets").rglob("*.csv"):
         exported = list((tmp_path / "out" / "sheets").rglob("*.csv"))
         assert original.read_bytes() in {e.read_bytes() for e in exported}
 
@@ -197,24 +186,24 @@ def export(path: Path, out: Path) -> dict[Path, bytes]:
 
 def test_moving_raw_tables_to_the_store_loses_nothing(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo())
-    refresh(path, demo())  # a second load listing every page as unchanged
+    refresh(path, {"azure": demo()})
+    refresh(path, {"azure": demo()})  # a second load listing every page as unchanged
     downgrade(path)
-    before = {m: frame(path, f"SELECT * FROM {m} ORDER BY ALL") for m in [*MARTS, "_loads"]}
-    payloads = frame(path, "SELECT _sha256, _payload FROM raw_azure__retail_prices")
+    before = {m: query(path, f"SELECT * FROM {m} ORDER BY ALL") for m in [*MARTS, "_loads"]}
+    payloads = query(path, "SELECT _sha256, _payload FROM raw_azure__retail_prices")
     assert payloads.height == 17
     exported_before = export(path, tmp_path / "before")  # read from the raw tables
     assert pipeline.migrate_raw(path) == 17
 
-    tables = frame(path, "SELECT table_name FROM duckdb_tables()")["table_name"].to_list()
+    tables = query(path, "SELECT table_name FROM duckdb_tables()")["table_name"].to_list()
     assert not [t for t in tables if t.startswith("raw_")]
     store = RawStore.beside(path)
     for sha, payload in payloads.iter_rows():  # every page's bytes, under its old address
         assert store.get(sha) == payload.encode()
     assert export(path, tmp_path / "after") == exported_before  # byte for byte
     for name, rows in before.items():
-        assert frame(path, f"SELECT * FROM {name} ORDER BY ALL").equals(rows), name
-    ledger = frame(path, "SELECT * FROM _load_pages")
+        assert query(path, f"SELECT * FROM {name} ORDER BY ALL").equals(rows), name
+    ledger = query(path, "SELECT * FROM _load_pages")
     assert ledger.height == 34
     assert ledger.filter(pl.col("fetched_at").is_null() | pl.col("bytes").is_null()).is_empty()
 
@@ -224,7 +213,7 @@ def test_moving_raw_tables_out_shrinks_the_published_file(tmp_path, monkeypatch)
 
     big_snapshot(tmp_path / "snap", pages=20, items_per_page=500)
     path = tmp_path / "w.duckdb"
-    refresh(path, list(_snapshot.read_provider(tmp_path / "snap", "azure")))
+    refresh(path, {"azure": list(kit_snapshot.read_provider(tmp_path / "snap", "azure"))})
     downgrade(path)
     size_before = path.stat().st_size
     monkeypatch.setattr(db, "COMPACT_MIN_BYTES", 0)
@@ -234,31 +223,31 @@ def test_moving_raw_tables_out_shrinks_the_published_file(tmp_path, monkeypatch)
     assert pipeline.migrate_raw(path) == 20
     # DuckDB never shrinks a file: the free blocks the payloads left are compacted away
     assert path.stat().st_size < size_before / 2
-    assert frame(path, "SELECT count(*) AS n FROM mart_gpu_offers_current")["n"].item() == 10000
+    assert query(path, "SELECT count(*) AS n FROM mart_gpu_offers_current")["n"].item() == 10000
 
 
 def test_the_first_refresh_of_a_warehouse_with_raw_tables_moves_them(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo())
+    refresh(path, {"azure": demo()})
     downgrade(path)
-    before = {m: frame(path, f"SELECT * FROM {m} ORDER BY ALL") for m in MARTS}
-    payloads = frame(path, "SELECT _sha256, _payload FROM raw_azure__retail_prices")
-    summary = refresh(path, demo())
+    before = {m: query(path, f"SELECT * FROM {m} ORDER BY ALL") for m in MARTS}
+    payloads = query(path, "SELECT _sha256, _payload FROM raw_azure__retail_prices")
+    summary = refresh(path, {"azure": demo()})
     assert summary.exit_code == 0 and "migrate" in summary.timings
-    tables = frame(path, "SELECT table_name FROM duckdb_tables()")["table_name"].to_list()
+    tables = query(path, "SELECT table_name FROM duckdb_tables()")["table_name"].to_list()
     assert not [t for t in tables if t.startswith("raw_")]
     store = RawStore.beside(path)
     for sha, payload in payloads.iter_rows():
         assert store.get(sha) == payload.encode()
     for mart, rows in before.items():  # the same prices, re-parsed from the store
-        assert frame(path, f"SELECT * FROM {mart} ORDER BY ALL").drop("load_id", strict=False).equals(
+        assert query(path, f"SELECT * FROM {mart} ORDER BY ALL").drop("load_id", strict=False).equals(
             rows.drop("load_id", strict=False)
         ), mart
 
 
 def test_a_failed_migration_leaves_the_old_warehouse_as_it_was(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo())
+    refresh(path, {"azure": demo()})
     downgrade(path)
     published = path.read_bytes()
 
@@ -267,10 +256,10 @@ def test_a_failed_migration_leaves_the_old_warehouse_as_it_was(tmp_path, monkeyp
 
     monkeypatch.setattr(RawStore, "put", broken)
     with pytest.raises(OSError, match="disk full"):
-        refresh(path, demo())
+        refresh(path, {"azure": demo()})
     assert path.read_bytes() == published
     monkeypatch.undo()
-    assert refresh(path, demo()).exit_code == 0
+    assert refresh(path, {"azure": demo()}).exit_code == 0
 
 
 def test_store_objects_are_whole_zstd_frames(tmp_path):

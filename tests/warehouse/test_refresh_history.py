@@ -11,10 +11,11 @@ import duckdb
 import polars as pl
 import pytest
 
-from connectors import _snapshot
-from connectors._page import FetchFailure, Page
 from connectors.errors import SourceUnavailable
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import FetchFailure, Page
 from flows import pipeline
+from tests._warehouse import query, refresh
 from warehouse import db, sql_runner
 from warehouse.rawstore import RawStore
 
@@ -22,19 +23,11 @@ MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", 
 
 
 def azure_demo() -> list[Page]:
-    return list(_snapshot.read_provider(_snapshot.DEMO_DIR, "azure"))
-
-
-def refresh(path: Path, pages: list) -> pipeline.RunSummary:
-    return pipeline.load_and_publish(path, {"azure": pages}, source="test")
+    return list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, "azure"))
 
 
 def snapshot_of(path: Path, relation: str) -> pl.DataFrame:
-    con = db.connect_readonly(path)
-    try:
-        return db.query(con, f"SELECT * FROM {relation} ORDER BY ALL")
-    finally:
-        con.close()
+    return query(path, f"SELECT * FROM {relation} ORDER BY ALL")
 
 
 def count(path: Path, sql: str) -> int:
@@ -68,9 +61,9 @@ def with_price(
 
 def test_refreshing_the_same_snapshot_twice_leaves_every_mart_identical(tmp_path):
     path = tmp_path / "w.duckdb"
-    first = refresh(path, azure_demo())
+    first = refresh(path, {"azure": azure_demo()})
     before = {m: snapshot_of(path, m) for m in MARTS}
-    second = refresh(path, azure_demo())
+    second = refresh(path, {"azure": azure_demo()})
     assert (
         second.providers[0].unchanged == second.providers[0].fetched == first.providers[0].fetched
     )
@@ -89,11 +82,11 @@ def test_refreshing_the_same_snapshot_twice_leaves_every_mart_identical(tmp_path
 
 def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     changed = with_price(
         azure_demo(), "Standard_ND96asr_v4", "eastus", "Consumption", 25.0, "2026-11-21T00:00:00Z"
     )
-    summary = refresh(path, changed)
+    summary = refresh(path, {"azure": changed})
     assert summary.history == {"opened": 1, "closed": 1}
     rows = (
         snapshot_of(path, "fct_gpu_prices")
@@ -129,14 +122,14 @@ def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(tmp_path):
 
 def test_an_offer_the_source_no_longer_lists_is_closed(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     pages = azure_demo()
     trimmed = []
     for page in pages:
         body = copy.deepcopy(page.decoded())
         body["Items"] = [i for i in body["Items"] if i["armSkuName"] != "Standard_NC6s_v3"]
         trimmed.append(Page(page.provider, page.endpoint, page.fetched_at, page.request, body=body))
-    summary = refresh(path, trimmed)
+    summary = refresh(path, {"azure": trimmed})
     assert summary.history["closed"] > 0 and summary.history["opened"] == 0
     assert (
         count(
@@ -153,13 +146,13 @@ def test_an_offer_the_source_no_longer_lists_is_closed(tmp_path):
 
 def test_a_failed_region_keeps_its_last_good_prices_and_reports_partial(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     before = snapshot_of(path, "mart_gpu_offers_current")
     without_eastus = [p for p in azure_demo() if p.scope != "eastus"]
     failure = FetchFailure(
         "azure", "retail_prices", "eastus", SourceUnavailable("azure", "retail_prices", "HTTP 503")
     )
-    summary = refresh(path, [*without_eastus, failure])
+    summary = refresh(path, {"azure": [*without_eastus, failure]})
     assert summary.exit_code == 1 and summary.providers[0].status == "partial"
     assert snapshot_of(path, "mart_gpu_offers_current").equals(before)
     assert (
@@ -174,14 +167,14 @@ def test_a_failed_region_keeps_its_last_good_prices_and_reports_partial(tmp_path
 def test_nothing_landed_is_exit_code_3_and_the_warehouse_is_still_published(tmp_path):
     path = tmp_path / "w.duckdb"
     failure = FetchFailure("azure", "*", "", SourceUnavailable("azure", "*", "timeout"))
-    summary = refresh(path, [failure])
+    summary = refresh(path, {"azure": [failure]})
     assert summary.exit_code == 3
     assert count(path, "SELECT count(*) FROM _loads WHERE status = 'failed'") == 1
 
 
 def test_every_current_offer_traces_back_to_its_raw_page(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     orphans = count(
         path,
         """
@@ -214,7 +207,7 @@ def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
     from warehouse.errors import AssertionsFailed
 
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     published = path.read_bytes()
     sql = tmp_path / "sql"
     import shutil
@@ -224,39 +217,33 @@ def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
     monkeypatch.setattr(sql_runner, "SQL_DIR", sql)
     monkeypatch.setattr(sql_runner.assert_healthy, "__defaults__", (sql,))
     with pytest.raises(AssertionsFailed, match="assert_always_fails"):
-        refresh(
-            path,
-            with_price(
+        refresh(path, {"azure": with_price(
                 azure_demo(),
                 "Standard_NC6s_v3",
                 "eastus",
                 "Consumption",
                 2.5,
                 "2026-11-16T00:00:00Z",
-            ),
-        )
+            )})
     assert path.read_bytes() == published
     assert not path.with_name(path.name + ".next").exists()
 
 
 def test_readers_keep_a_consistent_view_while_a_refresh_publishes(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     reader = duckdb.connect(str(path), read_only=True)
     before = reader.execute(
         "SELECT count(*), round(sum(price_usd_per_hour), 6) FROM mart_gpu_offers_current"
     ).fetchall()
-    refresh(
-        path,
-        with_price(
+    refresh(path, {"azure": with_price(
             azure_demo(),
             "Standard_ND96asr_v4",
             "eastus",
             "Consumption",
             25.0,
             "2026-11-15T00:00:00Z",
-        ),
-    )
+        )})
     # the open connection still reads the file it opened, whole
     assert (
         reader.execute(
@@ -276,8 +263,8 @@ def test_readers_keep_a_consistent_view_while_a_refresh_publishes(tmp_path):
 
 
 def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path, httpserver):
-    from connectors._page import FetchContext
     from connectors.azure import fetch
+    from connectors.kit.page import FetchContext
 
     # serve the demo's eastus pages as the "live" API
     demo = [p for p in azure_demo() if p.scope == "eastus"]
@@ -291,9 +278,9 @@ def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path,
         regions=("eastus",), settings={"retail_url": httpserver.url_for("/api/retail/prices")}
     )
     live = [i for i in fetch.fetch_live(ctx) if not isinstance(i, FetchFailure)]
-    refresh(tmp_path / "live.duckdb", live)
-    _snapshot.write_pages(tmp_path / "snap", live)
-    refresh(tmp_path / "replay.duckdb", list(_snapshot.read_provider(tmp_path / "snap", "azure")))
+    refresh(tmp_path / "live.duckdb", {"azure": live})
+    kit_snapshot.write_pages(tmp_path / "snap", live)
+    refresh(tmp_path / "replay.duckdb", {"azure": list(kit_snapshot.read_provider(tmp_path / "snap", "azure"))})
     for mart in MARTS:
         a = snapshot_of(tmp_path / "live.duckdb", mart).drop("load_id", strict=False)
         b = snapshot_of(tmp_path / "replay.duckdb", mart).drop("load_id", strict=False)
@@ -306,7 +293,7 @@ def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path,
 
 def test_a_provider_whose_pages_no_longer_parse_keeps_its_last_good_data(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     before = snapshot_of(path, "mart_gpu_offers_current")
     broken = [
         Page(
@@ -318,7 +305,7 @@ def test_a_provider_whose_pages_no_longer_parse_keeps_its_last_good_data(tmp_pat
         )
         for p in azure_demo()
     ]
-    summary = refresh(path, broken)
+    summary = refresh(path, {"azure": broken})
     (azure,) = summary.providers
     assert summary.exit_code == 3 and azure.status == "failed"  # no price of this run landed
     assert azure.failed and azure.failed[0].startswith("parse: ")
@@ -330,7 +317,7 @@ def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(tmp_path
 
     assert "host_included" in OFFER_SCHEMA
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     con = duckdb.connect(str(path))
     # an accelerator-only row far below every machine price
     con.execute("""INSERT INTO snp_offers_history BY NAME
@@ -355,9 +342,9 @@ def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(tmp_path
 def test_parsing_in_batches_publishes_exactly_what_one_parse_does(tmp_path, monkeypatch):
     whole, batched = tmp_path / "whole.duckdb", tmp_path / "batched.duckdb"
     monkeypatch.setattr(pipeline, "BATCH_BYTES", 1 << 40)
-    one = refresh(whole, azure_demo())
+    one = refresh(whole, {"azure": azure_demo()})
     monkeypatch.setattr(pipeline, "BATCH_BYTES", 1)  # every page its own batch
-    many = refresh(batched, azure_demo())
+    many = refresh(batched, {"azure": azure_demo()})
     assert (one.providers[0].loaded, one.providers[0].rejected, one.providers[0].excluded) == (
         many.providers[0].loaded,
         many.providers[0].rejected,
@@ -374,7 +361,7 @@ def test_parsing_in_batches_publishes_exactly_what_one_parse_does(tmp_path, monk
 
 def test_pages_that_parse_to_no_offers_keep_the_last_good_data(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     before = snapshot_of(path, "mart_gpu_offers_current")
     empty = [
         Page(
@@ -386,9 +373,10 @@ def test_pages_that_parse_to_no_offers_keep_the_last_good_data(tmp_path):
         )
         for p in azure_demo()
     ]
-    summary = refresh(path, empty)
+    summary = refresh(path, {"azure": empty})
     (azure,) = summary.providers
-    assert summary.exit_code == 3 and "parse to no offers" in azure.failed[0]
+    # the per-page drift guard names the pages that lost their item list
+    assert summary.exit_code == 3 and "hold no 'Items' list" in azure.failed[0]
     assert snapshot_of(path, "mart_gpu_offers_current").equals(before)
     # with another provider landing, the run is partial (exit 1)
     other = FetchFailure("gcp", "*", "", SourceUnavailable("gcp", "*", "timeout"))
@@ -398,12 +386,12 @@ def test_pages_that_parse_to_no_offers_keep_the_last_good_data(tmp_path):
 
 def test_a_parser_fix_reaches_the_open_history_rows_in_place(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
-    refresh(path, azure_demo())
+    refresh(path, {"azure": azure_demo()})
     con = duckdb.connect(str(path))
     con.execute("UPDATE snp_offers_history SET gpu_name = 'WRONG' WHERE gpu_name = 'A100'")
     con.close()
     monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser fix")
-    summary = refresh(path, azure_demo())
+    summary = refresh(path, {"azure": azure_demo()})
     assert summary.history == {"opened": 0, "closed": 0}
     assert count(path, "SELECT count(*) FROM fct_gpu_prices WHERE gpu_name = 'WRONG'") == 0
     assert count(path, "SELECT count(*) FROM fct_gpu_prices WHERE gpu_name = 'A100'") > 0
@@ -414,12 +402,12 @@ def test_a_delisted_price_not_yet_effective_closes_after_it_opened(tmp_path):
     future = with_price(
         azure_demo(), "Standard_ND96asr_v4", "eastus", "Consumption", 25.0, "2099-01-01T00:00:00Z"
     )
-    refresh(path, future)
+    refresh(path, {"azure": future})
     trimmed = []
     for page in azure_demo():
         body = copy.deepcopy(page.decoded())
         body["Items"] = [i for i in body["Items"] if i["armSkuName"] != "Standard_ND96asr_v4"]
         trimmed.append(Page(page.provider, page.endpoint, page.fetched_at, page.request, body=body))
-    summary = refresh(path, trimmed)  # the assertions pass: no period ends before it starts
+    summary = refresh(path, {"azure": trimmed})  # the assertions pass: no period ends before it starts
     assert summary.history["closed"] > 0
     assert count(path, "SELECT count(*) FROM fct_gpu_prices WHERE valid_to < valid_from") == 0

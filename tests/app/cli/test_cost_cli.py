@@ -41,8 +41,8 @@ def cheapest_offers(con, gpu: str, pricing: str, precision: str = "bf16_tflops")
     ).to_dicts()
 
 
-def test_training_70b_on_2t_tokens_at_4_usd_costs_about_2_1m(cost_warehouse):
-    doc = cli_json(cost_warehouse, *TRAIN, "--mfu", "0.45", "--rate", "4")
+def test_training_70b_on_2t_tokens_at_4_usd_costs_about_2_1m(demo_warehouse):
+    doc = cli_json(demo_warehouse, *TRAIN, "--mfu", "0.45", "--rate", "4")
     # 6 * 70e9 * 2e12 = 8.4e23 FLOPs; / (0.45 * 989e12 * 3600) = 524,286 GPU-hours;
     # * 4 USD = 2,097,143 USD
     assert doc["flops"] == pytest.approx(8.4e23)
@@ -65,8 +65,8 @@ def test_training_70b_on_2t_tokens_at_4_usd_costs_about_2_1m(cost_warehouse):
         assert key in doc
 
 
-def test_training_without_a_rate_is_priced_at_the_cheapest_current_offer(cost_warehouse, con):
-    doc = cli_json(cost_warehouse, *TRAIN, "--mfu", "0.45", "--gpus", "1024")
+def test_training_without_a_rate_is_priced_at_the_cheapest_current_offer(demo_warehouse, con):
+    doc = cli_json(demo_warehouse, *TRAIN, "--mfu", "0.45", "--gpus", "1024")
     offers = cheapest_offers(con, "H100", "on_demand")
     min_price = offers[0]["price_usd_per_gpu_hour"]
     assert doc["rate_source"] == "warehouse"
@@ -89,8 +89,8 @@ def test_training_without_a_rate_is_priced_at_the_cheapest_current_offer(cost_wa
         )
 
 
-def test_training_pricing_and_memory_select_the_offer(cost_warehouse, con):
-    doc = cli_json(cost_warehouse, *TRAIN, "--memory", "80", "--pricing", "spot")
+def test_training_pricing_and_memory_select_the_offer(demo_warehouse, con):
+    doc = cli_json(demo_warehouse, *TRAIN, "--memory", "80", "--pricing", "spot")
     assert doc["offer"]["pricing_model"] == "spot"
     assert doc["offer"]["gpu_memory_gib"] == 80
     assert (
@@ -99,17 +99,17 @@ def test_training_pricing_and_memory_select_the_offer(cost_warehouse, con):
     )
 
 
-def test_training_text_output_names_the_offer_and_its_alternatives(cost_warehouse, con):
-    result = cli(*TRAIN, "--warehouse", str(cost_warehouse))
+def test_training_text_output_names_the_offer_and_its_alternatives(demo_warehouse, con):
+    result = cli(*TRAIN, "--warehouse", str(demo_warehouse))
     assert result.exit_code == 0, result.stderr
     offer = cheapest_offers(con, "H100", "on_demand")[0]
     assert offer["instance_type"] in result.stdout
     assert "as of" in result.stdout and "alternatives" in result.stdout
 
 
-def test_inference_without_a_rate_matches_the_model_at_the_cheapest_offer(cost_warehouse, con):
+def test_inference_without_a_rate_matches_the_model_at_the_cheapest_offer(demo_warehouse, con):
     doc = cli_json(
-        cost_warehouse,
+        demo_warehouse,
         "estimate",
         "infer",
         "--params",
@@ -193,15 +193,15 @@ def test_inference_without_a_rate_matches_the_model_at_the_cheapest_offer(cost_w
         (["breakeven", "onprem", "--gpu", "T4"], "--capex"),
     ],
 )
-def test_invalid_input_is_one_line_naming_it_and_exit_2(cost_warehouse, args, named):
-    result = cli(*args, "--warehouse", str(cost_warehouse), "--json")
+def test_invalid_input_is_one_line_naming_it_and_exit_2(demo_warehouse, args, named):
+    result = cli(*args, "--warehouse", str(demo_warehouse), "--json")
     assert result.exit_code == 2
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and named in lines[0]
 
 
-def test_a_gpu_without_the_precisions_peak_is_exit_2(cost_warehouse):
+def test_a_gpu_without_the_precisions_peak_is_exit_2(demo_warehouse):
     result = cli(
         "estimate",
         "train",
@@ -212,13 +212,13 @@ def test_a_gpu_without_the_precisions_peak_is_exit_2(cost_warehouse):
         "--gpu",
         "T4",
         "--warehouse",
-        str(cost_warehouse),
+        str(demo_warehouse),
     )
     assert result.exit_code == 2
     assert "bf16" in result.stderr and "T4" in result.stderr
 
 
-def test_a_gpu_with_no_current_offer_is_exit_2_never_a_made_up_rate(cost_warehouse, con):
+def test_a_gpu_with_no_current_offer_is_exit_2_never_a_made_up_rate(demo_warehouse, con):
     unoffered = db.query(
         con,
         """select gpu_name from dim_gpus where fp32_tflops is not null and gpu_name not in
@@ -238,7 +238,7 @@ def test_a_gpu_with_no_current_offer_is_exit_2_never_a_made_up_rate(cost_warehou
         "--precision",
         "fp32",
         "--warehouse",
-        str(cost_warehouse),
+        str(demo_warehouse),
         "--json",
     )
     assert result.exit_code == 2 and result.stdout == ""
@@ -266,13 +266,21 @@ def test_buying_an_h100_at_30000_vs_4_usd_breaks_even_after_7500_hours(tmp_path)
         "30000",
         "--rate",
         "4",
+        "--usd-per-kwh",
+        "0",
+        "--host-kw",
+        "0",
+        "--host-usd",
+        "0",
+        "--ops-usd-per-year",
+        "0",
     )
     assert doc["break_even_gpu_hours"] == 7500
     assert doc["break_even_months"] == pytest.approx(10.4167, abs=1e-4)
 
 
-def test_onprem_defaults_to_reference_capex_and_agrees_with_the_mart(cost_warehouse, con):
-    doc = cli_json(cost_warehouse, "breakeven", "onprem", "--gpu", "H100")
+def test_onprem_defaults_to_reference_capex_and_agrees_with_the_mart(demo_warehouse, con):
+    doc = cli_json(demo_warehouse, "breakeven", "onprem", "--gpu", "H100")
     mart = db.query(
         con, "select * from mart_breakeven_onprem where gpu_name = 'H100' and gpu_memory_gib = 80"
     ).to_dicts()[0]
@@ -283,9 +291,9 @@ def test_onprem_defaults_to_reference_capex_and_agrees_with_the_mart(cost_wareho
     assert doc["offer"]["load_id"] and "dim_gpus" in doc["capex_source"]
 
 
-def test_onprem_power_defaults_to_the_gpus_tdp(cost_warehouse):
+def test_onprem_power_defaults_to_the_gpus_tdp(demo_warehouse):
     doc = cli_json(
-        cost_warehouse,
+        demo_warehouse,
         "breakeven",
         "onprem",
         "--gpu",
@@ -296,11 +304,43 @@ def test_onprem_power_defaults_to_the_gpus_tdp(cost_warehouse):
         "0.10",
         "--utilization",
         "0.5",
+        "--pue",
+        "1",
+        "--host-kw",
+        "0",
+        "--host-usd",
+        "0",
+        "--ops-usd-per-year",
+        "0",
     )
     # H100 TDP 700 W: 0.7 kW * 0.10 USD/kWh = 0.07 USD/h; 30000 / (4 - 0.07) = 7633.6 h
     assert doc["power_kw"] == 0.7
     assert doc["break_even_gpu_hours"] == pytest.approx(30000 / 3.93)
     assert doc["break_even_months"] == pytest.approx(30000 / 3.93 / (0.5 * 720))
+
+
+def test_onprem_counts_the_whole_cost_of_owning_by_default(demo_warehouse):
+    result = cli(
+        "breakeven", "onprem", "--gpu", "H100", "--rate", "4", "--warehouse", str(demo_warehouse)
+    )
+    assert result.exit_code == 0, result.stderr
+    doc = cli_json(demo_warehouse, "breakeven", "onprem", "--gpu", "H100", "--rate", "4")
+    # power (0.7 kW TDP + 0.575 kW host) x PUE 1.56 x 0.10 USD/kWh = 0.1989 USD/h;
+    # host 25% of 30,000 = 7,500 USD; operations 10% of 37,500 = 3,750 USD a year
+    assert doc["power_usd_per_hour"] == pytest.approx(0.1989)
+    assert doc["host_capex_usd"] == 7500 and doc["ops_usd_per_year"] == 3750
+    assert doc["break_even_gpu_hours"] == pytest.approx(37_500 / (4 - 0.1989 - 3750 / 8760))
+    assert "TDP" in doc["owning_source"]["power_kw"]
+    for line in ("host", "power", "operations"):
+        assert any(row.strip().startswith(line) for row in result.stdout.splitlines())
+    assert "0 kW" not in result.stdout
+
+
+def test_onprem_compares_whole_machines_of_the_same_form_factor(demo_warehouse, con):
+    doc = cli_json(demo_warehouse, "breakeven", "onprem", "--gpu", "H100")
+    assert doc["gpu_variant"] == "SXM"
+    assert doc["offer"]["gpu_variant"] == "SXM" and doc["offer"]["provider"] != "vastai"
+    assert "SXM form factor" in doc["compared_with"]
 
 
 def test_spot_at_1_50_vs_4_00_stays_cheaper_up_to_1_21_preemptions_per_hour(tmp_path):
@@ -326,9 +366,9 @@ def test_spot_at_1_50_vs_4_00_stays_cheaper_up_to_1_21_preemptions_per_hour(tmp_
     assert doc["spot_is_cheaper"] is True
 
 
-def test_spot_rates_default_to_the_cheapest_current_offers(cost_warehouse, con):
+def test_spot_rates_default_to_the_cheapest_current_offers(demo_warehouse, con):
     doc = cli_json(
-        cost_warehouse,
+        demo_warehouse,
         "breakeven",
         "spot",
         "--gpu",
@@ -371,9 +411,9 @@ def test_spot_without_rates_or_a_gpu_is_exit_2(tmp_path):
     assert result.exit_code == 2 and "--gpu" in result.stderr
 
 
-def test_training_estimate_matches_models_at_the_given_rate(cost_warehouse):
+def test_training_estimate_matches_models_at_the_given_rate(demo_warehouse):
     doc = cli_json(
-        cost_warehouse, *TRAIN, "--mfu", "0.4", "--gpus", "256", "--rate", "2.5", "--full-recompute"
+        demo_warehouse, *TRAIN, "--mfu", "0.4", "--gpus", "256", "--rate", "2.5", "--full-recompute"
     )
     expected = training.estimate_training(70e9, 2e12, 989, 0.4, 256, 2.5, full_recompute=True)
     assert {k: doc[k] for k in expected} == expected

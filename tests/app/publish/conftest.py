@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import socket
 import uuid
 from pathlib import Path
 
 import pytest
+
+from tests._warehouse import copy_warehouse
 
 DEMO = Path(__file__).resolve().parents[3] / "connectors" / "demo_snapshot"
 
@@ -62,13 +63,7 @@ def bucket(s3) -> str:
 def warehouse(tmp_path, demo_warehouse) -> Path:
     """A private copy of the demo warehouse (night 1), with the raw store beside it: the
     next night's refresh reads its current pages from there."""
-    path = tmp_path / "night" / "gpu_pricing.duckdb"
-    path.parent.mkdir()
-    shutil.copyfile(demo_warehouse, path)
-    store = demo_warehouse.with_name(demo_warehouse.name + ".raw")
-    if store.exists():
-        shutil.copytree(store, path.with_name(path.name + ".raw"))
-    return path
+    return copy_warehouse(demo_warehouse, tmp_path / "night" / "gpu_pricing.duckdb")
 
 
 def night2_snapshot(root: Path) -> Path:
@@ -94,7 +89,7 @@ def night2_snapshot(root: Path) -> Path:
 
 
 def refresh_night2(warehouse: Path, root: Path) -> None:
-    from connectors._page import FetchContext
+    from connectors.kit.page import FetchContext
     from flows import pipeline
 
     snap = night2_snapshot(root)

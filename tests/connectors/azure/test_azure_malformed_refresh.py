@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import copy
 
-from connectors import _snapshot
-from connectors._page import Page
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import Page
 from flows import pipeline
 from warehouse import db
 
 
 def demo(provider: str) -> list[Page]:
-    return list(_snapshot.read_provider(_snapshot.DEMO_DIR, provider))
+    return list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, provider))
 
 
 def query(path, sql: str):

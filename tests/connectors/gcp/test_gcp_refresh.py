@@ -7,27 +7,15 @@ import copy
 
 import pytest
 
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import SourceUnavailable
 from connectors.gcp import settings
+from connectors.kit.page import FetchContext, FetchFailure, Page
 from flows import pipeline
-from warehouse import db
+from tests._warehouse import query, refresh
 
 
 def demo_pages() -> list[Page]:
     return pipeline.fetch_pages("gcp", "demo", FetchContext())
-
-
-def refresh(path, pages) -> pipeline.RunSummary:
-    return pipeline.load_and_publish(path, {"gcp": pages}, source="test")
-
-
-def query(path, sql: str, params=None):
-    con = db.connect_readonly(path)
-    try:
-        return db.query(con, sql, params or {})
-    finally:
-        con.close()
 
 
 def price(path, instance_type: str, region: str = "us-central1", model: str = "on_demand"):
@@ -61,7 +49,7 @@ A3_HIGH_8G = 43.06615008 + 6000 * 0.08 / 730
 
 def test_demo_refresh_publishes_a3_highgpu_8g_at_43_06615_plus_its_local_ssd(tmp_path):
     path = tmp_path / "w.duckdb"
-    summary = refresh(path, demo_pages())
+    summary = refresh(path, {"gcp": demo_pages()})
     gcp = summary.providers[0]
     assert (gcp.status, gcp.fetched, gcp.rejected, gcp.excluded) == ("ok", 7, 1, 6)
     assert all(n == 0 for n in summary.assertions.values())
@@ -75,7 +63,7 @@ def test_demo_refresh_publishes_a3_highgpu_8g_at_43_06615_plus_its_local_ssd(tmp
 
 def test_demo_covers_the_four_regions_and_every_pricing_model(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo_pages())
+    refresh(path, {"gcp": demo_pages()})
     seen = query(
         path,
         """SELECT DISTINCT region, pricing_model FROM mart_gpu_offers_current
@@ -111,8 +99,8 @@ def test_demo_covers_the_four_regions_and_every_pricing_model(tmp_path):
 
 def test_a_second_identical_refresh_adds_no_history(tmp_path):
     path = tmp_path / "w.duckdb"
-    first = refresh(path, demo_pages())
-    second = refresh(path, demo_pages())
+    first = refresh(path, {"gcp": demo_pages()})
+    second = refresh(path, {"gcp": demo_pages()})
     assert first.history["opened"] > 0
     assert second.history == {"opened": 0, "closed": 0}
     assert second.providers[0].unchanged == 7
@@ -120,9 +108,9 @@ def test_a_second_identical_refresh_adds_no_history(tmp_path):
 
 def test_a_host_price_change_reprices_the_machines_but_not_the_gpu(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo_pages())
+    refresh(path, {"gcp": demo_pages()})
     # A3 core in us-central1 from 0.02152 to 0.02252: +208 x 0.001 on a3-highgpu-8g
-    refresh(path, with_price(demo_pages(), "A3 Instance Core running in Americas", "0", 22520000))
+    refresh(path, {"gcp": with_price(demo_pages(), "A3 Instance Core running in Americas", "0", 22520000)})
     assert price(path, "a3-highgpu-8g") == pytest.approx(A3_HIGH_8G + 0.208, abs=1e-9)
     assert price(path, "nvidia-h100-80gb") == 4.2007612
     versions = query(
@@ -138,12 +126,12 @@ def test_a_host_price_change_reprices_the_machines_but_not_the_gpu(tmp_path):
 
 def test_a_walk_that_fails_half_way_keeps_the_previous_catalog_current(tmp_path):
     path = tmp_path / "w.duckdb"
-    refresh(path, demo_pages())
+    refresh(path, {"gcp": demo_pages()})
     partial = with_price(demo_pages(), "Nvidia H100 80GB GPU running in Americas", "9", 0)[:2]
     failure = FetchFailure(
         "gcp", "skus", settings.SERVICE, SourceUnavailable("gcp", "skus", "HTTP 503")
     )
-    summary = refresh(path, [*partial, failure])
+    summary = refresh(path, {"gcp": [*partial, failure]})
     assert summary.providers[0].status == "partial"
     assert price(path, "nvidia-h100-80gb") == 4.2007612  # the half-walked 9.0 is not current
     loads = query(path, "SELECT status FROM _loads WHERE provider = 'gcp' ORDER BY started_at")
@@ -153,7 +141,7 @@ def test_a_walk_that_fails_half_way_keeps_the_previous_catalog_current(tmp_path)
 def test_accelerator_only_gpu_prices_never_win_the_cheapest_machine(tmp_path):
     """GCP prices a GPU apart from its host: those rows stay listed (host_included false)
     but the cheapest-machine mart only ranks composed machines (host_included true)."""
-    from connectors._page import FetchContext
+    from connectors.kit.page import FetchContext
     from flows import pipeline
     from warehouse import db
 

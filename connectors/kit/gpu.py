@@ -2,7 +2,7 @@
 description or instance type) into the reference name, memory and form factor.
 
 Every provider's rows pass through `identify()` in the shared normalise step
-(connectors/_normalise.py), after the connector's own parse:
+(connectors/kit/normalise.py), after the connector's own parse:
 
 - `gpu_variant` (form factor, SXM or PCIe): where the source's words state one ("NVIDIA
   H100 PCIe", "8x H100 (80 GB SXM5)", Vast's "H100 PCIE", FluidStack's `H100_PCIE_80GB`,
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import polars as pl
 
-SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"
+SEED_GPU_SPECS = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_gpu_specs.csv"
 # the column a connector may hand over with the source's own words for the GPU
 GPU_TEXT = "gpu_text"
 

@@ -1,6 +1,6 @@
 """Rules every provider's offers pass through after its own `parse()`: one place for the
-GPU's identity (name, memory and form factor from the source's words, connectors/_gpu.py),
-the conversion of non-USD prices with a recorded rate (connectors/_fx.py), the validity
+GPU's identity (name, memory and form factor from the source's words, connectors/kit/gpu.py),
+the conversion of non-USD prices with a recorded rate (connectors/kit/fx.py), the validity
 checks, the per-GPU-hour division, the rounding of money to the nano-dollar and the
 default provenance. (Spot prices at or above on-demand are flagged in the warehouse,
 where every provider's current offers meet: sql/intermediate/int_offer_pairs.sql holds the
@@ -16,12 +16,16 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from connectors import _fx, _gpu
-from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, PROVENANCES, STAGED_COLUMNS, conform
+from connectors.kit import fx, gpu
+from warehouse.schemas import (
+    MAX_USD_PER_GPU_HOUR,
+    OFFER_SCHEMA,
+    PRICING_MODELS,
+    PROVENANCES,
+    STAGED_COLUMNS,
+    conform,
+)
 
-# A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
-# real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
-MAX_USD_PER_GPU_HOUR = 200.0
 # Published prices are rounded to the nano-dollar, the finest unit any source prices in
 # (GCP's unit prices are units + nanos / 1e9). Float division leaves binary noise (Polars
 # divides by a constant as a multiplication by its reciprocal: 69 / 100 = 0.6900000000000001);
@@ -68,7 +72,7 @@ def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
     per_gpu = pl.col("price_usd_per_gpu_hour")
     return [
         (
-            _fx.needs_rate() & ~pl.col("_fx_converted"),
+            fx.needs_rate() & ~pl.col("_fx_converted"),
             pl.format(
                 "non-USD price in {} and no recorded conversion rate "
                 "(sql/seeds/seed_fx_rates.csv has no {} row)",
@@ -126,15 +130,15 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
     """The shared rules over one provider's parsed rows (one batch of a larger parse
     too: no rule needs another row; the spot flags are set in SQL, int_offer_pairs)."""
     item = parsed.get_column("_item") if "_item" in parsed.columns else None
-    text = parsed.get_column(_gpu.GPU_TEXT) if _gpu.GPU_TEXT in parsed.columns else None
-    df = conform(parsed.drop("_item", _gpu.GPU_TEXT, strict=False))
+    text = parsed.get_column(gpu.GPU_TEXT) if gpu.GPU_TEXT in parsed.columns else None
+    df = conform(parsed.drop("_item", gpu.GPU_TEXT, strict=False))
     # the GPU's identity (name, memory, form factor) from the source's words, where the
-    # connector left it open: one rule for every provider (connectors/_gpu.py)
-    df = _gpu.identify(df, text)
+    # connector left it open: one rule for every provider (connectors/kit/gpu.py)
+    df = gpu.identify(df, text)
     if item is not None:
         df = df.with_columns(item.alias("_item"))
     # a price in another currency becomes USD here, with its recorded rate (or is rejected)
-    df = _fx.convert(df)
+    df = fx.convert(df)
     price = pl.col("price_usd_per_hour")
     df = df.with_columns(
         status=pl.col("status").fill_null("ok"),

@@ -1,0 +1,57 @@
+"""Refreshing and reading a test warehouse in this process: the steps `gpu-pricing refresh`
+runs (read the pages, land, parse, stage, publish) without Prefect or a child process. One
+home for what the tests repeat; a test that needs the command itself runs it through
+tests/_cli.py."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import polars as pl
+
+from connectors.kit.page import FetchContext, FetchFailure, Page
+from flows import pipeline
+from warehouse import db
+
+
+def snapshot_pages(snapshot: str | Path, *providers: str) -> dict[str, list[Page | FetchFailure]]:
+    """Each provider's pages from a snapshot directory (or "demo", the bundled one)."""
+    return {p: pipeline.fetch_pages(p, snapshot, FetchContext()) for p in providers}
+
+
+def refresh(
+    path: Path, pages: Mapping[str, Iterable[Page | FetchFailure]], *, source: str = "test"
+) -> pipeline.RunSummary:
+    """One refresh of `path` from pages already in hand, per provider."""
+    return pipeline.load_and_publish(path, dict(pages), source=source)
+
+
+def refresh_from(
+    path: Path, snapshot: str | Path, *providers: str, source: str | None = None
+) -> pipeline.RunSummary:
+    """One refresh of `path` from a snapshot directory (or "demo"), the providers named."""
+    pages = snapshot_pages(snapshot, *providers)
+    return refresh(path, pages, source=str(snapshot) if source is None else source)
+
+
+def query(path: Path, sql: str, params=None) -> pl.DataFrame:
+    """A query on the published warehouse, read-only, as an analyst opens it."""
+    con = db.connect_readonly(path)
+    try:
+        return db.query(con, sql, params)
+    finally:
+        con.close()
+
+
+def copy_warehouse(path: Path, to: Path) -> Path:
+    """A private copy of the warehouse file `path` at `to`, with its raw store beside it
+    (where a later refresh reads unchanged pages from): a test that writes works on one,
+    never on the shared demo warehouse."""
+    to.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, to)
+    store = path.with_name(path.name + ".raw")  # the raw store's default place
+    if store.exists():
+        shutil.copytree(store, to.with_name(to.name + ".raw"))
+    return to
