@@ -48,8 +48,9 @@ from werkzeug import Request, Response
 
 from warehouse import db
 
-# slow: a Prefect server and every command in its own process
-pytestmark = pytest.mark.slow
+# slow: a Prefect server and every command in its own process (the first test's setup
+# runs them all: minutes on a loaded 2-core machine, beyond the suite's 300 s per test)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 # Every secret carries the marker, so a partial echo (a cut excerpt) is found as well.
 MARKER = "leaktest"
