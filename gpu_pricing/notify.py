@@ -1,9 +1,10 @@
 """`alerts check`: evaluate budgets and rate rules against the current warehouse, record
 state changes in `alert_events`, and deliver them through Apprise.
 
-The whole check runs inside `warehouse.db.building()`, like a refresh: the published file
-is never written in place, readers keep a consistent view, and a check that dies midway
-publishes nothing. Order inside the build:
+The whole check runs inside `warehouse.db.building()`: the published file is never written
+in place, readers keep a consistent view, and a check that dies midway publishes nothing.
+A refresh runs it inside its own build, on the marts it has just built, before it publishes
+(`check_built`); `alerts check` opens a build of its own. Order inside the build:
 
 1. read the figures from the `sql/alert_inputs/` views, evaluate every rule
    (models.alert_rules);
@@ -424,14 +425,22 @@ def check(
     path = Path(path)
     if not path.exists():
         raise InvalidInput(f"warehouse {path} does not exist: run `gpu-pricing refresh` first")
-    now = now or utc_now()
     with db.building(path) as con:
         # the alert views are plain views: (re)build them so a warehouse published by an
         # older version gets them too
         sql_runner.build_views(con)
         sql_runner.materialise(con)
-        evaluations = evaluate(con, cfg, now)
-        fired = rules.transitions(_previous_states(con), evaluations)
-        _record(con, fired, now, [t.name for t in cfg.notify])
-        deliveries = deliver_pending(con, cfg.notify, now) if deliver else []
+        return check_built(con, path, cfg, now=now, deliver=deliver)
+
+
+def check_built(
+    con, path: Path, cfg: Config, *, now: datetime | None = None, deliver: bool = True
+) -> CheckResult:
+    """Evaluate, record and deliver inside a build whose views and marts are current: a
+    refresh runs it on the marts it has just built, before it publishes (no second build)."""
+    now = now or utc_now()
+    evaluations = evaluate(con, cfg, now)
+    fired = rules.transitions(_previous_states(con), evaluations)
+    _record(con, fired, now, [t.name for t in cfg.notify])
+    deliveries = deliver_pending(con, cfg.notify, now) if deliver else []
     return CheckResult(str(path), now, evaluations, fired, deliveries)
