@@ -29,7 +29,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.builders import (
+from samples.aws import (
     AWS_OFFER_CSV_HEADER,
     aws_offer_csv_rows,
     aws_offer_csv_text,
@@ -103,12 +103,12 @@ def generate_spot(points: int) -> Path:
 SPOT_CHILD = """
 import json, resource, sys, time
 from pathlib import Path
-from connectors import _snapshot
+from connectors.kit import snapshot as kit_snapshot
 from flows import pipeline
 from warehouse import db
 snap, path = Path(sys.argv[1]), Path(sys.argv[2])
 t0 = time.perf_counter()
-pages = _snapshot.read_provider(snap, "aws")  # a generator: landed as read
+pages = kit_snapshot.read_provider(snap, "aws")  # a generator: landed as read
 summary = pipeline.load_and_publish(path, {"aws": pages}, source="bench")
 t1 = time.perf_counter()
 con = db.connect_readonly(path)

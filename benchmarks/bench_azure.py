@@ -23,7 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
-from tests.builders import azure_retail_item, azure_retail_page
+from samples.azure import azure_retail_item, azure_retail_page
 
 OUT = Path(__file__).parent / "out"
 SIZES = [
@@ -82,13 +82,13 @@ def generate(items: int, page_size: int) -> Path:
 REFRESH_CHILD = """
 import json, resource, sys, time
 from pathlib import Path
-from connectors import _snapshot
+from connectors.kit import snapshot as kit_snapshot
 from flows import pipeline
 from warehouse.rawstore import RawStore
 snap, path = Path(sys.argv[1]), Path(sys.argv[2])
 t0 = time.perf_counter()
 # a generator: pages are read and landed one at a time, as a live fetch streams them
-pages = _snapshot.read_provider(snap, "azure")
+pages = kit_snapshot.read_provider(snap, "azure")
 summary = pipeline.load_and_publish(path, {"azure": pages}, source="bench")
 t1 = time.perf_counter()
 print(json.dumps({"s": t1 - t0, "timings": summary.timings,

@@ -27,7 +27,7 @@ from pathlib import Path
 import orjson
 
 from benchmarks.bench_azure import SIZES, VARIANTS
-from tests.builders import azure_retail_item, azure_retail_page
+from samples.azure import azure_retail_item, azure_retail_page
 
 OUT = Path(__file__).parent / "out"
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,12 +39,12 @@ NIGHT_CHILD = """
 import json, resource, sys, time
 from pathlib import Path
 import duckdb
-from connectors import _snapshot
+from connectors.kit import snapshot as kit_snapshot
 from flows import pipeline
 from warehouse.rawstore import RawStore
 snap, path = Path(sys.argv[1]), Path(sys.argv[2])
 t0 = time.perf_counter()
-summary = pipeline.load_and_publish(path, {"azure": _snapshot.read_provider(snap, "azure")},
+summary = pipeline.load_and_publish(path, {"azure": kit_snapshot.read_provider(snap, "azure")},
                                     source="growth")
 t1 = time.perf_counter()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -2,13 +2,13 @@
 
 Connectors raise the specific type low; flows decide whether to skip, retry or fail.
 Messages name the provider, the endpoint and the offending value, never a credential:
-every message is redacted (connectors._redact) when the exception is built, and an
+every message is redacted (connectors.kit.redact) when the exception is built, and an
 error excerpt is cut from the redacted text.
 """
 
 from __future__ import annotations
 
-from connectors._redact import redact
+from connectors.kit.redact import redact
 from warehouse.errors import AssertionsFailed, WarehouseError  # noqa: F401 (re-exported)
 
 

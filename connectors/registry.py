@@ -5,7 +5,6 @@ flows and the tests iterate. A connector is named after the provider it reads, e
 from __future__ import annotations
 
 from connectors import aws, azure, gcp, lambdalabs, oci, runpod, sheets, vastai
-from connectors._connector import Connector
 from connectors.cloudrift import CONNECTOR as CLOUDRIFT
 from connectors.crusoe import CONNECTOR as CRUSOE
 from connectors.digitalocean import CONNECTOR as DIGITALOCEAN
@@ -13,6 +12,7 @@ from connectors.fluidstack import CONNECTOR as FLUIDSTACK
 from connectors.hotaisle import CONNECTOR as HOTAISLE
 from connectors.hyperstack import CONNECTOR as HYPERSTACK
 from connectors.jarvislabs import CONNECTOR as JARVISLABS
+from connectors.kit.connector import Connector
 from connectors.nebius import CONNECTOR as NEBIUS
 from connectors.seeweb import CONNECTOR as SEEWEB
 from connectors.verda import CONNECTOR as VERDA

@@ -12,9 +12,9 @@ two ways, each step given by a `Steps`:
 
 Retries (exponential backoff with jitter) sit on the fetch step only, and only for
 retryable errors, with the same policy both ways; a connector whose fetch fails is recorded
-in `_loads` and the others go on. After publishing, the budgets and rate rules of
-gpu-pricing.toml are checked (gpu_pricing.notify); an alert failure is logged and never
-fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step publishes the
+in `_loads` and the others go on. Before publishing, the budgets and rate rules of
+gpu-pricing.toml are checked on the refresh's own build (gpu_pricing.notify); an alert
+failure is logged and never fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step publishes the
 warehouse there as Iceberg tables (gpu_pricing.publish); a publish failure is logged, shown
 in the summary and retried at the next run (publishing is idempotent), and never undoes the
 refresh.
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from connectors._page import FetchContext, FetchFailure
 from connectors.errors import InvalidInput, SourceUnavailable
+from connectors.kit.page import FetchContext, FetchFailure
 from flows import pipeline, progress
 from gpu_pricing import notify
 from gpu_pricing.config import Config
@@ -111,6 +111,8 @@ def summary_markdown(summary: pipeline.RunSummary) -> str:
     for p in summary.providers:
         for failure in p.failed:
             lines.append(f"\n- **{p.provider} failed**: {failure}")
+        for note in p.notes:
+            lines.append(f"\n- {p.provider}: quarantined, {note}")
         for skip in p.skipped:
             lines.append(f"\n- {p.provider} skipped: {skip}")
     return "\n".join(lines)
@@ -138,8 +140,13 @@ class Steps:
     log: Callable[[], logging.Logger | logging.LoggerAdapter]
     # provider -> context  =>  provider -> a call that returns its Fetched (or raises)
     fetch: Callable[[dict[str, FetchContext], str | None, Any], dict[str, Callable[[], Fetched]]]
-    load_and_publish: Callable[[Path, dict, str], pipeline.RunSummary]
-    check_alerts: Callable[[Path, Config], notify.CheckResult]
+    # (warehouse, pages, source, config, connectors whose drop is accepted) -> the summary,
+    # and the alert outcome (None when the alerts check failed): the alerts are checked
+    # inside the refresh's own build
+    load_and_publish: Callable[
+        [Path, dict, str, Config, tuple[str, ...]],
+        tuple[pipeline.RunSummary, notify.CheckResult | None],
+    ]
     publish: Callable[[Path, Config], dict]
     # (summary, warehouse, alert outcome, publish line) -> None: the run's artifacts
     artifacts: Callable[[pipeline.RunSummary, Path, Any, str], None] | None = None
@@ -152,13 +159,27 @@ def _fetch_in_threads(contexts: dict[str, FetchContext], snapshot: str | None, l
     return {n: j.result for n, j in jobs.items()}
 
 
+def load_publish_and_check(
+    path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
+) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
+    """The refresh's build, with the budgets and rate rules checked on its marts before it
+    publishes (in the same pass: no copy of the warehouse, no second build)."""
+    checked: list[notify.CheckResult] = []
+    summary = pipeline.load_and_publish(
+        path,
+        fetched,
+        source=source,
+        checks=cfg.checks.rules(),
+        accept_drop=accept_drop,
+        alerts=lambda con: checked.append(notify.check_built(con, path, cfg)),
+    )
+    return summary, (checked[0] if checked else None)
+
+
 DIRECT = Steps(
     log=lambda: logging.getLogger("flows.refresh"),
     fetch=_fetch_in_threads,
-    load_and_publish=lambda path, fetched, source: pipeline.load_and_publish(
-        path, fetched, source=source
-    ),
-    check_alerts=notify.check,
+    load_and_publish=load_publish_and_check,
     publish=publish_step,
 )
 
@@ -171,6 +192,7 @@ def run_refresh(
     config: str | None,
     *,
     steps: Steps,
+    accept_drop: list[str] | None = None,
 ) -> pipeline.RunSummary:
     """The refresh, each step run as `steps` says."""
     log = steps.log()
@@ -200,14 +222,11 @@ def run_refresh(
     if bad_input is not None:
         raise bad_input  # before anything is landed: the published warehouse stays as it was
     source = snapshot or "live"
-    summary = steps.load_and_publish(path, fetched, source)
+    summary, checked = steps.load_and_publish(
+        path, fetched, source, cfg, tuple(accept_drop or ())
+    )
     for p in summary.providers:
         p.fetch_seconds = seconds.get(p.provider, 0.0)
-    try:  # the refresh is published: an alert problem is logged, never fatal
-        checked = steps.check_alerts(path, cfg)
-    except Exception as exc:
-        log.error("alerts check failed (the refresh itself is published): %s", exc)
-        checked = None
     published = ""
     if cfg.publish.to and summary.exit_code != 3:
         try:
@@ -245,9 +264,12 @@ def refresh_direct(
     providers: list[str] | None = None,
     regions: list[str] | None = None,
     config: str | None = None,
+    accept_drop: list[str] | None = None,
 ) -> pipeline.RunSummary:
     """The same refresh without Prefect (no API configured: nothing would keep the run)."""
-    return run_refresh(warehouse, snapshot, providers, regions, config, steps=DIRECT)
+    return run_refresh(
+        warehouse, snapshot, providers, regions, config, steps=DIRECT, accept_drop=accept_drop
+    )
 
 
 # where Prefect reads its settings from, besides the environment: the profiles file and,

@@ -15,9 +15,9 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.tasks import exponential_backoff
 
-from connectors._page import FetchContext
-from connectors._redact import install_logging, redact, redact_doc
 from connectors.errors import InvalidInput, PricingError
+from connectors.kit.page import FetchContext
+from connectors.kit.redact import install_logging, redact, redact_doc
 from flows import artifacts, direct, pipeline
 from flows.direct import (
     FETCH_RETRIES,
@@ -57,14 +57,12 @@ def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> Fe
         raise PricingError(f"{type(exc).__name__}: {exc}") from None
 
 
-@task(task_run_name="load-and-publish")
-def load_and_publish(path: Path, fetched: dict, source: str) -> pipeline.RunSummary:
-    return pipeline.load_and_publish(path, fetched, source=source)
-
-
-@task(task_run_name="alerts-check", cache_policy=NO_CACHE)
-def check_alerts(path: Path, cfg: Config) -> notify.CheckResult:
-    return notify.check(path, cfg)
+@task(task_run_name="load-and-publish", cache_policy=NO_CACHE)
+def load_and_publish(
+    path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
+) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
+    """Land, build, check the alerts on the build and publish (flows.direct)."""
+    return direct.load_publish_and_check(path, fetched, source, cfg, accept_drop)
 
 
 def _publish_retryable(task, task_run, state) -> bool:
@@ -126,7 +124,6 @@ TASKS = Steps(
     log=get_run_logger,
     fetch=_fetch_as_tasks,
     load_and_publish=load_and_publish,
-    check_alerts=check_alerts,
     publish=publish_warehouse,
     artifacts=_artifacts,
 )
@@ -139,9 +136,12 @@ def refresh(
     providers: list[str] | None = None,
     regions: list[str] | None = None,
     config: str | None = None,
+    accept_drop: list[str] | None = None,
 ) -> pipeline.RunSummary:
     install_logging()  # also in served runs, which Prefect starts in a new process
-    return direct.run_refresh(warehouse, snapshot, providers, regions, config, steps=TASKS)
+    return direct.run_refresh(
+        warehouse, snapshot, providers, regions, config, steps=TASKS, accept_drop=accept_drop
+    )
 
 
 @dataclass

@@ -23,8 +23,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from connectors import registry
-from connectors._redact import masked_value
 from connectors.errors import InvalidInput
+from connectors.kit.redact import masked_value
 from gpu_pricing import names
 from warehouse.schemas import PRICING_MODELS
 
@@ -64,7 +64,7 @@ def key_of(loc: tuple) -> str:
 def one_line(exc: ValidationError, source: Path | None) -> ConfigError:
     """pydantic's first error as this file's one line: file, key, problem and (when there is
     one) the offending value, masked where it looks like a credential (a URL shows only its
-    scheme and host, a key-shaped string only its length: connectors._redact.masked_value)."""
+    scheme and host, a key-shaped string only its length: connectors.kit.redact.masked_value)."""
     err = exc.errors(include_url=False)[0]
     ctx = err.get("ctx") or {}
     if err["type"] == "config":

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from connectors import _snapshot
-from connectors._page import Page
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import Page
 from warehouse import db, raw
 from warehouse.rawstore import RawStore
 
@@ -49,7 +49,7 @@ def export_snapshot(
                     )
                 )
             if pages:
-                counts[f"{provider}/{endpoint}"] = _snapshot.write_pages(directory, pages)
+                counts[f"{provider}/{endpoint}"] = kit_snapshot.write_pages(directory, pages)
                 for p in pages:
                     if p.path is not None:
                         p.path.unlink()

@@ -14,14 +14,8 @@ from connectors.runpod.settings import GPU_TYPES_QUERY
 from connectors.sheets.fetch import sheet_files
 from connectors.vastai.settings import PAGE_LIMIT as VAST_PAGE_LIMIT
 from connectors.vastai.settings import QUERY as VAST_QUERY
-from scripts.demo_aws import build_aws
-from scripts.demo_providers import build_all as build_more_providers
-from tests.builders import (
-    azure_retail_item,
-    azure_retail_page,
-    gcp_sku,
-    gcp_sku_id,
-    gcp_skus_page,
+from samples.azure import azure_retail_item, azure_retail_page
+from samples.clouds import (
     lambda_instance_type,
     lambda_instance_types_body,
     oci_product,
@@ -31,6 +25,9 @@ from tests.builders import (
     vast_bundles_body,
     vast_offer,
 )
+from samples.gcp import gcp_sku, gcp_sku_id, gcp_skus_page
+from scripts.demo_aws import build_aws
+from scripts.demo_providers import build_all as build_more_providers
 
 DEMO = Path(__file__).resolve().parent.parent / "connectors" / "demo_snapshot"
 FETCHED_AT = "2026-11-20T02:00:00Z"

@@ -13,7 +13,7 @@ import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.builders import (
+from samples.aws import (
     aws_instance_type_item,
     aws_offer_csv_rows,
     aws_offer_csv_text,

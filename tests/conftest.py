@@ -65,7 +65,7 @@ def prefect_harness():
 def demo_pages():
     """Every registered provider's pages from the bundled demo snapshot."""
     from connectors import registry
-    from connectors._page import FetchContext
+    from connectors.kit.page import FetchContext
     from flows import pipeline
 
     return {name: pipeline.fetch_pages(name, "demo", FetchContext()) for name in registry.PROVIDERS}
@@ -142,7 +142,7 @@ def azure_snapshot(tmp_path) -> Callable[..., Path]:
     """make(name, h100_factor=1.0, fetched_at=None, keep_items=None): a copy of the demo
     snapshot (real shape) with every ND96isr H100 v5 price scaled by `h100_factor`, the
     Azure pages' fetched_at replaced, and only the first `keep_items` items of each page."""
-    from connectors._snapshot import DEMO_DIR
+    from connectors.kit.snapshot import DEMO_DIR
 
     def make(
         name: str,

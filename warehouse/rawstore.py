@@ -3,7 +3,7 @@
     <warehouse>.raw/objects/<sha[:2]>/<sha>.zst      (or $GPU_PRICING_RAW_STORE/objects/...)
 
 One zstd-compressed file per distinct page, named by the page's sha256 (request identity +
-body bytes, `connectors._page.Page.sha256`). Self-verifying: a read given the page's request
+body bytes, `connectors.kit.page.Page.sha256`). Self-verifying: a read given the page's request
 (the ledger's `_load_pages.request`) checks that the object decompresses and that the
 request and bytes hash to the object's name, so a damaged object fails the provider that
 reads it (`DamagedObject`) instead of changing its prices silently; a refresh that fetches
@@ -91,7 +91,7 @@ REPAIR = (
 
 def page_sha256(request: str, body: bytes) -> str:
     """A page's name: sha256 over its request (canonical JSON text) and its body bytes, as
-    `connectors._page.Page.sha256` computes it when the page is fetched."""
+    `connectors.kit.page.Page.sha256` computes it when the page is fetched."""
     h = hashlib.sha256(request.encode())
     h.update(body)
     return h.hexdigest()

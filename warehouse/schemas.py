@@ -61,7 +61,7 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "pricing_model": pl.String(),
     "pricing_detail": pl.String(),
     "gpu_name": pl.String(),
-    # the form factor where the source names it ('PCIe', 'SXM'; connectors/_gpu.py);
+    # the form factor where the source names it ('PCIe', 'SXM'; connectors/kit/gpu.py);
     # null = the default variant of gpu_name x gpu_memory_gib in seed_gpu_specs
     "gpu_variant": pl.String(),
     "gpu_memory_gib": pl.Float64(),
@@ -101,6 +101,11 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
 
 # Columns that land in stg_<provider>__offers (status/reason/record stay behind).
 STAGED_COLUMNS = [c for c in OFFER_SCHEMA if c not in ("status", "reason", "record")]
+
+# A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
+# real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
+# Offers meet it in connectors/kit/normalise.py, spot points in warehouse/plausibility.py.
+MAX_USD_PER_GPU_HOUR = 200.0
 
 OFFER_KEY = ["provider", "region", "zone", "instance_type", "pricing_model", "pricing_detail"]
 
@@ -321,7 +326,7 @@ SEED_DDL = {
   spec_source VARCHAR,
   PRIMARY KEY (gpu_name, gpu_memory_gib)
 )""",
-    # Recorded conversion rates (connectors/_fx.py): US dollars per unit of a currency,
+    # Recorded conversion rates (connectors/kit/fx.py): US dollars per unit of a currency,
     # the reference rate of `as_of`, with its publisher and URL in `source`.
     "seed_fx_rates": """CREATE TABLE IF NOT EXISTS seed_fx_rates (
   currency VARCHAR NOT NULL PRIMARY KEY,
@@ -353,6 +358,13 @@ SEED_DDL = {
   host_watts_per_gpu DOUBLE NOT NULL,
   host_capex_share DOUBLE NOT NULL,
   ops_share_of_capex_per_year DOUBLE NOT NULL
+)""",
+    # The class of a provider (hyperscaler | marketplace; a provider not listed is a
+    # specialty cloud): models/capacity.py's assumed instance limits and the on-prem
+    # break-even's comparison (no marketplace listing) read it.
+    "seed_provider_classes": """CREATE TABLE IF NOT EXISTS seed_provider_classes (
+  provider VARCHAR NOT NULL PRIMARY KEY,
+  provider_class VARCHAR NOT NULL
 )""",
     # Form factors of one name and memory that differ in specs (H100 80 GB PCIe vs the SXM
     # part of seed_gpu_specs): one row per extra variant; `base_variant` names the variant

@@ -3,8 +3,8 @@ Price List Query API and the public bulk offer CSV (on-demand and reserved list 
 and the Spot Instance Advisor (interruption buckets). Endpoint, auth and quirks:
 connectors/aws/README.md."""
 
-from connectors._connector import APPEND, SNAPSHOT, Connector
 from connectors.aws import fetch, parse, settings
+from connectors.kit.connector import APPEND, SNAPSHOT, Connector
 
 CONNECTOR = Connector(
     name=settings.PROVIDER,

@@ -45,9 +45,6 @@ from typing import Any
 import httpx
 import polars as pl
 
-from connectors._http import RetryPolicy, make_client, request_json
-from connectors._page import FetchContext, FetchFailure, Page, per_scope, utc_now
-from connectors._redact import register
 from connectors.aws import settings as s
 from connectors.errors import (
     ConnectorError,
@@ -55,6 +52,9 @@ from connectors.errors import (
     SourceUnavailable,
     UnexpectedResponse,
 )
+from connectors.kit.http import RetryPolicy, make_client, request_json
+from connectors.kit.page import FetchContext, FetchFailure, Page, per_scope, utc_now
+from connectors.kit.redact import register
 
 log = logging.getLogger(__name__)
 

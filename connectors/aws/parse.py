@@ -30,10 +30,10 @@ from pathlib import Path
 import polars as pl
 import polars.selectors as cs
 
-from connectors._connector import Parsed, Series, StagedTable
-from connectors._json import explode_pages
-from connectors._normalise import verdict
 from connectors.aws import settings as s
+from connectors.kit.connector import Parsed, Series, StagedTable
+from connectors.kit.decode import explode_pages
+from connectors.kit.normalise import verdict
 
 INSTANCE_TYPES_CSV = Path(__file__).with_name("instance_types.csv")
 
@@ -391,7 +391,7 @@ def _spot_points_all(pages: pl.DataFrame) -> pl.DataFrame:
         return pl.DataFrame(
             schema={**SPOT_POINT_COLUMNS, "source_price": pl.String, "source_timestamp": pl.String}
         )
-    # decoded in parallel slices (connectors._json), the 1M-point case is ~150 MB of JSON
+    # decoded in parallel slices (connectors.kit.decode), the 1M-point case is ~150 MB of JSON
     # a region without a price change since its watermark answers an empty page
     items = explode_pages(raw, SPOT_PAGE, "SpotPriceHistory", allow_empty=True).join(
         raw.select("load_id", pl.col("scope").alias("region")).unique("load_id"),

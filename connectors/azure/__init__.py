@@ -1,7 +1,7 @@
 """Azure: Retail Prices API (public) for prices, Resource SKUs (ARM) for VM specs."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.azure import fetch, parse
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 
 CONNECTOR = Connector(
     name="azure",

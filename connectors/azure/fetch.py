@@ -3,7 +3,7 @@
 - Retail Prices API (`GET prices.azure.com/api/retail/prices`, no auth): one walk per
   region following `NextPageLink` until it is null/absent or `Items` is empty; a link back
   to a page already requested, or more than RETAIL_MAX_PAGES pages, fails the region; 429
-  and 5xx retried with backoff honouring Retry-After (connectors._http).
+  and 5xx retried with backoff honouring Retry-After (connectors.kit.http).
 - Resource SKUs (azure-mgmt-compute `resource_skus.list`, ARM, DefaultAzureCredential plus
   AZURE_SUBSCRIPTION_ID): vCPUs, memory and GPU count per VM size, serialised to the ARM
   REST JSON (`value`, `nextLink`) page by page. Without credentials: MissingCredentials.
@@ -18,11 +18,11 @@ from typing import Any
 
 import httpx
 
-from connectors._checks import require_items
-from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
-from connectors._page import FetchContext, FetchFailure, Page, per_scope, utc_now
 from connectors.azure import settings as s
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
+from connectors.kit.checks import require_items
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors.kit.page import FetchContext, FetchFailure, Page, per_scope, utc_now
 
 log = logging.getLogger(__name__)
 

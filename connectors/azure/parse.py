@@ -13,9 +13,9 @@ from pathlib import Path
 import orjson
 import polars as pl
 
-from connectors._json import explode_pages
-from connectors._normalise import verdict
 from connectors.azure import settings as s
+from connectors.kit.decode import explode_pages
+from connectors.kit.normalise import verdict
 
 ITEM = pl.Struct(
     {

@@ -1,9 +1,9 @@
 """CloudRift: public `POST /api/v1/instance-types/list` -> on-demand VM offers per
 variant and datacenter."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.cloudrift import fetch, parse
 from connectors.cloudrift.settings import ENDPOINT, PROVIDER
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 
 CONNECTOR = Connector(
     name=PROVIDER,

@@ -3,7 +3,7 @@
 - Endpoint: `POST https://api.cloudrift.ai/api/v1/instance-types/list` with a versioned
   JSON body (settings.REQUEST). No credentials: gpuhunt lists instance types without any.
 - Paging: none; one `{"data": {"instance_types": [...]}}` document.
-- 429/5xx retried with backoff (connectors._http); the RPC may answer a bare JSON string
+- 429/5xx retried with backoff (connectors.kit.http); the RPC may answer a bare JSON string
   on error (gpuhunt handles that case), which is UnexpectedResponse.
 """
 
@@ -14,11 +14,11 @@ from typing import Any
 
 import httpx
 
-from connectors._checks import require_items
-from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.cloudrift import settings as s
 from connectors.errors import PricingError, UnexpectedResponse
+from connectors.kit.checks import require_items
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 
 
 def _check(body: Any) -> None:

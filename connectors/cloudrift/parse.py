@@ -13,10 +13,10 @@ import io
 
 import polars as pl
 
-from connectors._json import PageDrift
-from connectors._money import decimal, usd
-from connectors._normalise import cpu_only, verdict
 from connectors.cloudrift import settings as s
+from connectors.kit.decode import PageDrift
+from connectors.kit.money import decimal, usd
+from connectors.kit.normalise import cpu_only, verdict
 
 _VARIANT_FIELDS = ("name", "cost_per_hour", "cpu_count", "logical_cpu_count", "dram", "gpu_count")
 _ROWS = {

@@ -1,9 +1,9 @@
 """Crusoe: VM types and capacities (signed API requests) priced from the published
 per-GPU-hour table -> on-demand and spot offers per location with capacity."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.crusoe import fetch, parse
 from connectors.crusoe.settings import CAPACITIES, PROVIDER, VM_TYPES
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 
 CONNECTOR = Connector(
     name=PROVIDER,

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from connectors._json import explode_pages
-from connectors._money import MONEY, decimal, usd
-from connectors._normalise import cpu_only, verdict
 from connectors.crusoe import settings as s
+from connectors.kit.decode import explode_pages
+from connectors.kit.money import MONEY, decimal, usd
+from connectors.kit.normalise import cpu_only, verdict
 
 TYPE = pl.Struct(
     {

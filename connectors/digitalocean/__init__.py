@@ -1,9 +1,9 @@
 """DigitalOcean: `GET /v2/sizes` (bearer token, paged) -> on-demand GPU Droplet offers
 per region."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.digitalocean import fetch, parse
 from connectors.digitalocean.settings import ENDPOINT, PROVIDER
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 
 CONNECTOR = Connector(
     name=PROVIDER,

@@ -5,7 +5,7 @@
   No token: MissingCredentials (skipped, not failed).
 - Paging: `per_page=200&page=N`; the next page is `links.pages.next` (absent on the last
   page). Stops after MAX_PAGES, with a warning.
-- 429 and 5xx retried with backoff honouring Retry-After (connectors._http).
+- 429 and 5xx retried with backoff honouring Retry-After (connectors.kit.http).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from collections.abc import Iterator
 
 import httpx
 
-from connectors._checks import env_credential, require_items
-from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.digitalocean import settings as s
 from connectors.errors import PricingError
+from connectors.kit.checks import env_credential, require_items
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from connectors._json import explode_pages
-from connectors._money import decimal, usd
-from connectors._normalise import verdict
 from connectors.digitalocean import settings as s
+from connectors.kit.decode import explode_pages
+from connectors.kit.money import decimal, usd
+from connectors.kit.normalise import verdict
 
 SIZE = pl.Struct(
     {

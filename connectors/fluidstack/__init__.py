@@ -1,9 +1,9 @@
 """FluidStack: `GET /list_available_configurations` (API key) -> per-GPU-hour on-demand
 offers per GPU type and region."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.fluidstack import fetch, parse
 from connectors.fluidstack.settings import ENDPOINT, PROVIDER
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 
 CONNECTOR = Connector(
     name=PROVIDER,

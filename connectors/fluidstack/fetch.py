@@ -3,7 +3,7 @@
 - Auth: env `FLUIDSTACK_API_KEY`, sent in the `api-key` header. No key:
   MissingCredentials (skipped, not failed).
 - Paging: none; a bare JSON array.
-- 429/5xx retried with backoff (connectors._http); 401 fails.
+- 429/5xx retried with backoff (connectors.kit.http); 401 fails.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 
 import httpx
 
-from connectors._checks import env_credential, require_list
-from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import PricingError
 from connectors.fluidstack import settings as s
+from connectors.kit.checks import env_credential, require_list
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
+from connectors.kit.page import FetchContext, FetchFailure, Page
 
 _KEYS = ("gpu_type", "price_per_gpu_hr", "regions")
 

@@ -1,8 +1,8 @@
 """GCP: Cloud Billing Catalog (Compute Engine SKUs) -> per-GPU offers and composed
 accelerator machine types. See README.md in this folder."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.gcp import fetch, parse
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 
 CONNECTOR = Connector(
     name="gcp",

@@ -26,11 +26,11 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from connectors._http import CrossOriginRedirect, bind_session_to_host
-from connectors._page import FetchContext, FetchFailure, Page, per_scope, utc_now
-from connectors._redact import redact
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
 from connectors.gcp import settings as s
+from connectors.kit.http import CrossOriginRedirect, bind_session_to_host
+from connectors.kit.page import FetchContext, FetchFailure, Page, per_scope, utc_now
+from connectors.kit.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +72,30 @@ def make_client(
     client = billing_v1.CloudCatalogClient(
         credentials=credentials, transport="rest", client_options=options
     )
+    session = client._transport._session
     # the key (x-goog-api-key) or token never follows a redirect to another host
-    bind_session_to_host(client._transport._session)
+    bind_session_to_host(session)
+    session.hooks["response"].append(_google_shaped_error)
     return client
+
+
+def _google_shaped_error(response: Any, *args: Any, **kwargs: Any) -> Any:
+    """google-api-core reads an error body as `{"error": {"message": ...}}`; another body
+    (a gateway's HTML, a JSON string, `{"error": "text"}`) makes it raise AttributeError and
+    lose the status. Such a body is rewritten to that shape, its start as the message, so
+    the status decides (5xx retried, 4xx one line naming it)."""
+    if response.status_code < 400:
+        return response
+    try:
+        payload = response.json()
+    except ValueError:
+        payload = None
+    if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
+        return response
+    error = {"code": response.status_code, "message": response.text[:300], "status": ""}
+    response._content = json.dumps({"error": error}).encode()
+    response.headers["Content-Type"] = "application/json"
+    return response
 
 
 def client_from_env(api_endpoint: str | None = None) -> Any:

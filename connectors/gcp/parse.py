@@ -28,10 +28,10 @@ from pathlib import Path
 
 import polars as pl
 
-from connectors._json import explode_pages
-from connectors._normalise import verdict
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import settings as s
+from connectors.kit.decode import explode_pages
+from connectors.kit.normalise import verdict
 
 MONEY = pl.Struct({"currencyCode": pl.String, "units": pl.String, "nanos": pl.Int64})
 SKU = pl.Struct(
@@ -142,7 +142,7 @@ def decode_skus(pages: pl.DataFrame) -> pl.DataFrame:
     frame = pages.filter(pl.col("endpoint") == s.ENDPOINT)
     try:
         # every page of a Compute Engine walk holds SKUs: `skus` missing, null or empty is
-        # drift (connectors._json's page guard), not a catalog that shrank
+        # drift (connectors.kit.decode's page guard), not a catalog that shrank
         return explode_pages(frame, PAGE, "skus")
     except pl.exceptions.ComputeError as exc:
         loads = sorted(set(frame["load_id"].to_list()))

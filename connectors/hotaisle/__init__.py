@@ -1,9 +1,9 @@
 """Hot Aisle: `GET /api/teams/{team}/virtual_machines/available/` (API key and team) ->
 on-demand AMD Instinct VM offers."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.hotaisle import fetch, parse
 from connectors.hotaisle.settings import ENDPOINT, PROVIDER
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 
 CONNECTOR = Connector(
     name=PROVIDER,

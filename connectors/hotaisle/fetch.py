@@ -4,7 +4,7 @@
   from env `HOTAISLE_TEAM_HANDLE` (part of the path). Either missing: MissingCredentials
   (skipped, not failed).
 - Paging: none; a bare JSON array.
-- 429/5xx retried with backoff (connectors._http); 401/403 fail.
+- 429/5xx retried with backoff (connectors.kit.http); 401/403 fail.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from urllib.parse import quote
 
 import httpx
 
-from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import MissingCredentials, PricingError, UnexpectedResponse
 from connectors.hotaisle import settings as s
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
+from connectors.kit.page import FetchContext, FetchFailure, Page
 
 
 def credentials_from_env() -> tuple[str, str]:

@@ -4,7 +4,7 @@
   documented scheme). No key: MissingCredentials (the provider is skipped, not failed).
 - Paging: none; the body is a bare JSON array (no status/message envelope, unlike the
   rest of the Infrahub API).
-- 429 and 5xx are retried with backoff honouring Retry-After (connectors._http); 401 and
+- 429 and 5xx are retried with backoff honouring Retry-After (connectors.kit.http); 401 and
   other 4xx are failures, so a broken key is noticed.
 """
 
@@ -15,11 +15,11 @@ from typing import Any
 
 import httpx
 
-from connectors._checks import env_credential, require_list
-from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import PricingError
 from connectors.hyperstack import settings as s
+from connectors.kit.checks import env_credential, require_list
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
+from connectors.kit.page import FetchContext, FetchFailure, Page
 
 _ITEM_KEYS = ("name", "value")
 

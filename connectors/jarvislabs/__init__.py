@@ -1,9 +1,9 @@
 """JarvisLabs: `GET /misc/server_meta` (API key) -> per-GPU-hour offers per GPU type,
 region and workload (VM or container), spot for containers."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
 from connectors.jarvislabs import fetch, parse
 from connectors.jarvislabs.settings import ENDPOINT, PROVIDER
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 
 CONNECTOR = Connector(
     name=PROVIDER,

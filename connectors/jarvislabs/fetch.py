@@ -3,7 +3,7 @@
 - Auth: API key from env `JL_API_KEY` (or `JARVISLABS_API_KEY`), sent as
   `Authorization: Bearer`. No key: MissingCredentials (skipped, not failed).
 - Paging: none; one `{"server_meta": [...], "cpu_meta": {...}}` document.
-- 429/5xx retried with backoff (connectors._http); 401 fails.
+- 429/5xx retried with backoff (connectors.kit.http); 401 fails.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import httpx
 
-from connectors._checks import env_credential, require_items
-from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import PricingError
 from connectors.jarvislabs import settings as s
+from connectors.kit.checks import env_credential, require_items
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
+from connectors.kit.page import FetchContext, FetchFailure, Page
 
 
 def api_key_from_env() -> str:

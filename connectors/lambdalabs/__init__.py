@@ -1,7 +1,7 @@
 """Lambda Cloud: `GET /api/v1/instance-types` (API key) -> on-demand offers per region
 with listed capacity (region 'any' when none is listed)."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 from connectors.lambdalabs import fetch, parse
 from connectors.lambdalabs.settings import ENDPOINT, PROVIDER
 

@@ -3,7 +3,7 @@
 - Auth: the API key from env `LAMBDA_API_KEY`, sent as `Authorization: Bearer <key>`.
   No key: MissingCredentials (the provider is skipped, not failed).
 - Paging: none; one JSON object `{"data": {<type name>: {...}}}`.
-- 429 and 5xx are retried with backoff honouring Retry-After (connectors._http); Lambda
+- 429 and 5xx are retried with backoff honouring Retry-After (connectors.kit.http); Lambda
   documents about one request per second for the API.
 - Quirk: `data` is keyed by instance type name, not a list.
 """
@@ -15,10 +15,10 @@ from typing import Any
 
 import httpx
 
-from connectors._checks import env_credential
-from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import PricingError, UnexpectedResponse
+from connectors.kit.checks import env_credential
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
+from connectors.kit.page import FetchContext, FetchFailure, Page
 from connectors.lambdalabs import settings as s
 
 

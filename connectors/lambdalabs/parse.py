@@ -14,8 +14,8 @@ import io
 
 import polars as pl
 
-from connectors._gpu import form_factor
-from connectors._json import PageDrift
+from connectors.kit.decode import PageDrift
+from connectors.kit.gpu import form_factor
 from connectors.lambdalabs import settings as s
 
 ENTRY = pl.Struct(
@@ -52,7 +52,7 @@ def _page_entries(load_id: str, payload: str) -> pl.DataFrame:
     data = doc.schema.get("data") if doc is not None else None
     if not isinstance(data, pl.Struct) or not data.fields:
         # every instance type lives under `data`: a page without it (or with none) has
-        # drifted, and must not erase the offers (connectors._json: the page guard)
+        # drifted, and must not erase the offers (connectors.kit.decode: the page guard)
         raise PageDrift(
             f"{s.ENDPOINT}: page of load {load_id} holds no 'data' object of instance types; "
             f"excerpt: {payload[:200]}"

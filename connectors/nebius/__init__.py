@@ -1,7 +1,7 @@
 """Nebius: gRPC billing calculator (`CalculatorService/Estimate`) per compute platform
 preset, through the `nebius` SDK with an IAM token -> on-demand and spot offers per region."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 from connectors.nebius import fetch, parse
 from connectors.nebius.settings import ENDPOINT, PROVIDER
 

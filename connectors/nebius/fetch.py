@@ -16,15 +16,17 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
 from collections.abc import Iterator
 
-from connectors._checks import env_credential
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.errors import (
     PricingError,
     SourceUnavailable,
     UnexpectedResponse,
 )
+from connectors.kit.checks import env_credential
+from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from connectors.nebius import settings as s
 
 
@@ -32,9 +34,26 @@ def token_from_env() -> str:
     return env_credential(s.PROVIDER, s.ENDPOINT, s.TOKEN_ENV)
 
 
+# gRPC core prints its own `I1125 ...` lines when GRPC_VERBOSITY allows (read when gRPC
+# starts, so set before any channel exists); the command line's --debug sets INFO, and an
+# operator's own setting wins over both
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
+
+def quiet_sdk() -> None:
+    """Below --debug (the root logger under INFO), the SDK's own diagnostics stay off the
+    console: the `nebius` loggers' logged tracebacks and its `deprecation` logger's
+    notices. Its failures still reach the run as one FetchFailure line each."""
+    if logging.getLogger().isEnabledFor(logging.INFO):
+        return
+    for name in ("nebius", "deprecation"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 def make_sdk(token: str, address: str | None = None):
     """The SDK channel; `address` (host:port, plaintext) replaces Nebius' endpoints, for a
     local server in tests."""
+    quiet_sdk()
     from nebius.sdk import SDK
 
     kwargs: dict = {"credentials": token, "user_agent_prefix": "gpu-pricing"}

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from connectors._json import PAGE_COLUMNS
-from connectors._money import decimal, usd
-from connectors._normalise import verdict
+from connectors.kit.decode import PAGE_COLUMNS
+from connectors.kit.money import decimal, usd
+from connectors.kit.normalise import verdict
 from connectors.nebius import settings as s
 
 PRESET = pl.Struct(

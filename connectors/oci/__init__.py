@@ -1,7 +1,7 @@
 """Oracle Cloud (OCI): the public cetools price list (no auth) -> one offer per GPU shape
 (global price), plus preemptible at 50% where the shape allows it."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 from connectors.oci import fetch, parse
 from connectors.oci.settings import ENDPOINT, PROVIDER
 

@@ -4,7 +4,7 @@
   (the JSON behind oracle.com/cloud/compute/pricing). No auth.
 - Paging: none; one document `{"lastUpdated": ..., "items": [...]}` (~600 products).
   Without `currencyCode` the server returns every currency (~15x larger).
-- 429/5xx retried with backoff (connectors._http).
+- 429/5xx retried with backoff (connectors.kit.http).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Iterator
 
 import httpx
 
-from connectors._checks import require_items
-from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.errors import PricingError
+from connectors.kit.checks import require_items
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from connectors.oci import settings as s
 
 _ITEM_KEYS = ("partNumber", "displayName", "metricName", "currencyCodeLocalizations")

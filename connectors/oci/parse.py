@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from connectors._json import explode_pages
-from connectors._normalise import verdict
+from connectors.kit.decode import explode_pages
+from connectors.kit.normalise import verdict
 from connectors.oci import settings as s
 
 PRICE = pl.Struct({"model": pl.String, "value": pl.String})

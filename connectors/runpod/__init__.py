@@ -1,7 +1,7 @@
 """RunPod: GraphQL `gpuTypes` (key optional) -> per-GPU-hour secure/community offers,
 on demand and spot where given."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 from connectors.runpod import fetch, parse
 from connectors.runpod.settings import ENDPOINT, PROVIDER
 

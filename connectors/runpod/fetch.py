@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 
-from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.errors import PricingError, UnexpectedResponse
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from connectors.runpod import settings as s
 
 

@@ -48,7 +48,7 @@ OFFERS: tuple[tuple[str, str, str, str], ...] = (
 # "NVIDIA A100 80GB PCIe"; "NVIDIA H100 80GB HBM3", "NVIDIA H100 NVL", "NVIDIA A100-SXM4-80GB"
 # in public client code). Not mapped on purpose (no row in seed_gpu_specs): RTX 6000 Ada,
 # RTX 5090, H200 NVL and older cards; they stay gpu_name null and are counted.
-# RunPod's own form-factor wording beside "PCIe"/"SXM" (connectors/_gpu.py): the H100
+# RunPod's own form-factor wording beside "PCIe"/"SXM" (connectors/kit/gpu.py): the H100
 # "80GB HBM3" id is the SXM5 part (the PCIe card carries HBM2e).
 GPU_VARIANT_PATTERNS: tuple[tuple[str, str], ...] = ((r"^NVIDIA H100 80GB HBM3$", "SXM"),)
 GPU_PATTERNS: tuple[tuple[str, str], ...] = (

@@ -1,7 +1,7 @@
 """Seeweb: `GET /ecs/v2/plans` (API token) -> on-demand GPU plans per region (EUR prices,
 converted only with a recorded rate)."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 from connectors.seeweb import fetch, parse
 from connectors.seeweb.settings import ENDPOINT, PROVIDER
 

@@ -3,7 +3,7 @@
 - Auth: env `SEEWEB_API_TOKEN` (or `SEEWEB_API_KEY`), sent in the `X-APITOKEN` header. No
   token: MissingCredentials (skipped, not failed).
 - Paging: none; one `{"status", "plans": [...]}` document.
-- 429/5xx retried with backoff (connectors._http); 401 fails.
+- 429/5xx retried with backoff (connectors.kit.http); 401 fails.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from collections.abc import Iterator
 
 import httpx
 
-from connectors._checks import env_credential, require_items
-from connectors._http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import PricingError
+from connectors.kit.checks import env_credential, require_items
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
+from connectors.kit.page import FetchContext, FetchFailure, Page
 from connectors.seeweb import settings as s
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from connectors._json import explode_pages
-from connectors._money import decimal, usd
-from connectors._normalise import cpu_only, verdict
+from connectors.kit.decode import explode_pages
+from connectors.kit.money import decimal, usd
+from connectors.kit.normalise import cpu_only, verdict
 from connectors.seeweb import settings as s
 
 PLAN = pl.Struct(
@@ -83,7 +83,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.col("cpu"))),
         memory_gib=usd(decimal(pl.col("ram"))) / MIB_PER_GIB,
         # amounts in EUR here: the shared normalise step converts them with the recorded
-        # rate (connectors/_fx.py) and notes the rate in source_unit
+        # rate (connectors/kit/fx.py) and notes the rate in source_unit
         price_usd_per_hour=usd(price),
         price_usd_per_gpu_hour=usd(pl.when(gpus > 0).then(price / gpus)),
         source_currency=pl.lit(s.SOURCE_CURRENCY),

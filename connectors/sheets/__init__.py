@@ -1,7 +1,7 @@
 """Curated price sheets: CSV files in the repository (providers with no price API, and
 published historical price tables), loaded through the same raw/parse path as APIs."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 from connectors.sheets import fetch, parse
 from connectors.sheets.settings import EMITS_PROVIDERS, ENDPOINT, PROVIDER
 

@@ -13,8 +13,8 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from connectors._page import FetchContext, FetchFailure, Page, per_scope, utc_now
 from connectors.errors import UnexpectedResponse
+from connectors.kit.page import FetchContext, FetchFailure, Page, per_scope, utc_now
 from connectors.sheets import settings as s
 
 

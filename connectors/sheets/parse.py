@@ -123,7 +123,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=pl.col("vcpus").cast(pl.Float64, strict=False),
         memory_gib=pl.col("memory_gib").cast(pl.Float64, strict=False),
         # a non-USD row carries its native amount here: the shared normalise step converts
-        # it with the recorded rate (connectors/_fx.py) or rejects it naming the currency
+        # it with the recorded rate (connectors/kit/fx.py) or rejects it naming the currency
         price_usd_per_hour=pl.when(currency != "USD")
         .then(pl.coalesce(pl.col("source_price").cast(pl.Float64, strict=False), price))
         .otherwise(price),

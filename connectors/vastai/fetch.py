@@ -8,7 +8,7 @@
   before, or after MAX_PAGES. The server may cap `limit`, so "a full page" is the longest
   page seen, not our limit. A full page at one single price cannot move the floor: the
   next page steps strictly above it (`gt`) and the log says offers may be missed.
-- 429/5xx retried with backoff (connectors._http).
+- 429/5xx retried with backoff (connectors.kit.http).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Any
 
 import httpx
 
-from connectors._checks import require_items
-from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.errors import PricingError
+from connectors.kit.checks import require_items
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from connectors.vastai import settings as s
 
 log = logging.getLogger(__name__)

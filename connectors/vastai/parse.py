@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from connectors._gpu import form_factor
-from connectors._json import explode_pages
-from connectors._normalise import verdict
+from connectors.kit.decode import explode_pages
+from connectors.kit.gpu import form_factor
+from connectors.kit.normalise import verdict
 from connectors.vastai import settings as s
 
 _NUMBERS = (

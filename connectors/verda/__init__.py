@@ -1,7 +1,7 @@
 """Verda (formerly DataCrunch): `GET /v1/instance-types` and `/v1/locations` (OAuth2
 client credentials) -> on-demand and spot offers per instance type and location."""
 
-from connectors._connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 from connectors.verda import fetch, parse
 from connectors.verda.settings import INSTANCE_TYPES, LOCATIONS, PROVIDER
 

@@ -4,7 +4,7 @@
   `GET https://api.vultr.com/v2/plans-metal?per_page=500` (bare metal). No auth.
 - Paging: cursor-based; while `meta.links.next` is a non-empty cursor, the same request
   is sent again with `cursor=<next>`. Stops after MAX_PAGES, with a warning.
-- 429/5xx retried with backoff (connectors._http). One endpoint failing does not stop
+- 429/5xx retried with backoff (connectors.kit.http). One endpoint failing does not stop
   the other (each is its own FetchFailure).
 """
 
@@ -15,10 +15,10 @@ from collections.abc import Iterator
 
 import httpx
 
-from connectors._checks import require_items
-from connectors._http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
-from connectors._page import FetchContext, FetchFailure, Page, utc_now
 from connectors.errors import PricingError
+from connectors.kit.checks import require_items
+from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
+from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from connectors.vultr import settings as s
 
 log = logging.getLogger(__name__)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from connectors._json import explode_pages
-from connectors._money import decimal, usd
-from connectors._normalise import verdict
+from connectors.kit.decode import explode_pages
+from connectors.kit.money import decimal, usd
+from connectors.kit.normalise import verdict
 from connectors.vultr import settings as s
 
 _COMMON = {

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from connectors._redact import RedactingStream, install_logging
+from connectors.kit.redact import RedactingStream, install_logging
 from gpu_pricing.cli import _common, core, costs, ops, plan, publish
 
 app = typer.Typer(
@@ -63,6 +63,7 @@ def _global(
     _common.DEBUG = debug
     if debug:
         os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
+        os.environ["GRPC_VERBOSITY"] = "INFO"  # gRPC core's own lines (Nebius), quiet otherwise
         logging.getLogger().setLevel(logging.INFO)
 
 

@@ -1,5 +1,5 @@
 """CLI output helpers: one JSON document on stdout with --json, else aligned tables.
-Everything they print is redacted first (connectors._redact)."""
+Everything they print is redacted first (connectors.kit.redact)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from connectors._redact import redact, redact_doc
+from connectors.kit.redact import redact, redact_doc
 
 
 def _default(value: Any) -> Any:

@@ -53,20 +53,28 @@ def refresh(
             help="gpu-pricing.toml (default: $GPU_PRICING_CONFIG, else ./gpu-pricing.toml)",
         ),
     ] = None,
+    accept_drop: Annotated[
+        str | None,
+        typer.Option(
+            "--accept-drop",
+            help="Comma-separated connectors whose fall in offers (beyond [checks] "
+            "max_drop_pct) is real: publish their new offers this once.",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Refresh: fetch, land raw, normalise, publish, check alerts. Runs as a Prefect flow
     when a Prefect API is configured (PREFECT_API_URL), else directly (no server to start)."""
 
     def body() -> int:
-        from connectors import _snapshot
+        from connectors.kit import snapshot as kit_snapshot
         from gpu_pricing.config import load
 
         cfg = load(config)  # a bad config is exit 2 here, before Prefect starts
         path = cfg.warehouse_path(warehouse)
         names = parse_providers(providers)
         if snapshot is not None:
-            _snapshot.resolve(snapshot)  # a bad path is a usage error, before Prefect starts
+            kit_snapshot.resolve(snapshot)  # a bad path is a usage error, before Prefect starts
         db.check_openable(path)  # held read-write elsewhere, or not a DuckDB file: exit 2
         # Prefect's console logs off (a failure is one line here; its traceback with
         # --debug); run logs still reach the Prefect API
@@ -92,6 +100,7 @@ def refresh(
                 providers=names,
                 regions=[r.strip() for r in regions.split(",")] if regions else None,
                 config=str(cfg.source) if cfg.source else None,
+                accept_drop=parse_providers(accept_drop),
             )
         con = db.connect_readonly(path)
         try:
@@ -241,8 +250,8 @@ def snapshot_record(
     the warehouse exists, as the nightly refresh would; else from their look-back window."""
 
     def body() -> int:
-        from connectors import _snapshot
-        from connectors._page import FetchContext, FetchFailure
+        from connectors.kit import snapshot as kit_snapshot
+        from connectors.kit.page import FetchContext, FetchFailure
         from flows.pipeline import watermarks
 
         names = parse_providers(providers) or list(registry.PROVIDERS)
@@ -252,9 +261,14 @@ def snapshot_record(
         for name in names:
             ctx = FetchContext(watermarks=watermarks(path, name), regions=region_list)
             pages, failures = [], []
-            for item in registry.get(name).fetch_live(ctx):
-                (failures if isinstance(item, FetchFailure) else pages).append(item)
-            written = _snapshot.write_pages(directory, pages)
+            try:
+                for item in registry.get(name).fetch_live(ctx):
+                    (failures if isinstance(item, FetchFailure) else pages).append(item)
+            except Exception as exc:
+                # its pages so far are kept; the error is its one (redacted) failure line,
+                # as a refresh counts it as that provider failing
+                failures.append(FetchFailure(name, "*", "", exc))
+            written = kit_snapshot.write_pages(directory, pages)
             # no credentials for an endpoint: skipped, said once, not a failure
             skipped = [f for f in failures if f.skipped]
             failed = [f for f in failures if f not in skipped]

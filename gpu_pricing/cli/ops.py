@@ -130,12 +130,12 @@ def serve(
     Cron and time zone come from the config's \\[schedule] table; one run at a time."""
 
     def body() -> None:
-        from connectors import _snapshot
+        from connectors.kit import snapshot as kit_snapshot
         from gpu_pricing.config import load
 
         cfg = load(config)  # before Prefect is even imported
         if snapshot is not None:
-            _snapshot.resolve(snapshot)
+            kit_snapshot.resolve(snapshot)
         import os
 
         # served runs: their logs (and those of our own modules) go to the Prefect API

@@ -17,8 +17,8 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 
-from connectors._page import utc_now
 from connectors.errors import InvalidInput
+from connectors.kit.page import utc_now
 from gpu_pricing import api
 from gpu_pricing import plan as planner
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
@@ -117,7 +117,7 @@ def _plan_lines(plan: dict[str, Any]) -> list[tuple[str, str]]:
         (
             "capacity",
             f"at most {plan['max_instances']:g} instance(s) in one cluster "
-            f"({plan['capacity_source']}: {plan['capacity_note']})",
+            f"({plan['capacity_note']})",
         ),
         ("rate", f"{plan['rate_usd_per_gpu_hour']:.4f} USD/GPU-hour"),
         ("GPU-hours", f"{plan['gpu_hours']:,.0f} (billed {plan['billed_gpu_hours']:,.0f})"),

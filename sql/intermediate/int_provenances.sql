@@ -1,5 +1,5 @@
 -- The provenance vocabulary and the one rule of what counts by default. Every offer row
--- carries a `provenance` (connectors/_normalise.py sets 'api' for a provider's own prices;
+-- carries a `provenance` (connectors/kit/normalise.py sets 'api' for a provider's own prices;
 -- connectors/sheets/parse.py sets the others):
 --   api              a provider's price API or published price file
 --   published_sheet  a curated sheet row that cites a public price page

@@ -9,8 +9,8 @@ from datetime import datetime
 import polars as pl
 import pytest
 
-from connectors import _page
-from connectors._http import RetryPolicy
+from connectors.kit import page as kit_page
+from connectors.kit.http import RetryPolicy
 from tests.conftest import FIXTURES
 
 FETCHED_AT = datetime(2026, 11, 20, 2)
@@ -40,8 +40,8 @@ def pages_frame():
 
     def build(endpoint: str, *payloads, scopes=None, fetched_at=FETCHED_AT) -> pl.DataFrame:
         texts = [p if isinstance(p, str) else json.dumps(p) for p in payloads]
-        return _page.pages_frame(
-            _page.Page("test", endpoint, fetched_at, {"scope": scope} if scope else {}, text=text)
+        return kit_page.pages_frame(
+            kit_page.Page("test", endpoint, fetched_at, {"scope": scope} if scope else {}, text=text)
             for text, scope in zip(texts, scopes or [""] * len(texts), strict=True)
         )
 

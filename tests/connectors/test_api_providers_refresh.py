@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from connectors import registry
-from connectors._page import FetchContext
+from connectors.kit.page import FetchContext
 from flows import pipeline
 from flows.direct import summary_markdown
 from gpu_pricing.cli import app

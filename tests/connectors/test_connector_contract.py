@@ -1,4 +1,4 @@
-"""The connector contract (connectors/_connector.py, connectors/_page.py): the pages frame
+"""The connector contract (connectors/kit/connector.py, connectors/kit/page.py): the pages frame
 is one declared schema built by one function, `Connector.parse` returns one typed result
 checked against what the connector declares, and a declared time series is staged and
 fetched incrementally by the refresh without the pipeline knowing its columns."""
@@ -16,15 +16,15 @@ import polars as pl
 import pytest
 
 from connectors import registry
-from connectors._connector import (
+from connectors.kit.connector import (
     APPEND,
     ContractError,
     Parsed,
     Series,
     StagedTable,
 )
-from connectors._page import PAGES_SCHEMA, FetchContext, Page, pages_frame
-from connectors._snapshot import DEMO_DIR, read_provider
+from connectors.kit.page import PAGES_SCHEMA, FetchContext, Page, pages_frame
+from connectors.kit.snapshot import DEMO_DIR, read_provider
 from connectors.lambdalabs import parse as lambda_parse
 from connectors.lambdalabs.settings import ENDPOINT as LAMBDA_ENDPOINT
 from flows import pipeline

@@ -1,5 +1,5 @@
-"""The recorded-rate conversion shared by every connector (connectors/_fx.py via
-connectors/_normalise.py): a price in a currency with a rate in sql/seeds/seed_fx_rates.csv
+"""The recorded-rate conversion shared by every connector (connectors/kit/fx.py via
+connectors/kit/normalise.py): a price in a currency with a rate in sql/seeds/seed_fx_rates.csv
 becomes USD with the rate noted; one without a rate is quarantined naming the currency;
 a malformed rates file is one clear error."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from connectors import _fx
-from connectors._normalise import normalise
 from connectors.azure import parse as azure_parse
 from connectors.errors import InvalidInput
+from connectors.kit import fx as kit_fx
+from connectors.kit.normalise import normalise
 from tests.connectors.azure.test_azure_parse import fixture, retail_pages
 
 
@@ -49,7 +49,7 @@ def test_usd_rows_are_left_as_they_are():
 
 
 def test_the_recorded_rates_carry_a_date_and_a_source():
-    table = _fx.rates()
+    table = kit_fx.rates()
     assert table["currency"].is_unique().all() and table["as_of"].null_count() == 0
     assert set(table["currency"]) >= {"EUR"}
 
@@ -62,9 +62,9 @@ def test_the_recorded_rates_carry_a_date_and_a_source():
 def test_a_malformed_rate_row_is_one_clear_error(tmp_path, monkeypatch, row):
     csv = tmp_path / "rates.csv"
     csv.write_text(f"currency,usd_per_unit,as_of,source\n{row}\n")
-    monkeypatch.setattr(_fx, "RATES_CSV", csv)
+    monkeypatch.setattr(kit_fx, "RATES_CSV", csv)
     with pytest.raises(InvalidInput, match=r"rates\.csv: invalid or duplicate rate row"):
-        _fx.rates()
+        kit_fx.rates()
 
 
 def test_the_rates_are_in_the_warehouse_seed(tmp_path):

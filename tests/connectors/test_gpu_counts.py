@@ -1,5 +1,5 @@
 """A GPU offer whose GPU count is zero or missing is quarantined with a reason, by one
-shared rule (connectors._normalise), never published with gpu_count 0 and never dropped
+shared rule (connectors.kit.normalise), never published with gpu_count 0 and never dropped
 without a trace: each provider's demo pages with the count of its GPU rows set to 0 (or
 removed) parse and normalise into rejected rows that name the count, and no staged offer
 keeps a count that is not positive or names a GPU without a count. A CPU plan (no GPU
@@ -15,8 +15,9 @@ from typing import Any
 import polars as pl
 import pytest
 
-from connectors import _page, _snapshot
-from connectors._normalise import cpu_only, normalise
+from connectors.kit import page as kit_page
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.normalise import cpu_only, normalise
 from connectors.registry import PROVIDERS
 
 DEMO = Path(__file__).resolve().parents[2] / "connectors" / "demo_snapshot"
@@ -54,12 +55,12 @@ def _set_counts(value: Any, key: str, to: Any) -> tuple[Any, int]:
 @pytest.mark.parametrize("provider", sorted(COUNT_KEY))
 def test_a_gpu_row_without_a_positive_count_is_quarantined(provider, to):
     pages, touched = [], 0
-    for page in _snapshot.read_provider(DEMO, provider):
+    for page in kit_snapshot.read_provider(DEMO, provider):
         body, n = _set_counts(page.decoded(), COUNT_KEY[provider], to)
         touched += n
-        pages.append(_page.Page(provider, page.endpoint, page.fetched_at, page.request, text=json.dumps(body)))  # fmt: skip
+        pages.append(kit_page.Page(provider, page.endpoint, page.fetched_at, page.request, text=json.dumps(body)))  # fmt: skip
     assert touched, f"{provider}: no {COUNT_KEY[provider]!r} in its demo pages"
-    result = normalise(PROVIDERS[provider].parse(_page.pages_frame(pages)).offers)
+    result = normalise(PROVIDERS[provider].parse(kit_page.pages_frame(pages)).offers)
     # staged: no count that is not positive, no GPU named without a count (a row that
     # names no known GPU and counts none is an unknown GPU, counted as such)
     assert result.offers.filter(

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import polars as pl
 
-from connectors._normalise import MONEY_DECIMALS, normalise
+from connectors.kit.normalise import MONEY_DECIMALS, normalise
 
 
 def offer(price: float, gpus: float, name: str = "x") -> dict:

@@ -13,8 +13,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from connectors import _page, _snapshot
 from connectors.errors import PricingError
+from connectors.kit import page as kit_page
+from connectors.kit import snapshot as kit_snapshot
 from connectors.registry import PROVIDERS
 
 DEMO = Path(__file__).resolve().parents[2] / "connectors" / "demo_snapshot"
@@ -56,21 +57,21 @@ def _damaged(body, how: str):
     ("provider", "endpoint"), [(p, e) for p, eps in GUARDED.items() for e in eps]
 )
 def test_one_drifted_page_fails_the_provider(provider, endpoint, how):
-    pages = list(_snapshot.read_provider(DEMO, provider))
+    pages = list(kit_snapshot.read_provider(DEMO, provider))
     i = next(i for i, p in enumerate(pages) if p.endpoint == endpoint)
     p = pages[i]
-    pages[i] = _page.Page(provider, p.endpoint, p.fetched_at, p.request, text=json.dumps(_damaged(p.decoded(), how)))  # fmt: skip
+    pages[i] = kit_page.Page(provider, p.endpoint, p.fetched_at, p.request, text=json.dumps(_damaged(p.decoded(), how)))  # fmt: skip
     with pytest.raises((PricingError, pl.exceptions.PolarsError)):
-        PROVIDERS[provider].parse(_page.pages_frame(pages))
+        PROVIDERS[provider].parse(kit_page.pages_frame(pages))
 
 
 @pytest.mark.parametrize(("provider", "endpoint"), sorted(MAY_BE_EMPTY))
 def test_an_endpoint_that_may_be_empty_still_fails_without_its_list(provider, endpoint):
-    pages = list(_snapshot.read_provider(DEMO, provider))
+    pages = list(kit_snapshot.read_provider(DEMO, provider))
     i = next(i for i, p in enumerate(pages) if p.endpoint == endpoint)
     p = pages[i]
-    empty = _page.Page(provider, p.endpoint, p.fetched_at, p.request, text=json.dumps(_damaged(p.decoded(), "empty")))  # fmt: skip
-    PROVIDERS[provider].parse(_page.pages_frame([*pages[:i], empty, *pages[i + 1 :]]))
-    pages[i] = _page.Page(provider, p.endpoint, p.fetched_at, p.request, text="{}")
+    empty = kit_page.Page(provider, p.endpoint, p.fetched_at, p.request, text=json.dumps(_damaged(p.decoded(), "empty")))  # fmt: skip
+    PROVIDERS[provider].parse(kit_page.pages_frame([*pages[:i], empty, *pages[i + 1 :]]))
+    pages[i] = kit_page.Page(provider, p.endpoint, p.fetched_at, p.request, text="{}")
     with pytest.raises(PricingError):
-        PROVIDERS[provider].parse(_page.pages_frame(pages))
+        PROVIDERS[provider].parse(kit_page.pages_frame(pages))

@@ -1,4 +1,4 @@
-"""connectors._redact: what is masked, and where the masking is wired in (exceptions,
+"""connectors.kit.redact: what is masked, and where the masking is wired in (exceptions,
 fetch failures, log records, command-line output)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from connectors import _redact
-from connectors._page import FetchFailure
-from connectors._redact import MASK, redact
 from connectors.errors import UnexpectedResponse
+from connectors.kit import redact as kit_redact
+from connectors.kit.page import FetchFailure
+from connectors.kit.redact import MASK, redact
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,7 +71,7 @@ def test_values_of_credential_variables_are_masked_wherever_they_appear(monkeypa
 
 def test_a_notify_url_variable_is_masked_with_its_parts(monkeypatch):
     monkeypatch.setenv("OPS_HOOK", "json://u:Pa55word-x@hooks.example.com/path/T0KEN-abcdef")
-    _redact.register_env("OPS_HOOK")
+    kit_redact.register_env("OPS_HOOK")
     out = redact("401 for T0KEN-abcdef with Pa55word-x")
     assert out == "401 for *** with ***"
 
@@ -96,7 +96,7 @@ def test_every_connector_api_key_variable_is_a_known_credential():
                 ):
                     names += [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
     assert names, "no credential variables found in connectors/*/settings.py"
-    assert set(names) <= set(_redact.CREDENTIAL_ENV_VARS)
+    assert set(names) <= set(kit_redact.CREDENTIAL_ENV_VARS)
 
 
 def test_an_error_excerpt_is_cut_after_redaction(monkeypatch):
@@ -121,19 +121,19 @@ def test_a_fetch_failure_holds_redacted_text_whatever_the_error(monkeypatch):
 def logging_restored(monkeypatch):
     """install_logging() changes the process's logging: undone after the test."""
     factory = logging.getLogRecordFactory()
-    monkeypatch.setattr(_redact, "_factory_installed", False)
+    monkeypatch.setattr(kit_redact, "_factory_installed", False)
     yield
     logging.setLogRecordFactory(factory)
     for lg in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]:
         if isinstance(lg, logging.Logger):
-            lg.removeFilter(_redact._FILTER)
+            lg.removeFilter(kit_redact._FILTER)
             for handler in lg.handlers:
-                handler.removeFilter(_redact._FILTER)
+                handler.removeFilter(kit_redact._FILTER)
 
 
 def test_log_records_are_redacted_by_every_handler(monkeypatch, logging_restored):
     monkeypatch.setenv("LAMBDA_API_KEY", "lambda_log_value_77")
-    _redact.install_logging()
+    kit_redact.install_logging()
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)  # added after install: the factory covers it
     logger = logging.getLogger("tests.redaction")
@@ -166,7 +166,7 @@ def test_cli_output_helpers_redact(monkeypatch, capsys):
 def test_the_redacting_stream_masks_what_is_written(monkeypatch):
     monkeypatch.setenv("LAMBDA_API_KEY", "lambda_stream_value_3")
     raw = io.StringIO()
-    stream = _redact.RedactingStream(raw)
+    stream = kit_redact.RedactingStream(raw)
     print("key lambda_stream_value_3 in a summary", file=stream)
     assert raw.getvalue() == "key *** in a summary\n"
 

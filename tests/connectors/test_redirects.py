@@ -21,8 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from connectors import _http
-from connectors._page import FetchContext, FetchFailure
+from connectors.kit import http as kit_http
+from connectors.kit.page import FetchContext, FetchFailure
 from connectors.registry import PROVIDERS
 
 SECRETS = {
@@ -183,7 +183,7 @@ def test_no_credential_reaches_a_second_host(provider, hosts, monkeypatch, tmp_p
         monkeypatch.setenv(name, str(tmp_path / "none"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("GPU_PRICING_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(_http, "DEFAULT_RETRY", _http.RetryPolicy(attempts=1))
+    monkeypatch.setattr(kit_http, "DEFAULT_RETRY", kit_http.RetryPolicy(attempts=1))
     POINTED[provider](monkeypatch, a.url)
     ctx = FetchContext(regions=("us-east-1",), settings={})
     results = list(PROVIDERS[provider].fetch_live(ctx))
@@ -204,7 +204,7 @@ def test_a_cross_host_redirect_keeps_only_headers_that_hold_no_credential(hosts)
     a, _, seen = hosts
     headers = {"api_key": "k1-secret-value", "X-APITOKEN": "k2-secret-value",
                "Accept": "application/json"}  # fmt: skip
-    with _http.make_client() as client:
+    with kit_http.make_client() as client:
         client.get(f"{a.url}/p", params={"api_key": "q1", "page": "2"}, headers=headers)  # fmt: skip
     got = seen["b"][0]
     assert "secret-value" not in got and "q1" not in got
@@ -213,7 +213,7 @@ def test_a_cross_host_redirect_keeps_only_headers_that_hold_no_credential(hosts)
 
 def test_a_cross_host_redirect_of_a_request_with_a_body_is_not_followed(hosts):
     a, _, seen = hosts
-    with _http.make_client() as client, pytest.raises(_http.CrossOriginRedirect):
+    with kit_http.make_client() as client, pytest.raises(kit_http.CrossOriginRedirect):
         client.post(f"{a.url}/token", data={"client_secret": "s3cr3t-value"})
     assert not seen["b"]
 
@@ -223,7 +223,7 @@ def test_a_same_host_redirect_keeps_the_credential():
         lambda path: (302, {"Location": "/new"}, b"") if path == "/old" else (200, {}, b"ok")
     )
     try:
-        with _http.make_client() as client:
+        with kit_http.make_client() as client:
             assert client.get(host.url + "/old", headers={"api_key": "kept-key"}).text == "ok"
         assert "kept-key" in host.seen[1]
     finally:
@@ -232,5 +232,5 @@ def test_a_same_host_redirect_keeps_the_credential():
 
 def test_the_cross_host_rule_holds_for_an_https_downgrade():
     old, new = httpx.URL("https://api.example.com/x"), httpx.URL("http://api.example.com/x")
-    assert not _http.same_origin(old, new)
-    assert _http.same_origin(new, httpx.URL("https://api.example.com/y"))
+    assert not kit_http.same_origin(old, new)
+    assert kit_http.same_origin(new, httpx.URL("https://api.example.com/y"))

@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 
 from connectors import registry
-from connectors._page import pages_frame
-from connectors._snapshot import DEMO_DIR, read_provider
+from connectors.kit.page import pages_frame
+from connectors.kit.snapshot import DEMO_DIR, read_provider
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
@@ -110,7 +110,7 @@ def test_every_connector_parses_its_demo_pages_into_the_declared_contract(name):
     DDL creates."""
     import duckdb
 
-    from connectors._connector import Parsed
+    from connectors.kit.connector import Parsed
     from warehouse import db
     from warehouse.schemas import OFFER_SCHEMA
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from connectors import _snapshot
-from connectors._page import FetchFailure, Page
 from connectors.errors import UnexpectedResponse
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import FetchFailure, Page
 from flows import pipeline
 from gpu_pricing.cli import app
 from warehouse import db
@@ -22,7 +22,7 @@ SURVEY = "price survey 2023-04-07"
 
 
 def demo(*providers: str) -> dict[str, list]:
-    return {p: list(_snapshot.read_provider(_snapshot.DEMO_DIR, p)) for p in providers}
+    return {p: list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, p)) for p in providers}
 
 
 def query(path: Path, sql: str, params=None):

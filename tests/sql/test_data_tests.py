@@ -174,11 +174,11 @@ def test_a_bad_row_in_the_real_warehouse_fires_the_declared_test(warehouse):
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_failing_data_test_fails_the_refresh_and_publishes_nothing(tmp_path, monkeypatch):
-    from connectors import _snapshot
+    from connectors.kit import snapshot as kit_snapshot
     from flows import pipeline
 
     path = tmp_path / "w.duckdb"
-    pages = list(_snapshot.read_provider(_snapshot.DEMO_DIR, "azure"))
+    pages = list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, "azure"))
     pipeline.load_and_publish(path, {"azure": pages}, source="test")
     published = path.read_bytes()
     sql = tmp_path / "sql"

@@ -10,15 +10,15 @@ import duckdb
 import polars as pl
 import pytest
 
-from connectors import _snapshot
-from connectors._page import Page
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import Page
 from tests._warehouse import query, refresh
 from warehouse import db, sql_runner
 from warehouse.errors import WarehouseError
 
 
 def azure_demo() -> list[Page]:
-    return list(_snapshot.read_provider(_snapshot.DEMO_DIR, "azure"))
+    return list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, "azure"))
 
 
 def without(pages: list[Page], arm_sku: str) -> list[Page]:

@@ -15,15 +15,15 @@ import duckdb
 import pytest
 import zstandard
 
-from tests.builders import azure_retail_item, azure_retail_page
+from samples.azure import azure_retail_item, azure_retail_page
 from warehouse.rawstore import RawStore
 
 SCRIPT = """
 import sys
 from pathlib import Path
-from connectors import _snapshot
+from connectors.kit import snapshot as kit_snapshot
 from flows import pipeline
-pages = list(_snapshot.read_provider(Path(sys.argv[2]), "azure"))
+pages = list(kit_snapshot.read_provider(Path(sys.argv[2]), "azure"))
 pipeline.load_and_publish(Path(sys.argv[1]), {"azure": pages}, source="kill-test")
 """
 

@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 import zstandard
 
-from connectors import _snapshot
-from connectors._page import Page, canonical_json
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import Page, canonical_json
 from flows import pipeline
 from gpu_pricing.snapshot_export import export_snapshot
 from tests._warehouse import query, refresh
@@ -27,7 +27,7 @@ MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour"]
 
 
 def demo(provider: str = "azure") -> list:
-    return list(_snapshot.read_provider(_snapshot.DEMO_DIR, provider))
+    return list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, provider))
 
 
 def body_bytes_in_file(path: Path) -> bytes:
@@ -44,7 +44,7 @@ def test_pages_are_stored_as_read_content_addressed_and_compressed(tmp_path):
     assert pages.height == 17 and not pages["unchanged"].any()
     store = RawStore.beside(path)
     assert store.root == tmp_path / "w.duckdb.raw"
-    files = sorted((_snapshot.DEMO_DIR / "azure" / "retail_prices").glob("*.json"))
+    files = sorted((kit_snapshot.DEMO_DIR / "azure" / "retail_prices").glob("*.json"))
     as_read = {body_bytes_in_file(f) for f in files}
     for row in pages.iter_rows(named=True):
         obj = store.path(row["sha256"])
@@ -88,7 +88,8 @@ def test_one_changed_region_re_parses_the_provider(tmp_path):
     pages = demo()
     first = next(i for i, p in enumerate(pages) if p.scope == "westus2")
     body = orjson.loads(pages[first].data)
-    body["Items"][0]["retailPrice"] = body["Items"][0]["unitPrice"] = 1.5
+    price = round(body["Items"][0]["retailPrice"] * 1.2, 4)  # a plausible move (+20%)
+    body["Items"][0]["retailPrice"] = body["Items"][0]["unitPrice"] = price
     pages[first] = Page(
         "azure", "retail_prices", pages[first].fetched_at, pages[first].request, body=body
     )
@@ -107,7 +108,7 @@ def test_snapshot_export_writes_the_stored_bytes_and_replays_to_the_same_pages(t
     finally:
         con.close()
     assert counts == {"azure/retail_prices": 17}
-    replayed = list(_snapshot.read_provider(tmp_path / "out", "azure"))
+    replayed = list(kit_snapshot.read_provider(tmp_path / "out", "azure"))
     ledger = query(path, "SELECT sha256 FROM _load_pages")["sha256"].to_list()
     assert sorted(p.sha256 for p in replayed) == sorted(ledger)  # same bytes, same address
     # replaying the export into the same warehouse stores nothing new
@@ -123,7 +124,7 @@ def test_a_csv_file_page_round_trips_byte_for_byte(tmp_path):
         export_snapshot(con, tmp_path / "out")
     finally:
         con.close()
-    for original in (_snapshot.DEMO_DIR / "sheets").rglob("*.csv"):
+    for original in (kit_snapshot.DEMO_DIR / "sheets").rglob("*.csv"):
         exported = list((tmp_path / "out" / "sheets").rglob("*.csv"))
         assert original.read_bytes() in {e.read_bytes() for e in exported}
 
@@ -219,7 +220,7 @@ def test_moving_raw_tables_out_shrinks_the_published_file(tmp_path, monkeypatch)
 
     big_snapshot(tmp_path / "snap", pages=20, items_per_page=500)
     path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": list(_snapshot.read_provider(tmp_path / "snap", "azure"))})
+    refresh(path, {"azure": list(kit_snapshot.read_provider(tmp_path / "snap", "azure"))})
     downgrade(path)
     size_before = path.stat().st_size
     monkeypatch.setattr(db, "COMPACT_MIN_BYTES", 0)

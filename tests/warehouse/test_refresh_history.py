@@ -11,9 +11,9 @@ import duckdb
 import polars as pl
 import pytest
 
-from connectors import _snapshot
-from connectors._page import FetchFailure, Page
 from connectors.errors import SourceUnavailable
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import FetchFailure, Page
 from flows import pipeline
 from tests._warehouse import query, refresh
 from warehouse import db, sql_runner
@@ -23,7 +23,7 @@ MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", 
 
 
 def azure_demo() -> list[Page]:
-    return list(_snapshot.read_provider(_snapshot.DEMO_DIR, "azure"))
+    return list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, "azure"))
 
 
 def snapshot_of(path: Path, relation: str) -> pl.DataFrame:
@@ -271,8 +271,8 @@ def test_readers_keep_a_consistent_view_while_a_refresh_publishes(tmp_path):
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path, httpserver):
-    from connectors._page import FetchContext
     from connectors.azure import fetch
+    from connectors.kit.page import FetchContext
 
     # serve the demo's eastus pages as the "live" API
     demo = [p for p in azure_demo() if p.scope == "eastus"]
@@ -287,8 +287,8 @@ def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path,
     )
     live = [i for i in fetch.fetch_live(ctx) if not isinstance(i, FetchFailure)]
     refresh(tmp_path / "live.duckdb", {"azure": live})
-    _snapshot.write_pages(tmp_path / "snap", live)
-    refresh(tmp_path / "replay.duckdb", {"azure": list(_snapshot.read_provider(tmp_path / "snap", "azure"))})
+    kit_snapshot.write_pages(tmp_path / "snap", live)
+    refresh(tmp_path / "replay.duckdb", {"azure": list(kit_snapshot.read_provider(tmp_path / "snap", "azure"))})
     for mart in MARTS:
         a = snapshot_of(tmp_path / "live.duckdb", mart).drop("load_id", strict=False)
         b = snapshot_of(tmp_path / "replay.duckdb", mart).drop("load_id", strict=False)
@@ -385,7 +385,8 @@ def test_pages_that_parse_to_no_offers_keep_the_last_good_data(tmp_path):
     ]
     summary = refresh(path, {"azure": empty})
     (azure,) = summary.providers
-    assert summary.exit_code == 3 and "parse to no offers" in azure.failed[0]
+    # the per-page drift guard names the pages that lost their item list
+    assert summary.exit_code == 3 and "hold no 'Items' list" in azure.failed[0]
     assert snapshot_of(path, "mart_gpu_offers_current").equals(before)
     # with another provider landing, the run is partial (exit 1)
     other = FetchFailure("gcp", "*", "", SourceUnavailable("gcp", "*", "timeout"))

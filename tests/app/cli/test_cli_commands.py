@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -133,14 +134,14 @@ def test_refresh_rejects_a_missing_snapshot_directory(tmp_path):
 
 
 def test_a_malformed_snapshot_file_names_the_file_and_changes_nothing(tmp_path, demo_warehouse):
-    from connectors import _snapshot
     from connectors.errors import InvalidInput
+    from connectors.kit import snapshot as kit_snapshot
 
     bad = tmp_path / "snap" / "azure" / "retail_prices"
     bad.mkdir(parents=True)
     (bad / "eastus-0001.json").write_text('{"fetched_at": "2026-11-20T02:00:00Z", "request": {}}')
     with pytest.raises(InvalidInput, match=r"eastus-0001.json: missing key\(s\) \['body'\]"):
-        list(_snapshot.read_provider(tmp_path / "snap", "azure"))
+        list(kit_snapshot.read_provider(tmp_path / "snap", "azure"))
 
 
 def test_snapshot_export_round_trips_through_refresh(tmp_path, demo_warehouse):
@@ -151,11 +152,11 @@ def test_snapshot_export_round_trips_through_refresh(tmp_path, demo_warehouse):
     result = cli("snapshot", "export", str(out), "--json", "--warehouse", str(demo_warehouse))
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["pages"]["azure/retail_prices"] == 17
-    from connectors import _snapshot
+    from connectors.kit import snapshot as kit_snapshot
 
     replayed = tmp_path / "replayed.duckdb"
     pipeline.load_and_publish(
-        replayed, {"azure": list(_snapshot.read_provider(out, "azure"))}, source="t"
+        replayed, {"azure": list(kit_snapshot.read_provider(out, "azure"))}, source="t"
     )
     query = """SELECT provider, region, instance_type, pricing_model, price_usd_per_hour
                FROM mart_gpu_offers_current WHERE provider = 'azure' ORDER BY ALL"""
@@ -211,10 +212,10 @@ def test_breakeven_onprem_rejects_an_unknown_gpu_even_with_capex_and_rate(demo_w
 def test_snapshot_record_writes_what_the_live_api_returns(tmp_path, httpserver, monkeypatch):
     """`snapshot record` through the real Azure fetch (its public API pointed at a local
     server): the files are in the snapshot format and replay like the demo."""
-    from connectors import _snapshot
     from connectors.azure import settings
+    from connectors.kit import snapshot as kit_snapshot
 
-    demo = [p for p in _snapshot.read_provider(_snapshot.DEMO_DIR, "azure") if p.scope == "eastus"]
+    demo = [p for p in kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, "azure") if p.scope == "eastus"]
     for n, page in enumerate(demo):
         body = dict(page.decoded())
         body["NextPageLink"] = httpserver.url_for(f"/p/{n + 1}") if n + 1 < len(demo) else None
@@ -240,5 +241,29 @@ def test_snapshot_record_writes_what_the_live_api_returns(tmp_path, httpserver, 
     )  # resource SKUs skipped (no credentials): not a failure
     doc = json.loads(result.stdout)
     assert doc["providers"]["azure"]["pages"] == len(demo)
-    replayed = list(_snapshot.read_provider(out, "azure"))
+    replayed = list(kit_snapshot.read_provider(out, "azure"))
     assert [p.decoded()["Items"] for p in replayed] == [p.decoded()["Items"] for p in demo]
+
+
+def test_snapshot_record_records_the_providers_that_work_when_one_breaks(tmp_path, monkeypatch):
+    """A provider whose fetch raises something unexpected (AWS's SDK on a body that is not
+    XML) is reported as that provider's failure; the others are still recorded."""
+    from connectors import registry
+    from connectors.kit import snapshot as kit_snapshot
+
+    def broken(ctx):
+        yield from ()
+        raise ValueError("invalid XML received: <html>" + "x" * 5000)
+
+    aws = registry.PROVIDERS["aws"]
+    monkeypatch.setitem(registry.PROVIDERS, "aws", dataclasses.replace(aws, fetch_live=broken))
+    out = tmp_path / "recorded"
+    result = cli("snapshot", "record", str(out), "--providers", "aws,sheets", "--json",
+                 "--warehouse", str(tmp_path / "none.duckdb"))  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    doc = json.loads(result.stdout)["providers"]
+    assert doc["sheets"]["pages"] > 0 and list(kit_snapshot.read_provider(out, "sheets"))
+    (failure,) = doc["aws"]["failures"]
+    assert "ValueError: invalid XML received" in failure
+    aws_lines = [line for line in result.stderr.splitlines() if "aws" in line]
+    assert len(aws_lines) == 1 and len(aws_lines[0]) < 600, aws_lines

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors._snapshot import DEMO_DIR
+from connectors.kit.snapshot import DEMO_DIR
 
 # slow: each case runs the installed command in a child process
 pytestmark = pytest.mark.slow

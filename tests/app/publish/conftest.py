@@ -89,7 +89,7 @@ def night2_snapshot(root: Path) -> Path:
 
 
 def refresh_night2(warehouse: Path, root: Path) -> None:
-    from connectors._page import FetchContext
+    from connectors.kit.page import FetchContext
     from flows import pipeline
 
     snap = night2_snapshot(root)

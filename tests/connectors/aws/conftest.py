@@ -1,5 +1,5 @@
 """Shared helpers for the AWS tests: recorded fixtures and pages (parse takes them as
-`connectors._page.pages_frame(pages)`)."""
+`connectors.kit.page.pages_frame(pages)`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from connectors._page import Page
+from connectors.kit.page import Page
 from tests.conftest import FIXTURES
 
 AWS_FIXTURES = FIXTURES / "aws"

@@ -12,11 +12,11 @@ import polars as pl
 import pytest
 from botocore.stub import Stubber
 
-from connectors._http import RetryPolicy
-from connectors._normalise import normalise
-from connectors._page import FetchContext, FetchFailure, Page, pages_frame
 from connectors.aws import fetch, parse, settings
 from connectors.errors import SourceUnavailable
+from connectors.kit.http import RetryPolicy
+from connectors.kit.normalise import normalise
+from connectors.kit.page import FetchContext, FetchFailure, Page, pages_frame
 from tests.connectors.aws.conftest import AWS_FIXTURES, page
 from tests.connectors.aws.test_aws_fetch_ec2 import StubClients, ec2_client, empty_pricing
 

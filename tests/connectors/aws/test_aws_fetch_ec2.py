@@ -11,11 +11,11 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from connectors._http import RetryPolicy
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.aws import fetch, settings
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
-from tests.builders import aws_instance_type_item, aws_price_list_item
+from connectors.kit.http import RetryPolicy
+from connectors.kit.page import FetchContext, FetchFailure, Page
+from samples.aws import aws_instance_type_item, aws_price_list_item
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)
 NOW = datetime(2026, 11, 20, 2, 0)

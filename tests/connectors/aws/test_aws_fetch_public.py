@@ -12,11 +12,11 @@ import httpx
 import pytest
 from werkzeug import Response
 
-from connectors._http import RetryPolicy
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.aws import fetch
 from connectors.errors import UnexpectedResponse
-from tests.builders import aws_offer_csv_rows, aws_offer_csv_text
+from connectors.kit.http import RetryPolicy
+from connectors.kit.page import FetchContext, FetchFailure, Page
+from samples.aws import aws_offer_csv_rows, aws_offer_csv_text
 from tests.connectors.aws.conftest import AWS_FIXTURES
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)

@@ -12,10 +12,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
-from connectors._page import Page, pages_frame
 from connectors.aws import parse, settings
-from tests.builders import (
+from connectors.kit.normalise import normalise
+from connectors.kit.page import Page, pages_frame
+from samples.aws import (
     AWS_OFFER_CSV_HEADER,
     aws_instance_type_item,
     aws_offer_csv_rows,

@@ -15,13 +15,13 @@ import pytest
 from botocore.stub import Stubber
 from typer.testing import CliRunner
 
-from connectors._http import RetryPolicy
-from connectors._page import FetchContext, FetchFailure
 from connectors.aws import fetch
 from connectors.errors import UnexpectedResponse
+from connectors.kit.http import RetryPolicy
+from connectors.kit.page import FetchContext, FetchFailure
 from flows import pipeline
 from gpu_pricing.cli import app
-from tests.builders import aws_instance_type_item, aws_spot_price_item
+from samples.aws import aws_instance_type_item, aws_spot_price_item
 from warehouse import db
 
 FAST = RetryPolicy(attempts=2, backoff_s=0.001, max_backoff_s=0.001)

@@ -12,11 +12,11 @@ import polars as pl
 import pytest
 from werkzeug import Response
 
-from connectors._http import RetryPolicy
-from connectors._normalise import normalise
-from connectors._page import pages_frame
 from connectors.aws import fetch, parse, settings
 from connectors.errors import UnexpectedResponse
+from connectors.kit.http import RetryPolicy
+from connectors.kit.normalise import normalise
+from connectors.kit.page import pages_frame
 from tests.connectors.aws.conftest import AWS_FIXTURES, page
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.001, max_backoff_s=0.001)

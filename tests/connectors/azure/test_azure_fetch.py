@@ -9,10 +9,10 @@ from azure.core.credentials import AccessToken
 from azure.mgmt.compute import ComputeManagementClient
 from werkzeug import Response
 
-from connectors._http import RetryPolicy, make_client
-from connectors._page import FetchContext, FetchFailure
 from connectors.azure import fetch
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
+from connectors.kit.http import RetryPolicy, make_client
+from connectors.kit.page import FetchContext, FetchFailure
 from tests.conftest import FIXTURES
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.01, max_retry_after_s=0.05)

@@ -8,8 +8,8 @@ import copy
 
 import pytest
 
-from connectors import _snapshot
-from connectors._page import Page
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import Page
 from flows import pipeline
 from warehouse import db
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow  # every test here: over ~2 s on a quiet 2-core ma
 
 
 def demo(provider: str) -> list[Page]:
-    return list(_snapshot.read_provider(_snapshot.DEMO_DIR, provider))
+    return list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, provider))
 
 
 def query(path, sql: str):

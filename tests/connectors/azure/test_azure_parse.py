@@ -8,9 +8,9 @@ from datetime import datetime
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
-from connectors._page import Page, pages_frame
 from connectors.azure import parse, settings
+from connectors.kit.normalise import normalise
+from connectors.kit.page import Page, pages_frame
 from tests.conftest import FIXTURES
 
 

@@ -9,9 +9,9 @@ import json
 import polars as pl
 import pytest
 
-from connectors._http import make_client
-from connectors._normalise import normalise
 from connectors.azure import fetch, parse, settings
+from connectors.kit.http import make_client
+from connectors.kit.normalise import normalise
 from tests.conftest import FIXTURES
 from tests.connectors.azure.test_azure_fetch import FAST
 from tests.connectors.azure.test_azure_parse import item, parsed, retail_pages

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from werkzeug import Response
 
-from connectors._http import make_client
-from connectors._page import FetchContext
 from connectors.cloudrift import fetch
 from connectors.errors import UnexpectedResponse
+from connectors.kit.http import make_client
+from connectors.kit.page import FetchContext
 
 PATH = "/api/v1/instance-types/list"
 REQUEST = {

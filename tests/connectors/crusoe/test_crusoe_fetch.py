@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 import pytest
 from werkzeug import Response
 
-from connectors._http import make_client
-from connectors._page import FetchContext
 from connectors.crusoe import fetch
 from connectors.errors import MissingCredentials, UnexpectedResponse
+from connectors.kit.http import make_client
+from connectors.kit.page import FetchContext
 
 ACCESS, PROJECT = "AK123", "proj-42"
 SECRET = base64.urlsafe_b64encode(b"crusoe-secret-bytes").decode().rstrip("=")

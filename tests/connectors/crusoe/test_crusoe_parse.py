@@ -6,8 +6,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
 from connectors.crusoe import parse
+from connectors.kit.normalise import normalise
 
 
 @pytest.fixture

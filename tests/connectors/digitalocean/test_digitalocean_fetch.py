@@ -7,10 +7,10 @@ import copy
 import pytest
 from werkzeug import Response
 
-from connectors._http import make_client
-from connectors._page import FetchContext
 from connectors.digitalocean import fetch
 from connectors.errors import MissingCredentials, UnexpectedResponse
+from connectors.kit.http import make_client
+from connectors.kit.page import FetchContext
 
 PATH = "/v2/sizes"
 TOKEN = "dop_v1_secret_token"

@@ -11,10 +11,10 @@ import google.auth.exceptions
 import pytest
 from werkzeug import Response
 
-from connectors import _snapshot
-from connectors._page import FetchContext, FetchFailure, Page, pages_frame
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
 from connectors.gcp import fetch, parse, settings
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import FetchContext, FetchFailure, Page, pages_frame
 from tests.conftest import FIXTURES
 
 SKUS_PATH = "/v1/services/6F81-5844-456A/skus"
@@ -85,8 +85,8 @@ def test_recorded_pages_replay_through_a_snapshot_to_the_same_offers(httpserver,
 
     serve_catalog(httpserver)
     live = walk(httpserver)
-    _snapshot.write_pages(tmp_path, live)
-    replayed = list(_snapshot.read_provider(tmp_path, "gcp"))
+    kit_snapshot.write_pages(tmp_path, live)
+    replayed = list(kit_snapshot.read_provider(tmp_path, "gcp"))
     assert [p.decoded() for p in replayed] == [p.body for p in live]
 
     assert_frame_equal(parse.parse(pages_frame(replayed)), parse.parse(pages_frame(live)))
@@ -100,7 +100,7 @@ def test_api_key_is_sent_as_a_header_and_never_stored(httpserver, monkeypatch, t
     request, _ = httpserver.log[0]
     assert request.headers.get("X-Goog-Api-Key") == SECRET
     assert SECRET not in request.url
-    _snapshot.write_pages(tmp_path, pages)
+    kit_snapshot.write_pages(tmp_path, pages)
     written = "".join(p.read_text() for p in tmp_path.rglob("*.json"))
     assert SECRET not in written
     assert all(SECRET not in json.dumps(p.request) + (p.source_url or "") for p in pages)
@@ -260,3 +260,19 @@ def test_a_next_page_token_that_comes_back_is_a_paging_cycle(httpserver):
     with pytest.raises(UnexpectedResponse, match="repeats an earlier nextPageToken"):
         walk(httpserver)
     assert len(httpserver.log) == 2
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "error", "text"),
+    [
+        (400, '"bad request"', UnexpectedResponse, "HTTP 400"),
+        (403, '{"error": "forbidden by a proxy"}', UnexpectedResponse, "HTTP 403"),
+        (404, "<html>not here</html>", UnexpectedResponse, "HTTP 404"),
+        (502, "<html>Bad gateway</html>", SourceUnavailable, "502"),
+    ],
+)
+def test_an_error_body_not_shaped_like_googles_keeps_its_status(httpserver, status, body, error, text):
+    """A gateway's or proxy's body is one line naming the status, not an AttributeError."""
+    httpserver.expect_request(SKUS_PATH).respond_with_response(Response(body, status))
+    with pytest.raises(error, match=text):
+        walk(httpserver)

@@ -1,7 +1,7 @@
 """GCP DWS flex-start: the "DWS Defined Duration" SKUs priced as pricing_model `flex`,
 per GPU and composed into machine types like on-demand, while calendar mode stays
 excluded. SKU descriptions and prices as Google's catalog lists them in billing data
-quoted publicly (2025-08, us-central1 / "Americas"); shapes from tests.builders.gcp_sku,
+quoted publicly (2025-08, us-central1 / "Americas"); shapes from samples.gcp.gcp_sku,
 the recorded Cloud Billing shape."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
 from connectors.gcp import settings
+from connectors.kit.normalise import normalise
 from tests.connectors.gcp.test_gcp_parse import offer, parsed, sku
 
 # Real descriptions and prices (SKU ids 341A-49A5-0C07, 9A32-36B2-7FBC, ED19-A584-4A84,

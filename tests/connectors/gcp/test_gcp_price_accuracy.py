@@ -20,7 +20,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
+from connectors.kit.normalise import normalise
 from tests.connectors.gcp.test_gcp_parse import parsed, sku
 
 SSD_PER_GIB_MONTH = 0.08

@@ -7,9 +7,9 @@ import copy
 
 import pytest
 
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import SourceUnavailable
 from connectors.gcp import settings
+from connectors.kit.page import FetchContext, FetchFailure, Page
 from flows import pipeline
 from tests._warehouse import query, refresh
 
@@ -142,7 +142,7 @@ def test_a_walk_that_fails_half_way_keeps_the_previous_catalog_current(tmp_path)
 def test_accelerator_only_gpu_prices_never_win_the_cheapest_machine(tmp_path):
     """GCP prices a GPU apart from its host: those rows stay listed (host_included false)
     but the cheapest-machine mart only ranks composed machines (host_included true)."""
-    from connectors._page import FetchContext
+    from connectors.kit.page import FetchContext
     from flows import pipeline
     from warehouse import db
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from werkzeug import Response
 
-from connectors._http import make_client
-from connectors._page import FetchContext
 from connectors.errors import MissingCredentials, UnexpectedResponse
 from connectors.hotaisle import fetch
+from connectors.kit.http import make_client
+from connectors.kit.page import FetchContext
 
 KEY, TEAM = "ha-secret-key", "my-team"
 PATH = f"/api/teams/{TEAM}/virtual_machines/available/"

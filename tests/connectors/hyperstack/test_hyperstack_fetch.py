@@ -6,10 +6,10 @@ import httpx
 import pytest
 from werkzeug import Response
 
-from connectors._http import make_client
-from connectors._page import FetchContext, FetchFailure
 from connectors.errors import MissingCredentials, UnexpectedResponse
 from connectors.hyperstack import fetch
+from connectors.kit.http import make_client
+from connectors.kit.page import FetchContext, FetchFailure
 
 PATH = "/v1/pricebook"
 KEY = "secret-hyperstack-key-42"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
 from connectors.jarvislabs import parse
+from connectors.kit.normalise import normalise
 
 
 @pytest.fixture

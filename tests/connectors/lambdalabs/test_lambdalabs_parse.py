@@ -8,8 +8,8 @@ import json
 import polars as pl
 import pytest
 
-from connectors._json import PageDrift
-from connectors._normalise import normalise
+from connectors.kit.decode import PageDrift
+from connectors.kit.normalise import normalise
 from connectors.lambdalabs import parse
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
+from connectors.kit.page import FetchContext, FetchFailure, Page
 from connectors.nebius import fetch
 from tests.connectors.nebius.nebius_server import serve
 

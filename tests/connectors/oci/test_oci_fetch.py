@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from werkzeug import Response
 
-from connectors._http import RetryPolicy, make_client
-from connectors._page import FetchContext, FetchFailure
 from connectors.errors import SourceUnavailable, UnexpectedResponse
+from connectors.kit.http import RetryPolicy, make_client
+from connectors.kit.page import FetchContext, FetchFailure
 from connectors.oci import fetch
 
 PATH = "/pls/apex/cetools/api/v1/products/"

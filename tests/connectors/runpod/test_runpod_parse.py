@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
+from connectors.kit.normalise import normalise
 from connectors.runpod import parse
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from werkzeug import Response
 
-from connectors._http import make_client
-from connectors._page import FetchContext
 from connectors.errors import MissingCredentials, UnexpectedResponse
+from connectors.kit.http import make_client
+from connectors.kit.page import FetchContext
 from connectors.seeweb import fetch
 
 PATH = "/ecs/v2/plans"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from connectors import _fx
-from connectors._normalise import normalise
+from connectors.kit import fx as kit_fx
+from connectors.kit.normalise import normalise
 from connectors.seeweb import parse
 
 
@@ -22,7 +22,7 @@ def run(pages_frame, body):
 
 
 def test_eur_prices_convert_with_the_recorded_rate_and_say_so(pages_frame, body):
-    (eur,) = _fx.rates().filter(pl.col("currency") == "EUR").rows(named=True)
+    (eur,) = kit_fx.rates().filter(pl.col("currency") == "EUR").rows(named=True)
     assert (eur["usd_per_unit"], str(eur["as_of"])) == (1.1463, "2026-09-22")
     offers = run(pages_frame, body).offers
     a100 = offers.filter(pl.col("instance_type") == "ECS2GPU3").row(0, named=True)
@@ -46,7 +46,7 @@ def test_without_a_recorded_eur_rate_every_price_is_quarantined_naming_eur(
 ):
     csv = tmp_path / "seed_fx_rates.csv"
     csv.write_text("currency,usd_per_unit,as_of,source\nGBP,1.3,2026-09-22,test rate\n")
-    monkeypatch.setattr(_fx, "RATES_CSV", csv)
+    monkeypatch.setattr(kit_fx, "RATES_CSV", csv)
     res = run(pages_frame, body)
     assert res.offers.is_empty()
     # L40S in 2 regions, A100 x2, MI300X and H100 in 1 each

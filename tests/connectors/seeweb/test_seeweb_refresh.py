@@ -8,14 +8,14 @@ import json
 import duckdb
 from typer.testing import CliRunner
 
-from connectors import _snapshot
+from connectors.kit import snapshot as kit_snapshot
 from flows import pipeline
 from gpu_pricing.cli import app
 
 
 def test_seeweb_demo_refreshes_and_shows_usd_rates(tmp_path):
     path = tmp_path / "w.duckdb"
-    pages = {"seeweb": list(_snapshot.read_provider(_snapshot.DEMO_DIR, "seeweb"))}
+    pages = {"seeweb": list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, "seeweb"))}
     summary = pipeline.load_and_publish(path, pages, source="demo")
     assert summary.exit_code == 0 and [p.status for p in summary.providers] == ["ok"]
     result = CliRunner().invoke(

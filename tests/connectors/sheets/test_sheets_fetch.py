@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import shutil
 
-from connectors import _snapshot
-from connectors._page import FetchContext, FetchFailure, Page
 from connectors.errors import UnexpectedResponse
+from connectors.kit import snapshot as kit_snapshot
+from connectors.kit.page import FetchContext, FetchFailure, Page
 from connectors.sheets import fetch, settings
 from tests.conftest import FIXTURES
 
@@ -39,8 +39,8 @@ def test_a_sheet_missing_a_required_column_fails_alone(tmp_path):
 
 def test_sheets_round_trip_through_the_snapshot_format_byte_for_byte(tmp_path):
     pages = [p for p in fetch.fetch_live(FetchContext()) if isinstance(p, Page)]
-    _snapshot.write_pages(tmp_path, pages)
-    replayed = list(_snapshot.read_provider(tmp_path, "sheets"))
+    kit_snapshot.write_pages(tmp_path, pages)
+    replayed = list(kit_snapshot.read_provider(tmp_path, "sheets"))
     assert sorted((p.request["sheet"], p.payload) for p in replayed) == sorted(
         (p.request["sheet"], p.payload) for p in pages
     )
@@ -49,7 +49,7 @@ def test_sheets_round_trip_through_the_snapshot_format_byte_for_byte(tmp_path):
 
 def test_the_demo_snapshot_holds_the_bundled_sheets_unchanged():
     demo = {
-        p.request["sheet"]: p.payload for p in _snapshot.read_provider(_snapshot.DEMO_DIR, "sheets")
+        p.request["sheet"]: p.payload for p in kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, "sheets")
     }
     bundled = {p.name: p.read_text() for p in settings.SHEETS_DIR.glob("*.csv")}
     assert demo == bundled

@@ -8,7 +8,7 @@ from datetime import datetime
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
+from connectors.kit.normalise import normalise
 from connectors.sheets import parse, settings
 from tests.conftest import FIXTURES
 
@@ -61,9 +61,9 @@ def test_a_historical_row_carries_its_end_as_expires_at(mixed):
 
 
 def test_a_sheet_row_in_euros_is_converted_with_the_recorded_rate(pages_frame):
-    from connectors import _fx
+    from connectors.kit import fx as kit_fx
 
-    eur = _fx.rates().filter(pl.col("currency") == "EUR")["usd_per_unit"].item()
+    eur = kit_fx.rates().filter(pl.col("currency") == "EUR")["usd_per_unit"].item()
     sheet = "provider,instance_type,region,gpu_name,gpu_memory_gib,gpu_count,pricing_model,pricing_detail,price_usd_per_hour,as_of,valid_until,source_url,source_currency,source_price,illustrative,note\nexamplecloud,A100 x1,eu-west,A100,80,1,on_demand,,,2026-10-01,,https://example.com/preise,EUR,1.85,false,quoted in euros\n"
     result = normalise(parse.parse(pages_frame("price_sheet", sheet, scopes=["eur_sheet.csv"])))
     row = result.offers.row(0, named=True)

@@ -9,9 +9,9 @@ import logging
 import pytest
 from werkzeug import Request, Response
 
-from connectors._http import make_client
-from connectors._page import FetchContext
 from connectors.errors import UnexpectedResponse
+from connectors.kit.http import make_client
+from connectors.kit.page import FetchContext
 from connectors.vastai import fetch
 
 PATH = "/api/v0/bundles/"

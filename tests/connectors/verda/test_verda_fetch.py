@@ -8,9 +8,9 @@ import json
 import pytest
 from werkzeug import Response
 
-from connectors._http import make_client
-from connectors._page import FetchContext
 from connectors.errors import MissingCredentials, UnexpectedResponse
+from connectors.kit.http import make_client
+from connectors.kit.page import FetchContext
 from connectors.verda import fetch
 
 CLIENT_ID, SECRET, TOKEN = "client-abc", "secret-verda-99", "token-verda-77"

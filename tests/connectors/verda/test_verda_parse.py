@@ -7,7 +7,7 @@ import json
 import polars as pl
 import pytest
 
-from connectors._normalise import normalise
+from connectors.kit.normalise import normalise
 from connectors.verda import parse
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from werkzeug import Response
 
-from connectors._http import make_client
-from connectors._page import FetchContext, FetchFailure
 from connectors.errors import UnexpectedResponse
+from connectors.kit.http import make_client
+from connectors.kit.page import FetchContext, FetchFailure
 from connectors.vultr import fetch
 
 

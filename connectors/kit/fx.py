@@ -19,7 +19,7 @@ import polars as pl
 
 from connectors.errors import InvalidInput
 
-RATES_CSV = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_fx_rates.csv"
+RATES_CSV = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_fx_rates.csv"
 _NUMBER = r"^\d+(\.\d+)?$"
 
 

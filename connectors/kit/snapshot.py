@@ -16,10 +16,10 @@ from pathlib import Path
 
 import orjson
 
-from connectors._page import Page, dumps
 from connectors.errors import InvalidInput
+from connectors.kit.page import Page, dumps
 
-DEMO_DIR = Path(__file__).parent / "demo_snapshot"
+DEMO_DIR = Path(__file__).resolve().parents[1] / "demo_snapshot"
 
 
 def resolve(snapshot: str | Path) -> Path:
@@ -167,10 +167,10 @@ def write_pages(root: Path, pages: Iterable[Page]) -> int:
             # the body's bytes verbatim, last: replayed, the page hashes to the same sha256
             head = json.dumps(meta, indent=1, ensure_ascii=False).encode()
             (folder / f"{stem}.json").write_bytes(
-                head[:-2] + b',\n "body": ' + page.data + b"\n}\n"
+                head[:-2] + b',\n "body": ' + page.content + b"\n}\n"
             )
         else:
-            meta["body"] = page.decoded()
+            meta["body"] = json.loads(page.payload)  # credentials masked (Page.payload)
             (folder / f"{stem}.json").write_text(
                 json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8"
             )

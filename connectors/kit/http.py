@@ -6,7 +6,7 @@ cannot be read falls back to the backoff. Any other 4xx is not
 retried: it raises UnexpectedResponse with an excerpt of the body. Secrets passed in
 headers or params never reach a log line or an exception message: URLs are shown
 without their query string, and every message and excerpt is redacted
-(connectors._redact) before it is built into an error.
+(connectors.kit.redact) before it is built into an error.
 
 Credentials stay with their host: a redirect to another origin (another host or port, or
 from https to http) is followed carrying only the headers that say nothing about the
@@ -31,9 +31,9 @@ from typing import Any
 
 import httpx
 
-from connectors._page import Page, utc_now
-from connectors._redact import CREDENTIAL_PARAM_NAMES, known_values, redact
 from connectors.errors import SourceUnavailable, UnexpectedResponse
+from connectors.kit.page import Page, utc_now
+from connectors.kit.redact import CREDENTIAL_PARAM_NAMES, known_values, redact
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +128,21 @@ def bind_session_to_host(session: Any) -> Any:
 
     session.rebuild_auth = rebuild
     return session
+
+
+class _QuerylessUrls(logging.Filter):
+    """httpx logs every request's full URL at INFO (shown with --debug): the URL is logged
+    without its query string, which may carry a key."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                _redacted(a) if isinstance(a, httpx.URL) else a for a in record.args
+            )
+        return True
+
+
+logging.getLogger("httpx").addFilter(_QuerylessUrls())
 
 
 def make_client(timeout_s: float = 30.0, **kwargs: Any) -> httpx.Client:

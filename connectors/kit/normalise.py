@@ -1,5 +1,5 @@
 """Rules every provider's offers pass through after its own `parse()`: one place for the
-conversion of non-USD prices with a recorded rate (connectors/_fx.py), the validity
+conversion of non-USD prices with a recorded rate (connectors/kit/fx.py), the validity
 checks, the per-GPU-hour division, the rounding of money to the nano-dollar and the
 default provenance. (Spot prices at or above on-demand are flagged in the warehouse,
 where every provider's current offers meet: sql/intermediate/int_offer_pairs.sql holds the
@@ -15,12 +15,17 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from connectors import _fx
-from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, PROVENANCES, STAGED_COLUMNS, conform
+from connectors.kit import fx
+from connectors.kit.gpu import form_factor
+from warehouse.schemas import (
+    MAX_USD_PER_GPU_HOUR,
+    OFFER_SCHEMA,
+    PRICING_MODELS,
+    PROVENANCES,
+    STAGED_COLUMNS,
+    conform,
+)
 
-# A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
-# real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
-MAX_USD_PER_GPU_HOUR = 200.0
 # Published prices are rounded to the nano-dollar, the finest unit any source prices in
 # (GCP's unit prices are units + nanos / 1e9). Float division leaves binary noise (Polars
 # divides by a constant as a multiplication by its reciprocal: 69 / 100 = 0.6900000000000001);
@@ -67,7 +72,7 @@ def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
     per_gpu = pl.col("price_usd_per_gpu_hour")
     return [
         (
-            _fx.needs_rate() & ~pl.col("_fx_converted"),
+            fx.needs_rate() & ~pl.col("_fx_converted"),
             pl.format(
                 "non-USD price in {} and no recorded conversion rate "
                 "(sql/seeds/seed_fx_rates.csv has no {} row)",
@@ -129,13 +134,18 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
     if item is not None:
         df = df.with_columns(item.alias("_item"))
     # a price in another currency becomes USD here, with its recorded rate (or is rejected)
-    df = _fx.convert(df)
+    df = fx.convert(df)
     price = pl.col("price_usd_per_hour")
     df = df.with_columns(
         status=pl.col("status").fill_null("ok"),
         price_usd_per_hour=price.round(MONEY_DECIMALS),
         # a connector that says nothing about provenance reads a provider's own prices
         provenance=pl.col("provenance").fill_null("api"),
+        # a form factor the instance type names ("H100_PCIE_80GB", "H100-80G-PCIe") where
+        # the connector set none (connectors/_gpu.py)
+        gpu_variant=pl.coalesce(
+            "gpu_variant", form_factor(pl.col("instance_type").str.replace_all("_", " "))
+        ),
         price_usd_per_gpu_hour=pl.coalesce(
             "price_usd_per_gpu_hour",
             pl.when(pl.col("gpu_count") > 0).then(price / pl.col("gpu_count")),

@@ -1,160 +1,11 @@
-"""Builders of API items in the real response shapes (recordings published in open-source repositories; each builder names its source),
-shared by the tests, the demo-snapshot builder and the benchmarks. Only the values vary; every key
-and type is the recorded one."""
+"""AWS responses: DescribeInstanceTypes, DescribeSpotPriceHistory, GetProducts items, the offer CSV and the Spot Advisor feed."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from typing import Any
 
-# Retail Prices API item: the keys, order and types of the Microsoft Learn example
-# (the example item of Microsoft Learn's "Azure Retail Prices overview"), plus reservationTerm on Reservation items.
-
-
-def _digits(text: str) -> str:
-    """Four stable characters from a name (Python's hash() is salted per process)."""
-    return hashlib.sha1(text.encode()).hexdigest()[:4].upper()
-
-
-def azure_retail_item(
-    *,
-    arm_sku: str,
-    display: str,
-    series: str,
-    region: str,
-    location: str,
-    price: float,
-    kind: str = "Consumption",
-    suffix: str = "",
-    windows: bool = False,
-    term: str | None = None,
-    effective: str = "2024-06-01T00:00:00Z",
-    currency: str = "USD",
-) -> dict[str, Any]:
-    product_id = "DZH318Z0" + _digits(series)
-    meter = f"{display}{suffix}"
-    item: dict[str, Any] = {
-        "currencyCode": currency,
-        "tierMinimumUnits": 0.0,
-        "retailPrice": price,
-        "unitPrice": price,
-        "armRegionName": region,
-        "location": location,
-        "effectiveStartDate": effective,
-        "meterId": str(
-            uuid.uuid5(uuid.NAMESPACE_URL, f"{region}/{arm_sku}/{suffix}/{windows}/{kind}/{term}")
-        ),
-        "meterName": meter,
-        "productId": product_id,
-        "skuId": f"{product_id}/{_digits(meter)}",
-        "productName": f"Virtual Machines {series} Series{' Windows' if windows else ''}",
-        "skuName": meter,
-        "serviceName": "Virtual Machines",
-        "serviceId": "DZH313Z7MMC8",
-        "serviceFamily": "Compute",
-        "unitOfMeasure": "1 Hour",
-        "type": kind,
-        "isPrimaryMeterRegion": True,
-        "armSkuName": arm_sku,
-    }
-    if term:
-        item["reservationTerm"] = term
-    return item
-
-
-def azure_retail_page(items: list[dict[str, Any]], next_link: str | None) -> dict[str, Any]:
-    return {
-        "BillingCurrency": "USD",
-        "CustomerEntityId": "Default",
-        "CustomerEntityType": "Retail",
-        "Items": items,
-        "NextPageLink": next_link,
-        "Count": len(items),
-    }
-
-
-# Cloud Billing Catalog services.skus.list REST JSON: the keys, order and types of the
-# opencost recording (opencost/opencost pkg/cloud/gcp/test/skus.json). Money.units is an
-# int64, so a string in REST JSON.
-_GCP_UNITS = {
-    "h": ("hour", "s", "second", 3600),
-    "GiBy.h": ("gibibyte hour", "By.s", "byte second", 3865470566400),
-    # storage SKUs (Local SSD) are priced per GiB-month; the factor is 2^30 x 31 days
-    "GiBy.mo": ("gibibyte month", "By.s", "byte second", 2875910101401600),
-}
-
-
-def gcp_sku(
-    *,
-    sku_id: str,
-    description: str,
-    resource_group: str,
-    usage_type: str,
-    regions: list[str],
-    units: int,
-    nanos: int,
-    usage_unit: str = "h",
-    effective: str = "2026-11-19T14:52:50.681Z",
-    currency: str = "USD",
-) -> dict[str, Any]:
-    unit_description, base_unit, base_description, factor = _GCP_UNITS[usage_unit]
-    return {
-        "name": f"services/6F81-5844-456A/skus/{sku_id}",
-        "skuId": sku_id,
-        "description": description,
-        "category": {
-            "serviceDisplayName": "Compute Engine",
-            "resourceFamily": "Compute",
-            "resourceGroup": resource_group,
-            "usageType": usage_type,
-        },
-        "serviceRegions": list(regions),
-        "pricingInfo": [
-            {
-                "summary": "",
-                "pricingExpression": {
-                    "usageUnit": usage_unit,
-                    "displayQuantity": 1,
-                    "tieredRates": [
-                        {
-                            "startUsageAmount": 0,
-                            "unitPrice": {
-                                "currencyCode": currency,
-                                "units": str(units),
-                                "nanos": nanos,
-                            },
-                        }
-                    ],
-                    "usageUnitDescription": unit_description,
-                    "baseUnit": base_unit,
-                    "baseUnitDescription": base_description,
-                    "baseUnitConversionFactor": factor,
-                },
-                "currencyConversionRate": 1,
-                "effectiveTime": effective,
-            }
-        ],
-        "serviceProviderName": "Google",
-        "geoTaxonomy": {
-            "type": "REGIONAL" if len(regions) == 1 else "MULTI_REGIONAL",
-            "regions": list(regions),
-        },
-    }
-
-
-def gcp_sku_id(text: str) -> str:
-    """A stable SKU id in the catalog's XXXX-XXXX-XXXX form."""
-    digest = hashlib.sha1(text.encode()).hexdigest().upper()
-    return f"{digest[:4]}-{digest[4:8]}-{digest[8:12]}"
-
-
-def gcp_skus_page(skus: list[dict[str, Any]], next_page_token: str) -> dict[str, Any]:
-    return {"skus": skus, "nextPageToken": next_page_token}
-
-
-# --- AWS -----------------------------------------------------------------------------------
 # Shapes of the AWS recordings: DescribeInstanceTypes (moto's recording of the live API),
 # DescribeSpotPriceHistory (instance-selector recording), GetProducts items (the m5.large
 # recording: product/attributes, terms.OnDemand / terms.Reserved keyed "<sku>.<term>",
@@ -258,7 +109,11 @@ def aws_instance_type_item(
         "BareMetal": False,
         "Hypervisor": "nitro",
         "ProcessorInfo": {"SupportedArchitectures": ["x86_64"], "SustainedClockSpeedInGhz": 3.6},
-        "VCpuInfo": {"DefaultVCpus": vcpus, "DefaultCores": max(vcpus // 2, 1), "DefaultThreadsPerCore": 2},
+        "VCpuInfo": {
+            "DefaultVCpus": vcpus,
+            "DefaultCores": max(vcpus // 2, 1),
+            "DefaultThreadsPerCore": 2,
+        },
         "MemoryInfo": {"SizeInMiB": memory_mib},
     }
     if gpu_name:
@@ -292,7 +147,9 @@ def aws_instance_type_item(
     return item
 
 
-def aws_spot_price_item(zone: str, instance_type: str, price: str, timestamp: str) -> dict[str, Any]:
+def aws_spot_price_item(
+    zone: str, instance_type: str, price: str, timestamp: str
+) -> dict[str, Any]:
     return {
         "AvailabilityZone": zone,
         "InstanceType": instance_type,
@@ -367,7 +224,11 @@ def aws_price_list_item(
             key: {
                 "priceDimensions": {
                     f"{key}.{AWS_HOURLY_RATE}": _aws_dimension(
-                        sku, AWS_ON_DEMAND_TERM, AWS_HOURLY_RATE, "Hrs", f"{on_demand:.10f}",
+                        sku,
+                        AWS_ON_DEMAND_TERM,
+                        AWS_HOURLY_RATE,
+                        "Hrs",
+                        f"{on_demand:.10f}",
                         f"${on_demand:g} per On Demand Linux {instance_type} Instance Hour",
                     )
                 },
@@ -384,7 +245,11 @@ def aws_price_list_item(
             key = f"{sku}.{code}"
             dims = {
                 f"{key}.{AWS_HOURLY_RATE}": _aws_dimension(
-                    sku, code, AWS_HOURLY_RATE, "Hrs", f"{hourly:.10f}",
+                    sku,
+                    code,
+                    AWS_HOURLY_RATE,
+                    "Hrs",
+                    f"{hourly:.10f}",
                     f"Linux/UNIX (Amazon VPC), {instance_type} reserved instance applied",
                 )
             }
@@ -563,155 +428,11 @@ def aws_spot_advisor(
         "global_rate": "<10%",
         "ranges": AWS_ADVISOR_RANGES,
         "instance_types": {
-            t: {"emr": True, "cores": cores, "ram_gb": ram} for t, (cores, ram) in instance_types.items()
+            t: {"emr": True, "cores": cores, "ram_gb": ram}
+            for t, (cores, ram) in instance_types.items()
         },
         "spot_advisor": {
             region: {"Linux": {t: {"s": sv, "r": r} for t, (sv, r) in types.items()}}
             for region, types in linux.items()
         },
     }
-
-
-# --- Specialty clouds -------------------------------------------------------------------
-# Shapes the fields mature consumers read (gpuhunt's and SkyPilot's provider code) and the
-# recorded entries quoted there: Lambda instance-types (`data` keyed by type name), RunPod
-# gpuTypes (the runpod docs `get_gpu` example), Vast.ai bundles `offers[]` (gpuhunt's
-# fields), OCI cetools products (`items[]` with currencyCodeLocalizations).
-
-
-def lambda_instance_type(
-    *,
-    name: str,
-    description: str,
-    cents: int,
-    vcpus: int,
-    memory_gib: int,
-    storage_gib: int,
-    gpus: int,
-    regions: list[tuple[str, str]],
-) -> dict[str, Any]:
-    return {
-        "instance_type": {
-            "name": name,
-            "description": description,
-            "gpu_description": description.split("x ", 1)[1],
-            "price_cents_per_hour": cents,
-            "specs": {
-                "vcpus": vcpus,
-                "memory_gib": memory_gib,
-                "storage_gib": storage_gib,
-                "gpus": gpus,
-            },
-        },
-        "regions_with_capacity_available": [
-            {"name": region, "description": where} for region, where in regions
-        ],
-    }
-
-
-def lambda_instance_types_body(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"data": {e["instance_type"]["name"]: e for e in entries}}
-
-
-def runpod_gpu_type(
-    *,
-    gpu_id: str,
-    display: str,
-    memory_gb: int,
-    secure: float | None,
-    community: float | None,
-    secure_spot: float | None = None,
-    community_spot: float | None = None,
-    manufacturer: str = "Nvidia",
-    max_gpus: int = 8,
-) -> dict[str, Any]:
-    return {
-        "maxGpuCount": max_gpus,
-        "id": gpu_id,
-        "displayName": display,
-        "manufacturer": manufacturer,
-        "memoryInGb": memory_gb,
-        "secureCloud": secure is not None,
-        "communityCloud": community is not None,
-        "securePrice": secure,
-        "communityPrice": community,
-        "secureSpotPrice": secure_spot,
-        "communitySpotPrice": community_spot,
-    }
-
-
-def runpod_gpu_types_body(gpu_types: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"data": {"gpuTypes": gpu_types}}
-
-
-def vast_offer(
-    *,
-    offer_id: int,
-    gpu_name: str,
-    num_gpus: int,
-    gpu_ram_mb: int,
-    dph_base: float,
-    disk_gb: int,
-    min_bid: float | None,
-    geolocation: str | None,
-    cpu_cores: int,
-    cpu_cores_effective: int,
-    cpu_ram_mb: int,
-    verified: bool = True,
-    storage_cost: float = 0.1,
-) -> dict[str, Any]:
-    storage_per_hour = disk_gb * storage_cost / 30 / 24  # storage_cost is USD/GB/month
-    return {
-        "id": offer_id,
-        "ask_contract_id": offer_id,
-        "machine_id": offer_id // 1000,
-        "host_id": 90000 + offer_id % 997,
-        "gpu_name": gpu_name,
-        "num_gpus": num_gpus,
-        "gpu_ram": gpu_ram_mb,
-        "gpu_total_ram": gpu_ram_mb * num_gpus,
-        "cpu_cores": cpu_cores,
-        "cpu_cores_effective": cpu_cores_effective,
-        "cpu_ram": cpu_ram_mb,
-        "disk_space": disk_gb,
-        "dph_base": dph_base,
-        "dph_total": round(dph_base + storage_per_hour, 6),
-        "storage_cost": storage_cost,
-        "min_bid": min_bid,
-        "inet_up": 1000,
-        "inet_down": 1000,
-        "reliability2": 0.99,
-        "geolocation": geolocation,
-        "datacenter": verified,
-        "verified": verified,
-        "rentable": True,
-        "rented": False,
-    }
-
-
-def vast_bundles_body(offers: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"offers": offers}
-
-
-def oci_product(
-    *,
-    part: str,
-    display: str,
-    price: float,
-    metric: str = "GPU Per Hour",
-    category: str = "Compute - GPU",
-    currency: str = "USD",
-) -> dict[str, Any]:
-    return {
-        "partNumber": part,
-        "displayName": display,
-        "metricName": metric,
-        "serviceCategory": category,
-        "currencyCodeLocalizations": [
-            {"currencyCode": currency, "prices": [{"model": "PAY_AS_YOU_GO", "value": price}]}
-        ],
-    }
-
-
-def oci_products_body(items: list[dict[str, Any]], last_updated: str) -> dict[str, Any]:
-    return {"lastUpdated": last_updated, "items": items}

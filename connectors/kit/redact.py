@@ -166,6 +166,39 @@ def known_values() -> frozenset[str]:
     return frozenset(values)
 
 
+def credential_values() -> frozenset[str]:
+    """The whole values of the credentials this process holds (environment and
+    registered), each also JSON-escaped: what `mask_credentials` masks in data. Parts of a
+    URL-shaped secret are left out: a path segment such as "services" is also data."""
+    values = {v.strip() for v in _registered}
+    for name, value in os.environ.items():
+        value = value.strip()
+        if name in _env_names or _SECRET_NAME.search(name):
+            values.add(value)
+    values = {v for v in values if len(v) >= SECRET_NAME_MIN_LEN}
+    return frozenset(values | {v.replace("/", "\\/") for v in values})
+
+
+_data_compiled: dict[frozenset[str], re.Pattern[str] | None] = {}
+
+
+def mask_credentials(text: str) -> str:
+    """`text` (a page's body) with every credential value this process holds replaced by
+    MASK, and nothing else changed: a provider that echoes a key inside a price document
+    stores, stages and publishes `***`, never the key. A regex search, ~0.1 s per 50 MB."""
+    values = credential_values()
+    if not values:
+        return text
+    pattern = _data_compiled.get(values)
+    if pattern is None:
+        ordered = sorted(values, key=len, reverse=True)
+        pattern = re.compile("|".join(map(re.escape, ordered)))
+        if len(_data_compiled) > 16:
+            _data_compiled.clear()
+        _data_compiled[values] = pattern
+    return pattern.sub(MASK, text) if pattern.search(text) else text
+
+
 def _known_pattern() -> re.Pattern[str] | None:
     values = known_values()
     pattern = _compiled.get(values)

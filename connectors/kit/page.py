@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 import polars as pl
 
+from connectors.kit.redact import mask_credentials
 from warehouse.schemas import canonical_json as canonical_json  # a request's one text
 from warehouse.schemas import utc_now as utc_now  # naive UTC, the one clock of fetch times
 
@@ -62,20 +63,25 @@ class Page:
 
     @property
     def payload(self) -> str:
-        """The stored form of the body as text: JSON text, or the file's text."""
+        """The stored form of the body as text: JSON text, or the file's text, with every
+        credential value the process holds masked (`mask_credentials`: a provider that
+        echoes a key in a 200 body lands `***` in the raw store, staging and marts)."""
         if self.data is not None:
-            return self.data.decode("utf-8")
+            return mask_credentials(self.data.decode("utf-8"))
         if self.text is not None:
-            return self.text
+            return mask_credentials(self.text)
         if self.path is not None:
             return self.path.read_text(encoding="utf-8")
-        return dumps(self.body)
+        return mask_credentials(dumps(self.body))
 
     @property
     def content(self) -> bytes:
-        """The stored form of the body as bytes: as read, else the compact JSON text."""
+        """The stored form of the body as bytes: as read (unless it holds a credential
+        value, which is masked), else the compact JSON text."""
         if self.data is not None:
-            return self.data
+            text = self.data.decode("utf-8", errors="replace")
+            masked = mask_credentials(text)
+            return self.data if masked is text else masked.encode()
         if self.path is not None:
             return self.path.read_bytes()
         return self.payload.encode()
@@ -184,12 +190,14 @@ class FetchFailure:
     def __post_init__(self) -> None:
         # The error's text is what `_loads.error`, the run summary and the CLI show: an
         # error that is not ours (its text unredacted) is replaced by its redacted text.
-        from connectors._redact import redact
         from connectors.errors import PricingError
+        from connectors.kit.redact import redact
 
         if not isinstance(self.error, PricingError):
-            text = f"{type(self.error).__name__}: {self.error}"
-            object.__setattr__(self, "error", PricingError(redact(text)))
+            # one line, cut: an SDK's message may carry a whole response body
+            text = " ".join(redact(f"{type(self.error).__name__}: {self.error}").split())
+            cut = text if len(text) <= 300 else text[:300] + " ..."
+            object.__setattr__(self, "error", PricingError(cut))
 
     @property
     def skipped(self) -> bool:

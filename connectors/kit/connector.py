@@ -2,7 +2,7 @@
 and the tests iterate them, and nothing outside a provider's folder knows its columns.
 
 A connector declares its endpoints, a live fetch, a pure parse from the pages frame
-(`connectors._page.PAGES_SCHEMA`) to one `Parsed` result, and the tables it stages
+(`connectors.kit.page.PAGES_SCHEMA`) to one `Parsed` result, and the tables it stages
 besides its offers (`StagedTable`: columns, constraints, and for a time series how its
 rows accumulate across refreshes). `Connector.parse` checks the result against those
 declarations, so a parser that drifts from them fails at the boundary, by name.
@@ -16,15 +16,15 @@ from types import MappingProxyType
 
 import polars as pl
 
-from connectors._page import PAGES_SCHEMA, FetchContext, FetchFailure, Page
 from connectors.errors import PricingError
+from connectors.kit.page import PAGES_SCHEMA, FetchContext, FetchFailure, Page
 from warehouse.schemas import conform, table_ddl
 
 APPEND = "append"  # every page ever landed is part of the current state (time series)
 SNAPSHOT = "snapshot"  # only the latest successful load of each scope is current
 
 # Columns a parse may add to its offers besides the canonical ones: the raw record of a
-# row, kept for quarantine (connectors._normalise turns it into `record`).
+# row, kept for quarantine (connectors.kit.normalise turns it into `record`).
 OFFER_EXTRA_COLUMNS = ("_item",)
 
 
@@ -180,7 +180,7 @@ class Connector:
         if pages.schema != PAGES_SCHEMA:
             raise ContractError(
                 f"{self.name}: parse takes a pages frame {dict(PAGES_SCHEMA)}, "
-                f"got {dict(pages.schema)} (build it with connectors._page.pages_frame)"
+                f"got {dict(pages.schema)} (build it with connectors.kit.page.pages_frame)"
             )
         result = self.parse_pages(pages, MappingProxyType(dict(latest or {})))
         if not isinstance(result, Parsed):

@@ -1,0 +1,54 @@
+"""The connector kit is the connectors' one public face: no module outside `connectors/`
+imports a private (underscore) module of it, and the kit itself has none to import."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _python_files() -> list[Path]:
+    out = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return [ROOT / f for f in out if (ROOT / f).exists()]
+
+
+def _imported(tree: ast.AST) -> list[str]:
+    """Every module an import statement names, with `from a import b` as `a.b` too."""
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+            names += [f"{node.module}.{a.name}" for a in node.names]
+    return names
+
+
+def _private(module: str) -> bool:
+    parts = module.split(".")
+    return parts[0] == "connectors" and any(p.startswith("_") and p != "__init__" for p in parts)
+
+
+def test_no_module_outside_connectors_imports_a_private_connector_module():
+    offenders = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in _python_files()
+        if path.relative_to(ROOT).parts[0] != "connectors"
+        for name in _imported(ast.parse(path.read_text(encoding="utf-8")))
+        if _private(name)
+    ]
+    assert not offenders, offenders
+
+
+def test_the_connectors_package_has_no_private_modules_left():
+    private = sorted(
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "connectors").rglob("_*.py")
+        if p.name != "__init__.py"
+    )
+    assert not private, private
