@@ -151,6 +151,7 @@ def serve_section(con, gpu: str, workload: Any = None) -> Any:
     the default latency bound (gpu_pricing.plan.serve_candidates, models.serving)."""
     from gpu_pricing import plan as planner
     from gpu_pricing.config import PlanWorkload
+    from models import serving
 
     w = workload or PlanWorkload()
     s = Section(
@@ -158,7 +159,8 @@ def serve_section(con, gpu: str, workload: Any = None) -> Any:
         f"Serving {amount_label(w.params)} parameters: the roofline per GPU",
         "Decoding reads every weight once per step, so small batches are bound by memory "
         "bandwidth and large ones by FLOPs (models/serving.py, at the measured shares of "
-        "peak: 0.61 of the bandwidth, 0.6 of the FLOPs). Per GPU type, its cheapest "
+        f"peak: {serving.DECODE_BANDWIDTH_SHARE:g} of the bandwidth, "
+        f"{serving.DECODE_COMPUTE_SHARE:g} of the FLOPs). Per GPU type, its cheapest "
         "on-demand offer at the replica size (tensor parallel) and batch that serve a token "
         "cheapest while each user gets at least "
         f"{planner.DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER:g} tokens/s, for 1,024 prompt and "
