@@ -111,6 +111,8 @@ def summary_markdown(summary: pipeline.RunSummary) -> str:
     for p in summary.providers:
         for failure in p.failed:
             lines.append(f"\n- **{p.provider} failed**: {failure}")
+        for note in p.notes:
+            lines.append(f"\n- {p.provider}: quarantined, {note}")
         for skip in p.skipped:
             lines.append(f"\n- {p.provider} skipped: {skip}")
     return "\n".join(lines)
@@ -138,7 +140,8 @@ class Steps:
     log: Callable[[], logging.Logger | logging.LoggerAdapter]
     # provider -> context  =>  provider -> a call that returns its Fetched (or raises)
     fetch: Callable[[dict[str, FetchContext], str | None, Any], dict[str, Callable[[], Fetched]]]
-    load_and_publish: Callable[[Path, dict, str], pipeline.RunSummary]
+    # (warehouse, fetched, source, checks, connectors whose drop is accepted)
+    load_and_publish: Callable[[Path, dict, str, Any, tuple[str, ...]], pipeline.RunSummary]
     check_alerts: Callable[[Path, Config], notify.CheckResult]
     publish: Callable[[Path, Config], dict]
     # (summary, warehouse, alert outcome, publish line) -> None: the run's artifacts
@@ -155,8 +158,10 @@ def _fetch_in_threads(contexts: dict[str, FetchContext], snapshot: str | None, l
 DIRECT = Steps(
     log=lambda: logging.getLogger("flows.refresh"),
     fetch=_fetch_in_threads,
-    load_and_publish=lambda path, fetched, source: pipeline.load_and_publish(
-        path, fetched, source=source
+    load_and_publish=lambda path, fetched, source, checks, accept_drop: (
+        pipeline.load_and_publish(
+            path, fetched, source=source, checks=checks, accept_drop=accept_drop
+        )
     ),
     check_alerts=notify.check,
     publish=publish_step,
@@ -171,6 +176,7 @@ def run_refresh(
     config: str | None,
     *,
     steps: Steps,
+    accept_drop: list[str] | None = None,
 ) -> pipeline.RunSummary:
     """The refresh, each step run as `steps` says."""
     log = steps.log()
@@ -200,7 +206,9 @@ def run_refresh(
     if bad_input is not None:
         raise bad_input  # before anything is landed: the published warehouse stays as it was
     source = snapshot or "live"
-    summary = steps.load_and_publish(path, fetched, source)
+    summary = steps.load_and_publish(
+        path, fetched, source, cfg.checks.rules(), tuple(accept_drop or ())
+    )
     for p in summary.providers:
         p.fetch_seconds = seconds.get(p.provider, 0.0)
     try:  # the refresh is published: an alert problem is logged, never fatal
@@ -245,9 +253,12 @@ def refresh_direct(
     providers: list[str] | None = None,
     regions: list[str] | None = None,
     config: str | None = None,
+    accept_drop: list[str] | None = None,
 ) -> pipeline.RunSummary:
     """The same refresh without Prefect (no API configured: nothing would keep the run)."""
-    return run_refresh(warehouse, snapshot, providers, regions, config, steps=DIRECT)
+    return run_refresh(
+        warehouse, snapshot, providers, regions, config, steps=DIRECT, accept_drop=accept_drop
+    )
 
 
 # where Prefect reads its settings from, besides the environment: the profiles file and,

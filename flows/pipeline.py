@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -29,7 +29,7 @@ from connectors.kit.connector import Connector, Series, StagedTable
 from connectors.kit.normalise import Normalised, combine, normalise
 from connectors.kit.page import FetchContext, FetchFailure, Page, pages_frame, utc_now
 from flows import progress
-from warehouse import db, history, raw, sql_runner, staging
+from warehouse import db, history, plausibility, raw, sql_runner, staging
 from warehouse.db import run
 from warehouse.rawstore import DamagedObject, RawStore
 from warehouse.schemas import OFFER_KEY, staging_ddl, staging_migrations
@@ -47,6 +47,7 @@ class ProviderSummary:
     excluded: int = 0
     unknown_gpu: int = 0
     failed: list[str] = field(default_factory=list)  # "endpoint/scope: error"
+    notes: list[str] = field(default_factory=list)  # held back by the checks: why
     skipped: list[str] = field(default_factory=list)
     parse_failed: bool = False  # pages landed, but no offers could be staged from them
     reused: bool = False  # current pages unchanged since the last parse: staged offers kept
@@ -259,10 +260,17 @@ def _append_rows(con, table: StagedTable, series: Series, rows: pl.DataFrame) ->
 
 
 def _stage_provider(
-    con, run_id: str, name: str, summary: ProviderSummary, store: RawStore | None = None
+    con,
+    run_id: str,
+    name: str,
+    summary: ProviderSummary,
+    store: RawStore | None = None,
+    *,
+    max_drop_pct: float = 0.0,
 ) -> bool:
     """Parse and stage a provider's current pages; False (nothing done) when they and the
-    parsing code are the ones its staged offers came from."""
+    parsing code are the ones its staged offers came from. Raises `OfferDrop` when its
+    offers fall by more than `max_drop_pct` percent from the ones staged (0: no limit)."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
     index = raw.current_index(con, name, connector.endpoints)  # the ledger only
@@ -304,6 +312,7 @@ def _stage_provider(
             "keeping the last good data",
         )
     offers = unique_offers(result.offers)
+    _check_drop(con, connector.staging_table, name, offers.height, max_drop_pct)
     staging.replace_staged(con, connector.staging_table, offers)
     summary.rejected = staging.quarantine(con, result.rejected, utc_now())
     summary.loaded = offers.height
@@ -331,6 +340,43 @@ def _stage_provider(
     return True
 
 
+def _hold_back(
+    con, refreshed: list[str], summaries: dict[str, ProviderSummary], checks
+) -> None:
+    """The plausibility rules (warehouse.plausibility) over the re-staged providers: what
+    they hold back is quarantined and counted in the provider's summary, and a GPU without
+    a reference row is named there."""
+    series = [
+        plausibility.SeriesTable(name, table.name, (*s.series, s.time))
+        for name in refreshed
+        for table, s in registry.get(name).series_tables
+    ]
+    held = plausibility.hold_back(con, refreshed, series, checks, utc_now())
+    for name, n in held.quarantined.items():
+        if name in summaries:
+            summaries[name].rejected += n
+            summaries[name].loaded -= held.offers.get(name, 0)
+            summaries[name].notes.extend(held.unknown_gpus.get(name, []))
+
+
+class OfferDrop(PricingError):
+    """A provider's offers fell by more than the allowed share from its last good load: its
+    previous offers are kept (a drifted or half-empty source), unless accepted."""
+
+
+def _check_drop(con, table: str, name: str, now: int, max_drop_pct: float) -> None:
+    if max_drop_pct <= 0:
+        return
+    exists = run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table])
+    before = run(con, f"SELECT count(*) FROM {table}")[0][0] if exists else 0
+    if before and now < before * (1 - max_drop_pct / 100):
+        raise OfferDrop(
+            f"{name}: offers fell from {before} to {now} (more than {max_drop_pct:g}% since "
+            f"its last good load); keeping the previous offers (accept with "
+            f"`gpu-pricing refresh --accept-drop {name}`)"
+        )
+
+
 def _database_path(con) -> Path:
     (path,) = run(
         con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
@@ -355,7 +401,14 @@ def load_and_publish(
     *,
     source: str,
     run_id: str | None = None,
+    checks: plausibility.Checks | None = None,
+    accept_drop: Collection[str] = (),
 ) -> RunSummary:
+    """Land, parse, stage, check, merge, assert and publish. `checks`: the plausibility
+    figures (gpu-pricing.toml's [checks]; defaults: warehouse.plausibility.Checks);
+    `accept_drop`: connectors whose fall in offers beyond `checks.max_drop_pct` is
+    accepted this once (`refresh --accept-drop`)."""
+    checks = checks or plausibility.Checks()
     run_id = run_id or raw.new_run_id()
     started = utc_now()
     fetched = dict(fetched)  # popped below; the caller's dict stays as it was
@@ -411,8 +464,17 @@ def load_and_publish(
         lap("land")
         for name in list(refreshed):
             try:
-                with progress.step(name, "parse/stage") as staging_step:
-                    staged = _stage_provider(con, run_id, name, summaries[name], store)
+                # one transaction: a provider that fails half-way keeps every staged
+                # table it had (its series and specs as well as its offers)
+                with progress.step(name, "parse/stage") as staging_step, db.transaction(con):
+                    staged = _stage_provider(
+                        con,
+                        run_id,
+                        name,
+                        summaries[name],
+                        store,
+                        max_drop_pct=0.0 if name in accept_drop else checks.max_drop_pct,
+                    )
                 if not staged:
                     refreshed.remove(name)  # unchanged: its staged offers and history stand
             except (PricingError, pl.exceptions.PolarsError, DamagedObject) as exc:
@@ -435,6 +497,7 @@ def load_and_publish(
         if refreshed or asserted != [(sql,)]:
             sql_runner.load_seeds(con)
             sql_runner.build_views(con)
+            _hold_back(con, refreshed, summaries, checks)
             merged = history.merge(con, refreshed, utc_now())
             lap("history")
             sql_runner.materialise(con)

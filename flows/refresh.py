@@ -58,8 +58,12 @@ def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> Fe
 
 
 @task(task_run_name="load-and-publish")
-def load_and_publish(path: Path, fetched: dict, source: str) -> pipeline.RunSummary:
-    return pipeline.load_and_publish(path, fetched, source=source)
+def load_and_publish(
+    path: Path, fetched: dict, source: str, checks=None, accept_drop: tuple[str, ...] = ()
+) -> pipeline.RunSummary:
+    return pipeline.load_and_publish(
+        path, fetched, source=source, checks=checks, accept_drop=accept_drop
+    )
 
 
 @task(task_run_name="alerts-check", cache_policy=NO_CACHE)
@@ -139,9 +143,12 @@ def refresh(
     providers: list[str] | None = None,
     regions: list[str] | None = None,
     config: str | None = None,
+    accept_drop: list[str] | None = None,
 ) -> pipeline.RunSummary:
     install_logging()  # also in served runs, which Prefect starts in a new process
-    return direct.run_refresh(warehouse, snapshot, providers, regions, config, steps=TASKS)
+    return direct.run_refresh(
+        warehouse, snapshot, providers, regions, config, steps=TASKS, accept_drop=accept_drop
+    )
 
 
 @dataclass

@@ -54,7 +54,7 @@ from gpu_pricing.config_checks import (  # ConfigError and gpu_specs are public 
     Text,
     gpu_specs,
 )
-from warehouse import db
+from warehouse import db, plausibility
 
 ENV_VAR = "GPU_PRICING_CONFIG"
 DEFAULT_NAME = "gpu-pricing.toml"
@@ -117,6 +117,47 @@ class Alerts(check.Table):
         if pct > 100:
             raise check.problem("must be <= 100", value=pct)
         return pct
+
+
+_CHECKS = plausibility.Checks()
+
+
+class Checks(check.Table):
+    """[checks]: the plausibility rules a refresh holds prices back by (warehouse.plausibility
+    states them; 0 disables one): a per-GPU-hour price below `floor_fraction` x the median
+    verified price of its GPU (where at least `floor_min_offers` are priced), a price more
+    than `jump_factor` times away from the offer's last one, and a provider whose offers
+    fall by more than `max_drop_pct` percent from its last good load (its previous offers
+    are kept; `refresh --accept-drop NAME` accepts it)."""
+
+    floor_fraction: NonNegative = _CHECKS.floor_fraction
+    floor_min_offers: Annotated[int, check.number(1, whole=True)] = _CHECKS.floor_min_offers
+    jump_factor: NonNegative = _CHECKS.jump_factor
+    max_drop_pct: NonNegative = _CHECKS.max_drop_pct
+
+    @field_validator("floor_fraction")
+    @classmethod
+    def _below_one(cls, fraction: float) -> float:
+        if fraction >= 1:
+            raise check.problem("must be < 1 (a share of the median price)", value=fraction)
+        return fraction
+
+    @field_validator("jump_factor")
+    @classmethod
+    def _a_jump(cls, factor: float) -> float:
+        if 0 < factor <= 1:
+            raise check.problem("must be > 1 (or 0 to disable)", value=factor)
+        return factor
+
+    @field_validator("max_drop_pct")
+    @classmethod
+    def _at_most_all(cls, pct: float) -> float:
+        if pct > 100:
+            raise check.problem("must be <= 100", value=pct)
+        return pct
+
+    def rules(self) -> plausibility.Checks:
+        return plausibility.Checks(**self.model_dump())
 
 
 class Target(check.Table):
@@ -414,6 +455,7 @@ class Config(check.Table):
     rules: Annotated[tuple[RateRule, ...], check.items("rules"), check.unique_names("rules")] = ()
     publish: Publish = Publish()
     plan: PlanWorkload = PlanWorkload()
+    checks: Checks = Checks()
 
     @classmethod
     def _read(cls, entry: dict, info: ValidationInfo) -> dict:

@@ -102,6 +102,11 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
 # Columns that land in stg_<provider>__offers (status/reason/record stay behind).
 STAGED_COLUMNS = [c for c in OFFER_SCHEMA if c not in ("status", "reason", "record")]
 
+# A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
+# real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
+# Offers meet it in connectors/kit/normalise.py, spot points in warehouse/plausibility.py.
+MAX_USD_PER_GPU_HOUR = 200.0
+
 OFFER_KEY = ["provider", "region", "zone", "instance_type", "pricing_model", "pricing_detail"]
 
 _DUCK_TYPES = {

@@ -128,10 +128,6 @@ def build_unioned(
     return connectors
 
 
-# the column descriptions the staged offers share with the current-offers mart
-_OFFERS_DOCUMENTED_BY = "mart_gpu_offers_current"
-
-
 def _describe_unioned(
     con: duckdb.DuckDBPyConnection, staged: list[tuple[str, str]], declared: dict[str, Relation]
 ) -> None:
@@ -149,10 +145,7 @@ def _describe_unioned(
                  f"(columns as in {UNIONED_VIEW}).")
         for connector, table in staged
     ]
-    documented: dict[str, str] = {}
-    for name in (_OFFERS_DOCUMENTED_BY, UNIONED_VIEW):
-        if name in declared:
-            documented |= declared[name].columns
+    documented = declared[UNIONED_VIEW].columns if UNIONED_VIEW in declared else {}
     present = {r[0] for r in run(con, f"DESCRIBE {UNIONED_VIEW}")}
     statements += [
         f"COMMENT ON COLUMN {UNIONED_VIEW}.{column} IS {_quote(text)}"

@@ -16,11 +16,15 @@ from dataclasses import dataclass
 import polars as pl
 
 from connectors.kit import fx
-from warehouse.schemas import OFFER_SCHEMA, PRICING_MODELS, PROVENANCES, STAGED_COLUMNS, conform
+from warehouse.schemas import (
+    MAX_USD_PER_GPU_HOUR,
+    OFFER_SCHEMA,
+    PRICING_MODELS,
+    PROVENANCES,
+    STAGED_COLUMNS,
+    conform,
+)
 
-# A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
-# real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
-MAX_USD_PER_GPU_HOUR = 200.0
 # Published prices are rounded to the nano-dollar, the finest unit any source prices in
 # (GCP's unit prices are units + nanos / 1e9). Float division leaves binary noise (Polars
 # divides by a constant as a multiplication by its reciprocal: 69 / 100 = 0.6900000000000001);

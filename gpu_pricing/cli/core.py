@@ -53,6 +53,14 @@ def refresh(
             help="gpu-pricing.toml (default: $GPU_PRICING_CONFIG, else ./gpu-pricing.toml)",
         ),
     ] = None,
+    accept_drop: Annotated[
+        str | None,
+        typer.Option(
+            "--accept-drop",
+            help="Comma-separated connectors whose fall in offers (beyond [checks] "
+            "max_drop_pct) is real: publish their new offers this once.",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Refresh: fetch, land raw, normalise, publish, check alerts. Runs as a Prefect flow
@@ -92,6 +100,7 @@ def refresh(
                 providers=names,
                 regions=[r.strip() for r in regions.split(",")] if regions else None,
                 config=str(cfg.source) if cfg.source else None,
+                accept_drop=parse_providers(accept_drop),
             )
         con = db.connect_readonly(path)
         try:

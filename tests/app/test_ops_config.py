@@ -134,6 +134,10 @@ def test_a_missing_file_that_was_asked_for_is_an_error(tmp_path):
         ('[[notify]]\nname = "n"\n', "notify[0]", ""),
         ("[plan]\nmax_instances = 2.5\n", "plan.max_instances", "2.5"),
         ("[plan.capacity]\nverda = 0\n", "plan.capacity.verda", "0"),
+        ("[checks]\nfloor_fraction = 1.5\n", "checks.floor_fraction", "1.5"),
+        ("[checks]\njump_factor = 0.5\n", "checks.jump_factor", "0.5"),
+        ("[checks]\nmax_drop_pct = 120\n", "checks.max_drop_pct", "120"),
+        ("[checks]\nfloor = 0.1\n", "checks.floor", "0.1"),
     ],
 )
 def test_each_problem_is_one_line_naming_the_file_the_key_and_the_value(tmp_path, text, key, shown):
@@ -231,3 +235,11 @@ def test_a_tables_known_keys_are_its_models_fields(tmp_path, table, model):
     second list to update."""
     message = error(tmp_path, f"[{table}]\nbogus = 1\n")
     assert f"{table}.bogus: unknown key (known: {', '.join(sorted(model.model_fields))})" in message
+
+
+def test_checks_set_the_plausibility_figures_a_refresh_uses(tmp_path):
+    from warehouse.plausibility import Checks
+
+    assert config.load(write(tmp_path, "")).checks.rules() == Checks()
+    cfg = config.load(write(tmp_path, "[checks]\nfloor_fraction = 0\njump_factor = 4\n"))
+    assert cfg.checks.rules() == Checks(floor_fraction=0.0, jump_factor=4.0)
