@@ -12,9 +12,9 @@ two ways, each step given by a `Steps`:
 
 Retries (exponential backoff with jitter) sit on the fetch step only, and only for
 retryable errors, with the same policy both ways; a connector whose fetch fails is recorded
-in `_loads` and the others go on. After publishing, the budgets and rate rules of
-gpu-pricing.toml are checked (gpu_pricing.notify); an alert failure is logged and never
-fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step publishes the
+in `_loads` and the others go on. Before publishing, the budgets and rate rules of
+gpu-pricing.toml are checked on the refresh's own build (gpu_pricing.notify); an alert
+failure is logged and never fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step publishes the
 warehouse there as Iceberg tables (gpu_pricing.publish); a publish failure is logged, shown
 in the summary and retried at the next run (publishing is idempotent), and never undoes the
 refresh.
@@ -140,9 +140,13 @@ class Steps:
     log: Callable[[], logging.Logger | logging.LoggerAdapter]
     # provider -> context  =>  provider -> a call that returns its Fetched (or raises)
     fetch: Callable[[dict[str, FetchContext], str | None, Any], dict[str, Callable[[], Fetched]]]
-    # (warehouse, fetched, source, checks, connectors whose drop is accepted)
-    load_and_publish: Callable[[Path, dict, str, Any, tuple[str, ...]], pipeline.RunSummary]
-    check_alerts: Callable[[Path, Config], notify.CheckResult]
+    # (warehouse, pages, source, config, connectors whose drop is accepted) -> the summary,
+    # and the alert outcome (None when the alerts check failed): the alerts are checked
+    # inside the refresh's own build
+    load_and_publish: Callable[
+        [Path, dict, str, Config, tuple[str, ...]],
+        tuple[pipeline.RunSummary, notify.CheckResult | None],
+    ]
     publish: Callable[[Path, Config], dict]
     # (summary, warehouse, alert outcome, publish line) -> None: the run's artifacts
     artifacts: Callable[[pipeline.RunSummary, Path, Any, str], None] | None = None
@@ -155,15 +159,27 @@ def _fetch_in_threads(contexts: dict[str, FetchContext], snapshot: str | None, l
     return {n: j.result for n, j in jobs.items()}
 
 
+def load_publish_and_check(
+    path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
+) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
+    """The refresh's build, with the budgets and rate rules checked on its marts before it
+    publishes (in the same pass: no copy of the warehouse, no second build)."""
+    checked: list[notify.CheckResult] = []
+    summary = pipeline.load_and_publish(
+        path,
+        fetched,
+        source=source,
+        checks=cfg.checks.rules(),
+        accept_drop=accept_drop,
+        alerts=lambda con: checked.append(notify.check_built(con, path, cfg)),
+    )
+    return summary, (checked[0] if checked else None)
+
+
 DIRECT = Steps(
     log=lambda: logging.getLogger("flows.refresh"),
     fetch=_fetch_in_threads,
-    load_and_publish=lambda path, fetched, source, checks, accept_drop: (
-        pipeline.load_and_publish(
-            path, fetched, source=source, checks=checks, accept_drop=accept_drop
-        )
-    ),
-    check_alerts=notify.check,
+    load_and_publish=load_publish_and_check,
     publish=publish_step,
 )
 
@@ -206,16 +222,11 @@ def run_refresh(
     if bad_input is not None:
         raise bad_input  # before anything is landed: the published warehouse stays as it was
     source = snapshot or "live"
-    summary = steps.load_and_publish(
-        path, fetched, source, cfg.checks.rules(), tuple(accept_drop or ())
+    summary, checked = steps.load_and_publish(
+        path, fetched, source, cfg, tuple(accept_drop or ())
     )
     for p in summary.providers:
         p.fetch_seconds = seconds.get(p.provider, 0.0)
-    try:  # the refresh is published: an alert problem is logged, never fatal
-        checked = steps.check_alerts(path, cfg)
-    except Exception as exc:
-        log.error("alerts check failed (the refresh itself is published): %s", exc)
-        checked = None
     published = ""
     if cfg.publish.to and summary.exit_code != 3:
         try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -403,11 +403,15 @@ def load_and_publish(
     run_id: str | None = None,
     checks: plausibility.Checks | None = None,
     accept_drop: Collection[str] = (),
+    alerts: Callable[[Any], Any] | None = None,
 ) -> RunSummary:
     """Land, parse, stage, check, merge, assert and publish. `checks`: the plausibility
     figures (gpu-pricing.toml's [checks]; defaults: warehouse.plausibility.Checks);
     `accept_drop`: connectors whose fall in offers beyond `checks.max_drop_pct` is
-    accepted this once (`refresh --accept-drop`)."""
+    accepted this once (`refresh --accept-drop`). `alerts`, when given, is called with the
+    build's connection once its marts are current, before the publish: it reads them as
+    built (no second build); its writes are one transaction, and its failure is logged and
+    rolled back, never failing the refresh."""
     checks = checks or plausibility.Checks()
     run_id = run_id or raw.new_run_id()
     started = utc_now()
@@ -500,12 +504,20 @@ def load_and_publish(
             _hold_back(con, refreshed, summaries, checks)
             merged = history.merge(con, refreshed, utc_now())
             lap("history")
-            sql_runner.materialise(con)
-            lap("materialise")
-            results = sql_runner.assert_healthy(con)
-            lap("assertions")
+            with sql_runner.computed_once(con):  # each intermediate view computed once
+                sql_runner.materialise(con)
+                lap("materialise")
+                results = sql_runner.assert_healthy(con)
+                lap("assertions")
         else:  # nothing re-staged, same SQL: the published data passed these assertions
             merged, results = {"opened": 0, "closed": 0}, []
+        if alerts is not None:
+            try:
+                with db.transaction(con):
+                    alerts(con)
+            except Exception as exc:  # the refresh publishes all the same
+                log.error("alerts check failed (the refresh itself is published): %s", exc)
+            lap("alerts")
         run(
             con,
             "UPDATE _runs SET finished_at = ?, status = ?, asserted_sql = ? WHERE run_id = ?",

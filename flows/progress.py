@@ -50,7 +50,8 @@ class RichReporter(Reporter):
             SpinnerColumn(finished_text="[green]done"),
             TextColumn("{task.fields[who]}", table_column=Column(min_width=10, no_wrap=True)),
             TimeElapsedColumn(),
-            TextColumn("{task.description}", markup=False),
+            # a long list of finished stages folds onto the next line rather than be cut
+            TextColumn("{task.description}", markup=False, table_column=Column(overflow="fold")),
             console=Console(stderr=True),
         )
         self._lines: dict[str, int] = {}

@@ -57,18 +57,12 @@ def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> Fe
         raise PricingError(f"{type(exc).__name__}: {exc}") from None
 
 
-@task(task_run_name="load-and-publish")
+@task(task_run_name="load-and-publish", cache_policy=NO_CACHE)
 def load_and_publish(
-    path: Path, fetched: dict, source: str, checks=None, accept_drop: tuple[str, ...] = ()
-) -> pipeline.RunSummary:
-    return pipeline.load_and_publish(
-        path, fetched, source=source, checks=checks, accept_drop=accept_drop
-    )
-
-
-@task(task_run_name="alerts-check", cache_policy=NO_CACHE)
-def check_alerts(path: Path, cfg: Config) -> notify.CheckResult:
-    return notify.check(path, cfg)
+    path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
+) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
+    """Land, build, check the alerts on the build and publish (flows.direct)."""
+    return direct.load_publish_and_check(path, fetched, source, cfg, accept_drop)
 
 
 def _publish_retryable(task, task_run, state) -> bool:
@@ -130,7 +124,6 @@ TASKS = Steps(
     log=get_run_logger,
     fetch=_fetch_as_tasks,
     load_and_publish=load_and_publish,
-    check_alerts=check_alerts,
     publish=publish_warehouse,
     artifacts=_artifacts,
 )

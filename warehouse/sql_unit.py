@@ -139,18 +139,16 @@ def _create_input(con: duckdb.DuckDBPyConnection, name: str, rows: list[dict]) -
 
 
 def _load(con: duckdb.DuckDBPyConnection, name: str, rows: list[dict]) -> None:
-    """One given input as a table (rows staged through `_given`)."""
-    columns = list(dict.fromkeys(c for row in rows for c in row))
+    """One given input as a table: the rows as a Polars frame (types from the values),
+    registered as `_given` while the table is made from it."""
     if rows:
-        values = ", ".join(
-            "(" + ", ".join(_literal(row.get(c)) for c in columns) + ")" for row in rows
-        )
-        names = ", ".join(f'"{c}"' for c in columns)
-        con.execute(f"CREATE TEMP VIEW _given AS SELECT * FROM (VALUES {values}) AS v({names})")
+        frame = pl.DataFrame(rows, infer_schema_length=None)
+        con.register("_given", frame.to_arrow())
     try:
         _create_input(con, name, rows)
     finally:
-        con.execute("DROP VIEW IF EXISTS _given")
+        if rows:
+            con.unregister("_given")
 
 
 def run(test: UnitTest, sql_dir: Path = sql_runner.SQL_DIR) -> tuple[pl.DataFrame, pl.DataFrame]:

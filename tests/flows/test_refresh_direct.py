@@ -166,3 +166,56 @@ def test_a_direct_refresh_and_a_read_command_do_not_import_prefect(tmp_path):
         )
         assert done.returncode == 0, done.stderr
         assert done.stderr.endswith("no prefect"), (args, done.stderr[-500:])
+
+
+def test_the_alerts_are_checked_on_the_refresh_s_own_build(no_prefect_api, tmp_path, monkeypatch):
+    """One build per refresh: the alerts read the marts the refresh has just built (no copy
+    of the warehouse, no view rebuild), and their events are published with it."""
+    from flows import direct as direct_mod
+    from warehouse import db
+
+    builds = []
+    real = db.building
+
+    def counted(path):
+        builds.append(path)
+        return real(path)
+
+    monkeypatch.setattr(db, "building", counted)
+    cfg = tmp_path / "gpu-pricing.toml"
+    cfg.write_text(
+        '[[rules]]\nname = "any-h100"\nkind = "price_above"\ngpu = "H100"\n'
+        'pricing_model = "on_demand"\nusd_per_gpu_hour = 0.01\n'
+    )
+    path = tmp_path / "w.duckdb"
+    summary = direct_mod.refresh_direct(
+        warehouse=str(path), snapshot="demo", providers=["aws"], config=str(cfg)
+    )
+    assert summary.exit_code == 0 and len(builds) == 1
+    assert "alerts" in summary.timings
+    con = db.connect_readonly(path)
+    try:
+        states = dict(db.run(con, "SELECT rule, state FROM alert_rule_states"))
+    finally:
+        con.close()
+    assert states["rate:any-h100"] == "ALARM"  # fired on this refresh's marts, published
+
+
+def test_a_failing_alerts_check_leaves_the_refresh_published(no_prefect_api, tmp_path, monkeypatch):
+    from flows import direct as direct_mod
+    from gpu_pricing import notify
+    from warehouse import db
+
+    def broken(con, *args, **kwargs):
+        db.run(con, "DELETE FROM _runs")  # a write the rollback must undo
+        raise RuntimeError("rules unreadable")
+
+    monkeypatch.setattr(notify, "check_built", broken)
+    path = tmp_path / "w.duckdb"
+    summary = direct_mod.refresh_direct(warehouse=str(path), snapshot="demo", providers=["aws"])
+    assert summary.exit_code == 0
+    con = db.connect_readonly(path)
+    try:
+        assert db.run(con, "SELECT status FROM _runs") == [("ok",)]
+    finally:
+        con.close()

@@ -1,0 +1,200 @@
+"""Whole-process benchmarks through the command line, paired with DuckDB's bare scan.
+
+    uv run python -m benchmarks.bench_cli azure [--items 1000000] [--runs 3] [--out DIR]
+    uv run python -m benchmarks.bench_cli aws [--points 1000000] [--runs 3] [--out DIR]
+    uv run python -m benchmarks.bench_cli demo [--runs 5]
+
+What a user runs is timed from outside, start-up included: `gpu-pricing refresh
+--snapshot DIR --providers NAME --warehouse W --json` on a new warehouse, then again on the
+same snapshot (every page unchanged). The yardstick is DuckDB's bare `read_json` of the same
+pages (typed, filtered, into a table; benchmarks.bench_azure / bench_aws), also a whole
+process. Each repetition runs the yardstick and the refreshes back to back, so a ratio is
+taken within one pair even when the machine's speed drifts; reported are the median, min
+and max of every figure, the pair-by-pair ratios, and the load average before and after.
+A load average above half the processors prints a warning: the figures are then noisy.
+`demo` times the bundled demo refresh (new and again), `rates` and `--version`.
+
+Wall seconds are a monotonic clock around the child; CPU seconds and peak memory are the
+operating system's accounting of the finished child (os.wait4: ru_utime + ru_stime,
+ru_maxrss). The command runs directly (no Prefect API in its environment). Generated inputs
+go under --out (default: a folder under the system's temporary directory) and are reused;
+delete it when done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CLI = str(Path(sys.executable).parent / "gpu-pricing")
+
+
+def run(argv: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
+    """One whole process: wall, cpu seconds and peak resident memory (MiB)."""
+    began = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - began
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0,):
+        sys.exit(f"{' '.join(argv[:3])} ... exited {proc.returncode}:\n{err[-3000:]}")
+    return {
+        "wall_s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_mib": usage.ru_maxrss / 1024,
+    }
+
+
+def direct_env() -> dict[str, str]:
+    """The environment without a Prefect API: the command line runs the refresh directly."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
+
+
+def fresh(warehouse: Path) -> None:
+    for p in warehouse.parent.glob(warehouse.name + "*"):
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"{one:.2f} (1 min), {five:.2f} (5 min)"
+
+
+def loaded() -> bool:
+    return os.getloadavg()[0] > (os.cpu_count() or 1) / 2
+
+
+def report(title: str, runs: dict[str, list[dict[str, float]]], ratios: dict[str, list[float]]):
+    print(f"\n{title}")
+    print(f"{'':<34} {'median':>9} {'min':>9} {'max':>9}")
+    for name, rows in runs.items():
+        for key, unit in (("wall_s", "s wall"), ("cpu_s", "s cpu"), ("peak_mib", "MiB peak")):
+            values = [r[key] for r in rows]
+            print(
+                f"{name + ', ' + unit:<34} {statistics.median(values):>9.2f} "
+                f"{min(values):>9.2f} {max(values):>9.2f}"
+            )
+    for name, values in ratios.items():
+        print(
+            f"{name:<34} {statistics.median(values):>9.2f} {min(values):>9.2f} "
+            f"{max(values):>9.2f}"
+        )
+
+
+def paired(
+    runs: int,
+    steps: dict[str, Callable[[], dict[str, float]]],
+    before_each: Callable[[], None] = lambda: None,
+) -> dict[str, list[dict[str, float]]]:
+    out: dict[str, list[dict[str, float]]] = {name: [] for name in steps}
+    for i in range(runs):
+        before_each()
+        for name, step in steps.items():
+            out[name].append(step())
+        print(f"  repetition {i + 1}/{runs} done; load average {load()}", flush=True)
+    return out
+
+
+def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str]):
+    argv = [CLI, "refresh", "--snapshot", str(snap), "--providers", provider,
+            "--warehouse", str(warehouse), "--json"]  # fmt: skip
+    env = direct_env()
+    return {
+        "DuckDB read_json": lambda: run(yardstick),
+        "refresh, new warehouse": lambda: run(argv, env),
+        "refresh again, unchanged": lambda: run(argv, env),
+    }
+
+
+def compare(title: str, snap: Path, provider: str, yardstick: list[str], args) -> None:
+    warehouse = Path(args.out) / f"bench_cli_{provider}.duckdb"
+    print(f"{title}; load average before: {load()}")
+    if loaded():
+        print("WARNING: the machine is loaded (load average above half the processors): "
+              "the figures are noisy; compare the ratios, not the seconds")  # fmt: skip
+    got = paired(args.runs, refresh_steps(snap, provider, warehouse, yardstick),
+                 lambda: fresh(warehouse))  # fmt: skip
+    new, again, duck = got["refresh, new warehouse"], got["refresh again, unchanged"], got[
+        "DuckDB read_json"
+    ]
+    ratios = {
+        "new / DuckDB (wall)": [n["wall_s"] / d["wall_s"] for n, d in zip(new, duck, strict=True)],
+        "new / DuckDB (cpu)": [n["cpu_s"] / d["cpu_s"] for n, d in zip(new, duck, strict=True)],
+        "unchanged / new (wall)": [
+            a["wall_s"] / n["wall_s"] for a, n in zip(again, new, strict=True)
+        ],
+    }
+    report(title, got, ratios)
+    print(f"published file {warehouse.stat().st_size / 1e6:.1f} MB; load average after: {load()}")
+    if loaded():
+        print("WARNING: the machine was loaded during the run")
+    fresh(warehouse)
+
+
+def azure(args) -> None:
+    from benchmarks import bench_azure
+
+    bench_azure.OUT = Path(args.out)
+    snap = bench_azure.generate(args.items, 1000)
+    yardstick = [sys.executable, "-c", bench_azure.DUCKDB_CHILD, bench_azure.duckdb_sql(snap)]
+    compare(f"{args.items:,} Azure items", snap, "azure", yardstick, args)
+
+
+def aws(args) -> None:
+    from benchmarks import bench_aws
+
+    bench_aws.OUT = Path(args.out)
+    snap = bench_aws.generate_spot(args.points)
+    files = str(snap / "aws" / "spot_price_history" / "*.json")
+    yardstick = [sys.executable, "-c", bench_aws.SPOT_DUCKDB_CHILD, files]
+    compare(f"{args.points:,} AWS spot price points", snap, "aws", yardstick, args)
+
+
+def demo(args) -> None:
+    warehouse = Path(args.out) / "bench_cli_demo.duckdb"
+    env = direct_env()
+    refresh = [CLI, "refresh", "--snapshot", "demo", "--warehouse", str(warehouse), "--json"]
+    print(f"demo; load average before: {load()}")
+    if loaded():
+        print("WARNING: the machine is loaded: the figures are noisy")
+    got = paired(
+        args.runs,
+        {
+            "--version": lambda: run([CLI, "--version"], env),
+            "refresh --snapshot demo, new": lambda: run(refresh, env),
+            "refresh --snapshot demo, again": lambda: run(refresh, env),
+            "rates": lambda: run([CLI, "rates", "--warehouse", str(warehouse)], env),
+        },
+        lambda: fresh(warehouse),
+    )
+    report("demo", got, {})
+    print(f"load average after: {load()}")
+    fresh(warehouse)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("what", choices=["azure", "aws", "demo"])
+    ap.add_argument("--items", type=int, default=1_000_000)
+    ap.add_argument("--points", type=int, default=1_000_000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "gpu-pricing-bench"))
+    args = ap.parse_args()
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    {"azure": azure, "aws": aws, "demo": demo}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()
