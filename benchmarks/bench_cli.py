@@ -3,6 +3,7 @@
     uv run python -m benchmarks.bench_cli azure [--items 1000000] [--runs 3] [--out DIR]
     uv run python -m benchmarks.bench_cli aws [--points 1000000] [--runs 3] [--out DIR]
     uv run python -m benchmarks.bench_cli demo [--runs 5]
+    ... [--tree before=DIR]   # also an earlier commit's files, in the same pairs
 
 What a user runs is timed from outside, start-up included: `gpu-pricing refresh
 --snapshot DIR --providers NAME --warehouse W --json` on a new warehouse, then again on the
@@ -107,40 +108,66 @@ def paired(
     return out
 
 
-def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str]):
-    argv = [CLI, "refresh", "--snapshot", str(snap), "--providers", provider,
-            "--warehouse", str(warehouse), "--json"]  # fmt: skip
+def tree_command(tree: Path | None) -> tuple[list[str], dict[str, str]]:
+    """The command line of this checkout, or of another one (`--tree`: an earlier commit's
+    files, e.g. from `git archive`) run with this environment's packages."""
     env = direct_env()
-    return {
-        "DuckDB read_json": lambda: run(yardstick),
-        "refresh, new warehouse": lambda: run(argv, env),
-        "refresh again, unchanged": lambda: run(argv, env),
-    }
+    if tree is None:
+        return [CLI], env
+    env["PYTHONPATH"] = str(tree)
+    return [sys.executable, "-m", "gpu_pricing.cli"], env
+
+
+def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str], trees):
+    steps = {"DuckDB read_json": lambda: run(yardstick)}
+    for label, tree in [("", None), *trees]:
+        cli, env = tree_command(tree)
+        target = warehouse.with_name(f"{label or 'this'}-{warehouse.name}")
+        argv = [*cli, "refresh", "--snapshot", str(snap), "--providers", provider,
+                "--warehouse", str(target), "--json"]  # fmt: skip
+        prefix = f"{label}: " if label else ""
+        steps[f"{prefix}refresh, new warehouse"] = lambda a=argv, e=env: run(a, e)
+        steps[f"{prefix}refresh again, unchanged"] = lambda a=argv, e=env: run(a, e)
+    return steps
 
 
 def compare(title: str, snap: Path, provider: str, yardstick: list[str], args) -> None:
     warehouse = Path(args.out) / f"bench_cli_{provider}.duckdb"
+    trees = [tuple(t.split("=", 1)) for t in args.tree]
+    trees = [(label, Path(tree).resolve()) for label, tree in trees]
+    targets = [warehouse.with_name(f"{label or 'this'}-{warehouse.name}")
+               for label in ["", *(label for label, _ in trees)]]  # fmt: skip
     print(f"{title}; load average before: {load()}")
     if loaded():
         print("WARNING: the machine is loaded (load average above half the processors): "
               "the figures are noisy; compare the ratios, not the seconds")  # fmt: skip
-    got = paired(args.runs, refresh_steps(snap, provider, warehouse, yardstick),
-                 lambda: fresh(warehouse))  # fmt: skip
-    new, again, duck = got["refresh, new warehouse"], got["refresh again, unchanged"], got[
-        "DuckDB read_json"
-    ]
-    ratios = {
-        "new / DuckDB (wall)": [n["wall_s"] / d["wall_s"] for n, d in zip(new, duck, strict=True)],
-        "new / DuckDB (cpu)": [n["cpu_s"] / d["cpu_s"] for n, d in zip(new, duck, strict=True)],
-        "unchanged / new (wall)": [
+
+    def clean() -> None:
+        for target in targets:
+            fresh(target)
+
+    got = paired(args.runs, refresh_steps(snap, provider, warehouse, yardstick, trees), clean)
+    duck = got["DuckDB read_json"]
+    ratios = {}
+    for label in ["", *(label for label, _ in trees)]:
+        prefix = f"{label}: " if label else ""
+        new, again = got[f"{prefix}refresh, new warehouse"], got[f"{prefix}refresh again, unchanged"]
+        ratios[f"{prefix}new / DuckDB (wall)"] = [
+            n["wall_s"] / d["wall_s"] for n, d in zip(new, duck, strict=True)
+        ]
+        ratios[f"{prefix}new / DuckDB (cpu)"] = [
+            n["cpu_s"] / d["cpu_s"] for n, d in zip(new, duck, strict=True)
+        ]
+        ratios[f"{prefix}unchanged / new (wall)"] = [
             a["wall_s"] / n["wall_s"] for a, n in zip(again, new, strict=True)
-        ],
-    }
+        ]
     report(title, got, ratios)
-    print(f"published file {warehouse.stat().st_size / 1e6:.1f} MB; load average after: {load()}")
+    for target in targets:
+        print(f"published file {target.name}: {target.stat().st_size / 1e6:.1f} MB")
+    print(f"load average after: {load()}")
     if loaded():
         print("WARNING: the machine was loaded during the run")
-    fresh(warehouse)
+    clean()
 
 
 def azure(args) -> None:
@@ -191,6 +218,14 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "gpu-pricing-bench"))
+    ap.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="also time another checkout's command line (e.g. an earlier commit's files from "
+        "`git archive REV | tar -x -C DIR`), paired in the same repetitions",
+    )
     args = ap.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
     {"azure": azure, "aws": aws, "demo": demo}[args.what](args)
