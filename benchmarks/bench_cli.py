@@ -25,6 +25,8 @@ delete it when done.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import shutil
 import statistics
@@ -41,21 +43,23 @@ CLI = str(Path(sys.executable).parent / "gpu-pricing")
 
 def run(argv: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
     """One whole process: wall, cpu seconds and peak resident memory (MiB)."""
-    began = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - began
-    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in (0,):
-        sys.exit(f"{' '.join(argv[:3])} ... exited {proc.returncode}:\n{err[-3000:]}")
-    return {
-        "wall_s": wall,
-        "cpu_s": usage.ru_utime + usage.ru_stime,
-        "peak_mib": usage.ru_maxrss / 1024,
-    }
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        began = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - began
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            err.seek(0)
+            text = err.read().decode(errors="replace")
+            sys.exit(f"{' '.join(argv[:3])} ... exited {proc.returncode}:\n{text[-3000:]}")
+        out.seek(0)
+        printed = out.read()
+    got = {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+           "peak_mib": usage.ru_maxrss / 1024}  # fmt: skip
+    with contextlib.suppress(ValueError, KeyError, TypeError):  # a refresh's --json timers
+        got["timings"] = json.loads(printed)["timings"]
+    return got
 
 
 def direct_env() -> dict[str, str]:
@@ -87,6 +91,10 @@ def report(title: str, runs: dict[str, list[dict[str, float]]], ratios: dict[str
                 f"{name + ', ' + unit:<34} {statistics.median(values):>9.2f} "
                 f"{min(values):>9.2f} {max(values):>9.2f}"
             )
+    for name, rows in runs.items():
+        if "timings" in rows[-1]:
+            stages = ", ".join(f"{k} {v:.2f}" for k, v in rows[-1]["timings"].items())
+            print(f"  {name}, by stage (s, last run): {stages}")
     for name, values in ratios.items():
         print(
             f"{name:<34} {statistics.median(values):>9.2f} {min(values):>9.2f} "
