@@ -42,7 +42,14 @@ from connectors.errors import InvalidInput
 from gpu_pricing import names, queries
 from gpu_pricing import plan as planner
 from models import _validate, breakeven, capacity, inference, memory_fit, serving, training
-from models.conventions import DEFAULT_MFU, HOURS_PER_MONTH, SERVING_UTILIZATION
+from models.conventions import (
+    DEFAULT_MFU,
+    HOST_CAPEX_SHARE,
+    HOURS_PER_MONTH,
+    OPS_SHARE_OF_CAPEX_PER_YEAR,
+    POWER_USD_PER_KWH,
+    SERVING_UTILIZATION,
+)
 from models.costs import SECONDS_PER_HOUR
 from warehouse import db
 from warehouse.errors import WarehouseError
@@ -1049,16 +1056,46 @@ def breakeven_onprem(
     pricing: str = "on_demand",
     utilization: float = 1.0,
     power_kw: float | None = None,
-    usd_per_kwh: float = 0.0,
+    usd_per_kwh: float = POWER_USD_PER_KWH,
     residual_value: float = 0.0,
+    pue: float | None = None,
+    host_kw: float | None = None,
+    host_usd: float | None = None,
+    ops_usd_per_year: float | None = None,
     include_illustrative: bool = False,
     warehouse: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Hours and months of use until buying a GPU beats renting it (models.breakeven.onprem):
-    capex from `capex` or dim_gpus' reference, the rent from `rate` or the cheapest current
-    offer, power from `power_kw` or the GPU's TDP when `usd_per_kwh` is set."""
+    """Hours and months of use until buying a GPU beats renting it, with the whole cost of
+    owning (models.breakeven.onprem): capex from `capex` or dim_gpus' reference, the host's
+    share, power for the GPU (`power_kw`, default its TDP) and host at the facility's PUE
+    and `usd_per_kwh`, operations per GPU-year; what is not given takes the stated defaults
+    of models.breakeven.owning_defaults (seed_conventions). The rent is `rate`, or the
+    cheapest verified whole-machine offer of the GPU's form factor (the one named, else its
+    default: H100 SXM), never a marketplace listing; `compared_with` says which."""
     pricing = names.pricing_model(pricing)
     choice = _gpu(gpu, memory)
+    given = {
+        k: v
+        for k, v in (
+            ("pue", pue),
+            ("host_kw", host_kw),
+            ("host_capex_usd", host_usd),
+            ("ops_usd_per_year", ops_usd_per_year),
+        )
+        if v is not None
+    }
+
+    def assumptions(capex_usd: float, kw: float) -> dict[str, float]:
+        defaults = breakeven.owning_defaults(capex_usd, kw * 1000)
+        host = given.get("host_capex_usd", defaults["host_capex_usd"])
+        return {
+            "pue": given.get("pue", defaults["pue"]),
+            "host_kw": given.get("host_kw", defaults["host_kw"]),
+            "host_capex_usd": host,
+            "ops_usd_per_year": given.get(
+                "ops_usd_per_year", OPS_SHARE_OF_CAPEX_PER_YEAR * (capex_usd + host)
+            ),
+        }
 
     def compute(capex_usd: float, rate_usd: float, kw: float) -> dict[str, Any]:
         return breakeven.onprem(
@@ -1068,67 +1105,100 @@ def breakeven_onprem(
             power_kw=kw,
             usd_per_kwh=usd_per_kwh,
             residual_value_usd=residual_value,
+            **assumptions(capex_usd, kw),
         )
 
-    # every given input checked before any lookup, with valid placeholders for the rest
-    kw_given = power_kw if power_kw is not None else 0.0
+    # every given input checked before any lookup, with valid placeholders for the rest (a
+    # placeholder rate high enough that only the given inputs can fail)
+    power_given = power_kw is not None
     compute(
         capex if capex is not None else max(residual_value, 0.0) + 1.0,
-        rate if rate is not None else max(kw_given * usd_per_kwh, 0.0) + 1.0,
-        kw_given,
+        rate if rate is not None else 1e9,
+        power_kw if power_given else 0.0,
     )
     capex_source = "--capex"
-    tdp_kw = None
     mem = choice.memory_gib
     offer = None
+    form = choice.variant
     with _maybe_connect(warehouse) as con:
-        if capex is None or (power_kw is None and usd_per_kwh > 0):
-            specs = read_gpu_rows(con, choice)
-            if capex is None:
-                with_capex = specs.filter(pl.col("capex_usd").is_not_null())
-                if with_capex.is_empty():
-                    raise InvalidInput(
-                        f"--capex: dim_gpus has no reference capex for {choice.name}; pass --capex"
-                    )
-                if with_capex.height > 1:
-                    sizes = ", ".join(f"{m:g}" for m in with_capex["gpu_memory_gib"].to_list())
-                    raise InvalidInput(
-                        f"--gpu {choice.name}: capex known for {sizes} GiB; pass --memory"
-                    )
-                row = with_capex.row(0, named=True)
-                capex, mem = row["capex_usd"], row["gpu_memory_gib"]
-                capex_source = (
-                    f"dim_gpus reference as of {row['capex_as_of']}: {row['capex_source']}"
+        specs = read_gpu_rows(con, choice)
+        if capex is None:
+            with_capex = specs.filter(pl.col("capex_usd").is_not_null())
+            if with_capex.is_empty():
+                raise InvalidInput(
+                    f"--capex: dim_gpus has no reference capex for {choice.name}; pass --capex"
                 )
+            if with_capex.height > 1:
+                sizes = ", ".join(f"{m:g}" for m in with_capex["gpu_memory_gib"].to_list())
+                raise InvalidInput(
+                    f"--gpu {choice.name}: capex known for {sizes} GiB; pass --memory"
+                )
+            row = with_capex.row(0, named=True)
+            capex, mem = row["capex_usd"], row["gpu_memory_gib"]
+            capex_source = f"dim_gpus reference as of {row['capex_as_of']}: {row['capex_source']}"
+        if mem is not None:
+            specs = specs.filter(pl.col("gpu_memory_gib") == mem)
+        if not power_given:
             tdps = specs.filter(pl.col("tdp_watts").is_not_null())["tdp_watts"].unique().to_list()
-            tdp_kw = tdps[0] / 1000 if len(tdps) == 1 else None
-        if power_kw is None:
-            if usd_per_kwh > 0 and tdp_kw is None:
+            if len(tdps) != 1:
                 raise InvalidInput(
                     f"--power-kw: no single TDP for {choice.name} in dim_gpus; pass --power-kw"
                 )
-            power_kw = tdp_kw if usd_per_kwh > 0 else 0.0
+            power_kw = tdps[0] / 1000
         if rate is None:
-            sized = names.Gpu(choice.name, mem, choice.variant)
+            con = _need(con, warehouse, "--rate")
+            if form is None:
+                defaults = read_variant_specs(con).filter(
+                    (pl.col("gpu_name") == choice.name) & pl.col("is_default_variant")
+                )
+                if mem is not None:
+                    defaults = defaults.filter(pl.col("gpu_memory_gib") == mem)
+                forms = defaults["gpu_variant"].unique().to_list()
+                form = forms[0] if len(forms) == 1 else None
+            sized = names.Gpu(choice.name, mem, form)
             found = read_priced_offers(
-                _need(con, warehouse, "--rate"),
-                sized,
-                pricing,
-                include_illustrative=include_illustrative,
-                limit=1,
-            )
+                con, sized, pricing, include_illustrative=include_illustrative
+            ).filter(capacity.provider_class(pl.col("provider")) != "marketplace")
             if found.is_empty():
-                raise _no_offer(warehouse, sized, pricing, " (pass --rate)")
+                raise _no_offer(
+                    warehouse, sized, pricing, f" ({form} form factor, no marketplace listing;"
+                    " pass --rate)"
+                )
             offer = _offer(found.row(0, named=True))
             rate = offer["price_usd_per_gpu_hour"]
     result = compute(capex, rate, power_kw)
+    stated = {
+        "power_kw": "--power-kw" if power_given else "the GPU's TDP (dim_gpus)",
+        "usd_per_kwh": "seed_conventions power_usd_per_kwh (EIA 2023 US industrial and "
+        "commercial averages)"
+        if usd_per_kwh == POWER_USD_PER_KWH
+        else "--usd-per-kwh",
+        "pue": "--pue" if "pue" in given else "seed_conventions pue (Uptime Institute 2024)",
+        "host_kw": "--host-kw"
+        if "host_kw" in given
+        else "seed_conventions host_watts_per_gpu (DGX H100 datasheet)",
+        "host_capex_usd": "--host-usd"
+        if "host_capex_usd" in given
+        else f"seed_conventions host_capex_share, {HOST_CAPEX_SHARE:.0%} of the GPU's price, "
+        "assumed",
+        "ops_usd_per_year": "--ops-usd-per-year"
+        if "ops_usd_per_year" in given
+        else f"seed_conventions ops_share_of_capex_per_year, {OPS_SHARE_OF_CAPEX_PER_YEAR:.0%} of "
+        "the purchase a year, assumed",
+    }
     return {
         "gpu": choice.name,
         "gpu_memory_gib": mem,
+        "gpu_variant": form,
         "pricing_model": pricing,
         **result,
         "capex_source": capex_source,
+        "owning_source": stated,
         "rate_source": "--rate" if offer is None else "warehouse",
+        "compared_with": None
+        if offer is None
+        else f"the cheapest verified whole-machine {pricing} offer of the {form} form factor "
+        "(marketplace listings left out)",
         "offer": offer,
     }
 

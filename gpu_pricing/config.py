@@ -223,7 +223,7 @@ class _GpuEntry(check.Table):
 
 
 _TRAINING_KEYS = ("params", "tokens", "mfu")
-_USAGE_KEYS = ("hours_per_day", "start", "end")
+_USAGE_KEYS = ("hours_per_day", "start", "end", "usage_file")
 
 
 class Budget(_GpuEntry):
@@ -241,6 +241,10 @@ class Budget(_GpuEntry):
     params: Positive | None = None
     tokens: Positive | None = None
     mfu: Positive | None = None
+    # what was used: a CSV of `date` and `gpu_hours` (or `hours` of the budget's GPUs) per
+    # day, priced at the rates in force each day, or a cost export of `date` and
+    # `cost_usd`: the budget's actual spend (models.alert_rules.actual_from_usage)
+    usage_file: Path | None = None
 
     @classmethod
     def _read(cls, entry: dict, info: ValidationInfo) -> dict:

@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -161,8 +161,27 @@ def _budgets(con, cfg: Config, rates: pl.DataFrame, now: datetime) -> list[rules
         else:
             if b.period == "month":
                 window, period = rules.month_window(now), f"{now:%Y-%m}"
+                first = date(now.year, now.month, 1)
+                span = (first, date(now.year + now.month // 12, now.month % 12 + 1, 1))
             else:
                 window, period = rules.total_window(b.start, b.end, now), f"{b.start}..{b.end}"
+                span = (b.start, b.end)
+            actual = None
+            if b.usage_file is not None:
+                history = _frame(con, "fct_gpu_prices").filter(
+                    (pl.col("gpu_name") == b.gpu)
+                    & (pl.col("pricing_model") == b.pricing_model)
+                    & pl.col("is_verified")
+                    & pl.col("host_included").fill_null(True)
+                    & pl.col("price_usd_per_gpu_hour").is_not_null()
+                )
+                if b.memory_gib is not None:
+                    history = history.filter(pl.col("gpu_memory_gib") == b.memory_gib)
+                if b.providers is not None:
+                    history = history.filter(pl.col("provider").is_in(list(b.providers)))
+                actual = rules.actual_from_usage(
+                    read_usage(b.usage_file), history, gpus=b.gpus, start=span[0], end=span[1]
+                )
             out += rules.usage_budget(
                 b.name,
                 gpus=b.gpus,
@@ -173,8 +192,39 @@ def _budgets(con, cfg: Config, rates: pl.DataFrame, now: datetime) -> list[rules
                 thresholds_pct=b.thresholds_pct,
                 window=window,
                 period=period,
+                actual=actual,
             )
     return out
+
+
+def read_usage(path) -> pl.DataFrame:
+    """A budget's usage file: `date` and one of `gpu_hours`, `hours`, `cost_usd` (numbers
+    >= 0). Anything else is one ValueError naming the file and the problem."""
+    try:
+        raw = pl.read_csv(path, infer_schema=False)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise ValueError(f"usage file {path}: cannot be read ({exc})") from None
+    measures = [c for c in ("gpu_hours", "hours", "cost_usd") if c in raw.columns]
+    if "date" not in raw.columns or len(measures) != 1:
+        raise ValueError(
+            f"usage file {path}: expected columns date and one of gpu_hours, hours, cost_usd; "
+            f"got {raw.columns}"
+        )
+    measure = measures[0]
+    frame = raw.select(
+        pl.col("date").str.strip_chars().str.to_date("%Y-%m-%d", strict=False),
+        pl.col(measure).str.strip_chars().cast(pl.Float64, strict=False),
+    )
+    bad = frame.with_row_index().filter(
+        pl.col("date").is_null() | pl.col(measure).is_null() | (pl.col(measure) < 0)
+    )
+    if bad.height:
+        row = raw.row(bad["index"][0], named=True)
+        raise ValueError(
+            f"usage file {path}: line {bad['index'][0] + 2}: expected a YYYY-MM-DD date and "
+            f"a number >= 0, got {row}"
+        )
+    return frame.group_by("date").agg(pl.col(measure).sum()).sort("date")
 
 
 def _health(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
@@ -185,7 +235,12 @@ def _health(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
         if cfg.providers:
             fresh = fresh.filter(pl.col("connector").is_in(list(cfg.providers)))
         else:
-            fresh = fresh.filter(pl.col("fresh_as_of").is_not_null())
+            # nothing configured: what this warehouse loads itself, not the dates curated
+            # sheets state (a fresh demo's sheet rows are dated months back: no alarm on a
+            # user's first run); configure [providers.sheets] to watch them
+            fresh = fresh.filter(
+                pl.col("fresh_as_of").is_not_null() & pl.col("source_as_of").is_null()
+            )
         for row in fresh.iter_rows(named=True):
             sheet = row["source_as_of"] is not None
             limit = cfg.sheet_stale_after_days * 24 if sheet else cfg.stale_after_hours
@@ -426,8 +481,9 @@ def check(
     if not path.exists():
         raise InvalidInput(f"warehouse {path} does not exist: run `gpu-pricing refresh` first")
     with db.building(path) as con:
-        # the alert views are plain views: (re)build them so a warehouse published by an
-        # older version gets them too
+        # the alert views are plain views: (re)build them, with the seeds they read, so a
+        # warehouse published by an older version gets them too
+        sql_runner.load_seeds(con)
         sql_runner.build_views(con)
         sql_runner.materialise(con)
         return check_built(con, path, cfg, now=now, deliver=deliver)

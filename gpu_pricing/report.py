@@ -2,8 +2,10 @@
 needed to open it) built from the marts. (The markdown summary each refresh leaves as a
 Prefect artifact is `flows.artifacts`.)
 
-Sections: cheapest per-GPU-hour by GPU and pricing model; price history of one GPU
-(every verified price period, historical sheet rows included); spot price bands (p5-p95) per
+Sections: cheapest per-GPU-hour by GPU and pricing model (one row per GPU); price history
+of one GPU per pricing model and the on-demand history of every GPU with a long record
+(every verified price period from the date its source states, historical sheet rows
+included, a survey's unverified dated rows drawn apart); spot price bands (p5-p95) per
 region of that GPU; cost per 1M training tokens per GPU; buy-vs-rent break-even; the
 training plan frontier of the workload in gpu-pricing.toml's `[plan]`
 (gpu_pricing.report_plan); active alerts. A section is a `gpu_pricing.report_section.Section`.
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from connectors.kit.page import utc_now
 from flows.artifacts import fmt as _fmt
 from gpu_pricing import api, queries
-from gpu_pricing.report_plan import plan_section
+from gpu_pricing.report_plan import plan_section, serve_section
 from gpu_pricing.report_section import Section
 from gpu_pricing.report_section import chart as _chart
 from warehouse.errors import WarehouseError
@@ -63,34 +65,40 @@ def _source_label() -> pl.Expr:
     return pl.concat_str(["provider", "region"], separator=" ", ignore_nulls=True)
 
 
-def _bar_by_pricing(df: pl.DataFrame, value: str, key: str, y_title: str) -> str:
-    """Grouped bars per GPU and pricing model. Each bar is one provider's price (the
-    cheapest may come from a different provider per pricing model), so each bar is
-    labelled with its provider and region, on the bar and in the hover text."""
-    df = df.with_columns(_gpu_label().alias("gpu")).sort("gpu_name", "gpu_memory_gib")
+def _dots_by_pricing(df: pl.DataFrame, value: str, key: str, x_title: str) -> str:
+    """One row per GPU (name and memory), one dot per pricing model at its cheapest value,
+    on a log axis (rates span 0.1 to 10 USD and more): readable at a glance for every GPU
+    and pricing model. Each dot's provider and region are in its hover text (the cheapest
+    may come from a different provider per pricing model), never as text that can clip."""
+    df = df.with_columns(_gpu_label().alias("gpu"))
     if "region" not in df.columns:
         df = df.with_columns(region=pl.lit(None, dtype=pl.String))
     df = df.with_columns(_source_label().alias("source"))
+    # the first GPU alphabetically at the top
+    order = df.sort("gpu_name", "gpu_memory_gib")["gpu"].unique(maintain_order=True).to_list()
     fig = go.Figure()
     for model in PRICING_ORDER:
         part = df.filter(pl.col("pricing_model") == model)
         if part.height:
             fig.add_trace(
-                go.Bar(
+                go.Scatter(
                     name=model,
-                    x=part["gpu"].to_list(),
-                    y=part[value].to_list(),
-                    text=part["source"].to_list(),
-                    textposition="inside",
-                    textangle=-90,
+                    y=part["gpu"].to_list(),
+                    x=part[value].to_list(),
+                    customdata=part["source"].to_list(),
+                    mode="markers",
+                    marker={"color": COLORS[model], "size": 9, "opacity": 0.85},
                     hovertemplate=(
-                        f"%{{x}} {model}<br>%{{y:.4f}} {y_title}<br>from %{{text}}<extra></extra>"
+                        f"%{{y}} {model}<br>%{{x:.4f}} {x_title}<br>"
+                        "from %{customdata}<extra></extra>"
                     ),
-                    marker_color=COLORS[model],
                 )
             )
-    fig.update_layout(barmode="group", yaxis_title=y_title)
-    return _chart(fig, key)
+    fig.update_layout(xaxis={"title": x_title, "type": "log"})
+    fig.update_yaxes(
+        categoryorder="array", categoryarray=order[::-1], automargin=True, showgrid=True
+    )
+    return _chart(fig, key, height=max(360, 22 * len(order) + 160))
 
 
 # -- sections ----------------------------------------------------------------------------
@@ -101,53 +109,118 @@ def cheapest_section(con, gpu: str) -> Section:
         "cheapest",
         "Cheapest per-GPU-hour rate by GPU and pricing model",
         "The cheapest current offer across every provider, per GPU (name and memory) and "
-        "pricing model, and the median of each provider's cheapest. Each bar is labelled "
-        "with the provider and region it comes from: bars of one GPU may come from "
-        "different providers, so reserved or spot can sit above on-demand.",
+        "pricing model (one row per GPU, one dot per pricing model, log scale), and in the "
+        "table the median of each provider's cheapest. Hover a dot for the provider and "
+        "region it comes from: the dots of one GPU may come from different providers, so "
+        "reserved or spot can sit above on-demand.",
     )
     df = api.read_cheapest_summary(con)
     if df.is_empty():
         s.note = "no data: mart_cheapest_gpu_hour is empty (run `gpu-pricing refresh`)"
         return s
-    s.chart = _bar_by_pricing(df, "price_usd_per_gpu_hour", s.key, "USD per GPU-hour")
+    s.chart = _dots_by_pricing(df, "price_usd_per_gpu_hour", s.key, "USD per GPU-hour")
     s.columns, s.rows = df.columns, df.to_dicts()
     return s
+
+
+def _step_traces(
+    fig: go.Figure, df: pl.DataFrame, by: str, now: Any, colors: dict[str, str] | None = None
+) -> None:
+    """One step line per value of `by` (pricing model or GPU), carried to the newest fetch;
+    a null price (no period covers that time) breaks the line instead of bridging it."""
+    for name in df[by].unique(maintain_order=True).to_list():
+        part = df.filter(pl.col(by) == name)
+        x, y = part["at"].to_list(), part["price_usd_per_gpu_hour"].to_list()
+        if now is not None and x[-1] < now and y[-1] is not None:  # the current rate, to now
+            x, y = [*x, now], [*y, y[-1]]
+        line = {"shape": "hv"} | ({"color": colors[name]} if colors else {})
+        fig.add_trace(go.Scatter(name=name, x=x, y=y, mode="lines+markers", line=line))
+
+
+def _dated_points(fig: go.Figure, con, gpu: str | None, pricing: str | None = None) -> int:
+    """The dated unverified prices (a survey's rows) as their own marker trace."""
+    pts = queries.read(con, "report_dated_points", {"gpu": gpu})
+    if pricing:
+        pts = pts.filter(pl.col("pricing_model") == pricing)
+    if pts.height:
+        label = pts.with_columns(
+            (_gpu_label() + pl.lit(" ") + pl.col("pricing_model") + pl.lit(", ") + pl.col("provider"))
+            .alias("label")
+        )["label"]
+        fig.add_trace(
+            go.Scatter(
+                name="dated survey rows (unverified)",
+                x=pts["at"].to_list(),
+                y=pts["price_usd_per_gpu_hour"].to_list(),
+                customdata=label.to_list(),
+                mode="markers",
+                marker={"symbol": "diamond-open", "size": 9, "color": "#555"},
+                hovertemplate="%{x|%Y-%m-%d} %{customdata}<br>%{y:.2f} USD per GPU-hour"
+                "<extra></extra>",
+            )
+        )
+    return pts.height
+
+
+HISTORY_INTRO = (
+    "From every verified whole-machine price period in fct_gpu_prices (historical "
+    "price-sheet rows included): the rate steps at each change. A period starts at the date "
+    "its source states (a price list's effective date, a sheet's as-of date, a spot price's "
+    "time) when the source gives one, else the night the warehouse first saw it, so a line "
+    "is the cheapest price known to hold at each time: a price with no date of its own (a "
+    "marketplace offer) joins it the night it was first seen, which can show as a drop. A "
+    "gap is a time no verified price covers. Dated survey rows that are not verified (the 2023-04-07 "
+    "A100/A10 survey) are drawn apart, as open diamonds."
+)
 
 
 def history_section(con, gpu: str) -> Section:
     s = Section(
         "history",
         f"Price history: {gpu}",
-        f"Cheapest {gpu} per-GPU-hour rate over time per pricing model, from every verified "
-        "whole-machine price period in fct_gpu_prices (historical price-sheet rows included; "
-        "illustrative and unverified prices left out): the rate steps at each change. A "
-        "period starts when its source stated the change, or when the warehouse first saw "
-        "the offer, so a source's first appearance is not drawn as a price move.",
+        f"Cheapest {gpu} per-GPU-hour rate over time per pricing model. " + HISTORY_INTRO,
     )
-    df = queries.read(con, "report_price_steps", {"gpu": gpu})
+    df = queries.read(con, "report_price_steps", {"gpu": gpu}).sort("pricing_model", "at")
     if df.is_empty():
         s.note = f"no data: no {gpu} prices in fct_gpu_prices"
         return s
     now = queries.read(con, "latest_fetch")["t"][0]
     fig = go.Figure()
-    for model in PRICING_ORDER:
-        part = df.filter(pl.col("pricing_model") == model)
-        if part.is_empty():
-            continue
-        x, y = part["at"].to_list(), part["price_usd_per_gpu_hour"].to_list()
-        if now is not None and x[-1] < now:  # carry the current rate to the newest fetch
-            x, y = [*x, now], [*y, y[-1]]
-        fig.add_trace(
-            go.Scatter(
-                name=model,
-                x=x,
-                y=y,
-                mode="lines+markers",
-                line={"shape": "hv", "color": COLORS[model]},
-            )
-        )
+    ordered = pl.DataFrame({"pricing_model": PRICING_ORDER}).with_row_index("_order")
+    df = df.join(ordered, on="pricing_model").sort("_order", "at").drop("_order")
+    _step_traces(fig, df, "pricing_model", now, COLORS)
+    _dated_points(fig, con, gpu)
     fig.update_layout(yaxis_title="USD per GPU-hour (cheapest)")
     s.chart = _chart(fig, s.key)
+    s.columns, s.rows = df.columns, df.to_dicts()
+    return s
+
+
+LONG_HISTORY_DAYS = 365  # the on-demand history chart: GPUs priced at least this long ago
+
+
+def history_all_section(con, gpu: str) -> Section:
+    s = Section(
+        "history_all",
+        "On-demand price history: GPUs with a long record",
+        f"Cheapest on-demand per-GPU-hour rate over time of each GPU with a price dated at "
+        f"least {LONG_HISTORY_DAYS} days before the newest fetch. " + HISTORY_INTRO,
+    )
+    now = queries.read(con, "latest_fetch")["t"][0]
+    df = queries.read(con, "report_price_steps", {"gpu": None}).filter(
+        pl.col("pricing_model") == "on_demand"
+    )
+    if now is not None:
+        since = now - timedelta(days=LONG_HISTORY_DAYS)
+        df = df.filter((pl.col("at").min() <= since).over("gpu_name"))
+    if df.is_empty():
+        s.note = f"no data: no on-demand price dated {LONG_HISTORY_DAYS} days before the newest"
+        return s
+    fig = go.Figure()
+    _step_traces(fig, df.sort("gpu_name", "at"), "gpu_name", now)
+    _dated_points(fig, con, None, "on_demand")
+    fig.update_layout(yaxis={"title": "USD per GPU-hour (cheapest on-demand)", "type": "log"})
+    s.chart = _chart(fig, s.key, height=460)
     s.columns, s.rows = df.columns, df.to_dicts()
     return s
 
@@ -201,7 +274,7 @@ def cost_per_token_section(con, gpu: str) -> Section:
         s.note = "no data: no priced GPU with a BF16 peak"
         return s
     df = df.filter(pl.col("pricing_model").is_in(["on_demand", "spot"]))
-    s.chart = _bar_by_pricing(
+    s.chart = _dots_by_pricing(
         df, "usd_per_1m_tokens_per_b_params", s.key, "USD per 1M tokens per 1B params"
     )
     s.columns, s.rows = df.columns, df.to_dicts()
@@ -212,9 +285,12 @@ def breakeven_section(con, gpu: str) -> Section:
     s = Section(
         "breakeven",
         "Buy vs rent: on-prem break-even",
-        "Months of use after which buying the GPU (reference capex, no power or resale) "
-        "beats renting it at the cheapest on-demand rate, at 100% and 50% utilisation "
-        "(720-hour months). Only GPUs with a published reference price.",
+        "Months of use after which buying the GPU beats renting it, counting the whole cost "
+        "of owning (reference capex and the host's share, power for GPU and host at the "
+        "facility's PUE, operations per year; the stated defaults of seed_conventions) "
+        "against the cheapest verified whole-machine on-demand offer of its form factor, at "
+        "100% and 50% utilisation (720-hour months). Only GPUs with a published reference "
+        "price.",
     )
     df = queries.read(con, "report_breakeven")
     if df.is_empty():
@@ -259,10 +335,12 @@ def alerts_section(con, gpu: str) -> Section:
 SECTIONS: list[Callable[..., Section]] = [
     cheapest_section,
     history_section,
+    history_all_section,
     spot_section,
     cost_per_token_section,
     breakeven_section,
     plan_section,
+    serve_section,
     alerts_section,
 ]
 
@@ -272,7 +350,8 @@ def build_sections(con, gpu: str, workload: Any = None) -> list[Section]:
     for build in SECTIONS:
         try:
             # the plan section plans the configured workload ([plan] in gpu-pricing.toml)
-            out.append(build(con, gpu, workload) if build is plan_section else build(con, gpu))
+            planned = build in (plan_section, serve_section)
+            out.append(build(con, gpu, workload) if planned else build(con, gpu))
         except (duckdb.Error, WarehouseError) as exc:
             key = build.__name__.removesuffix("_section")
             log.warning("report section %s: %s", key, exc)

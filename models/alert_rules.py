@@ -7,20 +7,24 @@ rule that goes back below its level fires one recovery (``OK``) event. An evalua
 no figure to compare (``alarm is None``: no matching offer, no history a day back) leaves
 the state as it was.
 
-Workload budgets follow the cloud budget services: thresholds are percentages of the
-budget (default 50/80/100), checked against the *forecast* cost of the period and, where
-it can be computed, the *actual-to-date* cost. A usage workload (``gpus`` GPUs for
-``hours_per_day`` hours a day at the cheapest matching rate) costs, with
-``models.costs.run_cost_usd``::
+Workload budgets: a budget is a workload priced for its period, with one state (one
+rule, ``budget:<name>``), in ALARM while the forecast or the actual spend reaches the
+lowest of its thresholds (percentages of the budget, default 50/80/100; the message says
+which are crossed). A usage workload (``gpus`` GPUs for ``hours_per_day`` hours a day)
+is priced, with ``models.costs.run_cost_usd``::
 
-    daily_usd    = gpus * rate_usd_per_gpu_hour * hours_per_day
+    daily_usd    = gpus * rate_usd_per_gpu_hour * hours_per_day      (today's cheapest rate)
     forecast_usd = daily_usd * days_in_period        (calendar days of the month, or
                                                       end - start for a 'total' budget)
-    actual_usd   = daily_usd * days_elapsed          (fractional days since the period began)
 
-8 x A100 at 1.36 USD/GPU-hour, 6 h a day: 65.28 USD a day, 1,958.40 USD for a 30-day
-month; 10.5 days in, 685.44 USD spent. A training run (``models.training``:
-6 * params * tokens FLOPs at ``mfu`` of the BF16 peak) has a forecast and no actual.
+8 x A100 at 1.36 USD/GPU-hour, 6 h a day: 65.28 USD a day, 1,958.40 USD forecast for a
+30-day month. The *actual* spend is what was used, not the forecast's share of the days
+gone: with a usage file (``actual_from_usage``: GPU-hours per day priced at the cheapest
+matching rate in force that day, from the price history; or a cost export's USD per day)
+it is the usage of the period so far, and the forecast becomes that actual plus the
+workload's remaining days at today's rate. Without a usage file there is no actual. A
+training run (``models.training``: 6 * params * tokens FLOPs at ``mfu`` of the BF16 peak)
+has a forecast.
 """
 
 from __future__ import annotations
@@ -242,36 +246,90 @@ def row_drop(connector: str, open_offers: int, dropped: int, max_pct: float) -> 
     )
 
 
-def budget_thresholds(
+def budget_state(
     name: str,
-    measure: str,
-    cost_usd: float | None,
+    *,
+    forecast_usd: float | None,
+    actual_usd: float | None,
     budget_usd: float,
     thresholds_pct: Iterable[float],
     detail: str,
-) -> list[Evaluation]:
-    """One evaluation per threshold: ``budget:<name>:<measure>:<pct>%`` is in ALARM while
-    ``cost_usd >= budget_usd * pct / 100``."""
-    out = []
-    for pct in thresholds_pct:
-        rule = f"budget:{name}:{measure}:{pct:g}%"
-        level = budget_usd * pct / 100
-        if cost_usd is None:
-            out.append(Evaluation(rule, None, level, None, f"{rule}: {detail}"))
-            continue
-        share = cost_usd / budget_usd * 100
-        verb = ">=" if cost_usd >= level else "<"
-        out.append(
-            Evaluation(
-                rule,
-                cost_usd,
-                level,
-                cost_usd >= level,
-                f"{rule}: {measure} {cost_usd:,.2f} USD is {share:.0f}% of the "
-                f"{budget_usd:,.2f} USD budget ({verb} {pct:g}%); {detail}",
-            )
+) -> Evaluation:
+    """One evaluation per budget, ``budget:<name>``: ALARM while the forecast or the
+    actual reaches the lowest threshold; the value is the larger of the two."""
+    rule = f"budget:{name}"
+    thresholds = sorted(thresholds_pct)
+    level = budget_usd * thresholds[0] / 100
+    known = {k: v for k, v in (("forecast", forecast_usd), ("actual", actual_usd)) if v is not None}
+    if not known:
+        return Evaluation(rule, None, level, None, f"{rule}: {detail}")
+    parts = [f"{k} {v:,.2f} USD ({v / budget_usd * 100:.0f}%)" for k, v in known.items()]
+    value = max(known.values())
+    crossed = [f"{pct:g}%" for pct in thresholds if value >= budget_usd * pct / 100]
+    state = f"crossed {', '.join(crossed)}" if crossed else f"below {thresholds[0]:g}%"
+    return Evaluation(
+        rule,
+        value,
+        level,
+        value >= level,
+        f"{rule}: {' and '.join(parts)} of the {budget_usd:,.2f} USD budget, {state}; "
+        + (detail if "actual" in known else detail + "; no usage file: forecast only"),
+    )
+
+
+def daily_rates(history: pl.DataFrame, days: pl.Series) -> pl.DataFrame:
+    """The cheapest ``price_usd_per_gpu_hour`` in force at noon of each day (``date``,
+    ``rate_usd_per_gpu_hour``) among the price periods of ``history`` (fct_gpu_prices rows
+    of the matching offers: valid_from, valid_to null = still in force). A day before the
+    history begins takes the cheapest rate the history opens with (``rate_source`` says so)."""
+    noon = pl.col("date").cast(pl.Datetime("us")) + pl.duration(hours=12)
+    covering = (
+        pl.DataFrame({"date": days.unique().sort()})
+        .join(history.select("valid_from", "valid_to", "price_usd_per_gpu_hour"), how="cross")
+        .filter(
+            (pl.col("valid_from") <= noon)
+            & (pl.col("valid_to").is_null() | (pl.col("valid_to") > noon))
         )
-    return out
+        .group_by("date")
+        .agg(pl.col("price_usd_per_gpu_hour").min().alias("rate_usd_per_gpu_hour"))
+    )
+    # before the history: the cheapest rate of the periods that opened it
+    first = history.filter(pl.col("valid_from") == pl.col("valid_from").min())
+    earliest = first["price_usd_per_gpu_hour"].min() if first.height else None
+    return (
+        pl.DataFrame({"date": days.unique().sort()})
+        .join(covering, on="date", how="left")
+        .with_columns(
+            pl.when(pl.col("rate_usd_per_gpu_hour").is_null())
+            .then(pl.lit("first rate known (before the price history)"))
+            .otherwise(pl.lit("price history"))
+            .alias("rate_source"),
+            pl.col("rate_usd_per_gpu_hour").fill_null(earliest),
+        )
+    )
+
+
+def actual_from_usage(
+    usage: pl.DataFrame, history: pl.DataFrame, *, gpus: int, start: date, end: date
+) -> dict[str, float | int]:
+    """Actual spend of a period [start, end) from a usage file: ``date`` with
+    ``cost_usd`` (a cost export: summed), or ``gpu_hours`` (or ``hours`` of the budget's
+    ``gpus`` GPUs) priced at the rate in force each day (``daily_rates``)."""
+    rows = usage.filter((pl.col("date") >= start) & (pl.col("date") < end))
+    if "cost_usd" in rows.columns:
+        return {"actual_usd": float(rows["cost_usd"].sum()), "days": rows.height, "gpu_hours": None}
+    gpu_hours = pl.col("gpu_hours") if "gpu_hours" in rows.columns else pl.col("hours") * gpus
+    rows = rows.with_columns(gpu_hours.alias("_gpu_hours"))
+    if rows.is_empty():
+        return {"actual_usd": 0.0, "days": 0, "gpu_hours": 0.0}
+    priced = rows.join(daily_rates(history, rows["date"]), on="date", how="left")
+    if priced["rate_usd_per_gpu_hour"].null_count():
+        raise ValueError("no price history for the budget's GPU to price its usage file")
+    return {
+        "actual_usd": float((priced["_gpu_hours"] * priced["rate_usd_per_gpu_hour"]).sum()),
+        "days": rows.height,
+        "gpu_hours": float(priced["_gpu_hours"].sum()),
+    }
 
 
 def usage_budget(
@@ -285,26 +343,49 @@ def usage_budget(
     thresholds_pct: Iterable[float],
     window: tuple[float, float],
     period: str,
+    actual: Mapping | None = None,
 ) -> list[Evaluation]:
-    """Forecast and actual-to-date of a usage workload over its period ``window`` (days
-    in the period, days elapsed)."""
+    """The state of a usage workload's budget over its period ``window`` (days in the
+    period, days elapsed): the forecast, and the actual spend where ``actual`` (from
+    ``actual_from_usage``) is given."""
     thresholds = list(thresholds_pct)
     if offer is None:
         detail = f"no current {label} offer to price it"
-        return budget_thresholds(
-            name, "forecast", None, budget_usd, thresholds, detail
-        ) + budget_thresholds(name, "actual", None, budget_usd, thresholds, detail)
+        return [
+            budget_state(
+                name,
+                forecast_usd=None,
+                actual_usd=None if actual is None else actual["actual_usd"],
+                budget_usd=budget_usd,
+                thresholds_pct=thresholds,
+                detail=detail,
+            )
+        ]
     rate = float(offer["price_usd_per_gpu_hour"])
     days, elapsed = window
-    forecast = run_cost_usd(gpus, rate, hours_per_day * days)
-    actual = run_cost_usd(gpus, rate, hours_per_day * elapsed)
-    detail = (
-        f"{gpus} x {label}, {hours_per_day:g} h/day for {days:g} days ({period}), "
-        f"{elapsed:.1f} elapsed, at {rate:.4f} USD/GPU-hour ({where(offer)})"
-    )
-    return budget_thresholds(
-        name, "forecast", forecast, budget_usd, thresholds, detail
-    ) + budget_thresholds(name, "actual", actual, budget_usd, thresholds, detail)
+    if actual is None:
+        forecast = run_cost_usd(gpus, rate, hours_per_day * days)
+        how = f"forecast {gpus} x {label}, {hours_per_day:g} h/day for {days:g} days"
+    else:
+        forecast = actual["actual_usd"] + run_cost_usd(
+            gpus, rate, hours_per_day * max(days - elapsed, 0.0)
+        )
+        how = (
+            f"actual from the usage file ({actual['days']} days, at the rates in force each "
+            f"day), forecast adds {gpus} x {label}, {hours_per_day:g} h/day for the "
+            f"{max(days - elapsed, 0.0):.1f} days left"
+        )
+    detail = f"{how} ({period}) at {rate:.4f} USD/GPU-hour today ({where(offer)})"
+    return [
+        budget_state(
+            name,
+            forecast_usd=forecast,
+            actual_usd=None if actual is None else actual["actual_usd"],
+            budget_usd=budget_usd,
+            thresholds_pct=thresholds,
+            detail=detail,
+        )
+    ]
 
 
 def training_budget(
@@ -323,14 +404,30 @@ def training_budget(
     """Forecast of a training run (6ND at ``mfu`` of the BF16 peak) at the cheapest rate."""
     if offer is None or peak_tflops is None:
         why = "no BF16 peak" if offer is not None else "no current offer"
-        return budget_thresholds(
-            name, "forecast", None, budget_usd, thresholds_pct, f"{why} for {label}"
-        )
+        return [
+            budget_state(
+                name,
+                forecast_usd=None,
+                actual_usd=None,
+                budget_usd=budget_usd,
+                thresholds_pct=thresholds_pct,
+                detail=f"{why} for {label}",
+            )
+        ]
     rate = float(offer["price_usd_per_gpu_hour"])
     est = estimate_training(params, tokens, peak_tflops, mfu, gpus, rate)
     detail = (
-        f"{params:.3g} params x {tokens:.3g} tokens at MFU {mfu:g} on {gpus} x {label}: "
+        f"forecast {params:.3g} params x {tokens:.3g} tokens at MFU {mfu:g} on {gpus} x {label}: "
         f"{est['gpu_hours']:,.0f} GPU-hours, {est['wall_clock_days']:.1f} days, "
         f"at {rate:.4f} USD/GPU-hour ({where(offer)})"
     )
-    return budget_thresholds(name, "forecast", est["cost_usd"], budget_usd, thresholds_pct, detail)
+    return [
+        budget_state(
+            name,
+            forecast_usd=est["cost_usd"],
+            actual_usd=None,
+            budget_usd=budget_usd,
+            thresholds_pct=thresholds_pct,
+            detail=detail,
+        )
+    ]

@@ -1,19 +1,22 @@
 """Break-even points: buy vs rent, spot vs on-demand, reserved vs on-demand.
 
-Buy vs rent (``onprem``). Over ``H`` GPU-hours of use, owning costs the purchase price
-less what the GPU resells for, plus power for each hour used; renting costs the hourly
-rate for each hour used::
+Buy vs rent (``onprem``). Over ``H`` GPU-hours of use, owning costs the purchase price of
+the GPU and its share of the server (host), less what it resells for, plus power for the
+GPU and its host at the facility's PUE for each hour used, plus operations (staff,
+support, spares, space) all year; renting costs the hourly rate for each hour used::
 
-    own(H)  = capex_usd - residual_value_usd + H * power_kw * usd_per_kwh
+    own(H)  = capex + host - residual + H * ((power_kw + host_kw) * pue * usd_per_kwh
+                                              + ops_usd_per_year / (8760 * utilization))
     rent(H) = H * rate_usd_per_gpu_hour
-    break_even_gpu_hours = (capex_usd - residual_value_usd)
-                           / (rate_usd_per_gpu_hour - power_kw * usd_per_kwh)
+    break_even_gpu_hours = (capex + host - residual) / (rate - power/h - ops/h)
     break_even_months    = break_even_gpu_hours / (utilization * HOURS_PER_MONTH)
 
-With HOURS_PER_MONTH = 720 (30 days): an H100 at 30,000 USD vs 4 USD/h breaks even after
-30000 / 4 = 7,500 GPU-hours = 10.4 months at full use. Power is charged per hour used;
-fold cooling in by passing ``power_kw * PUE``. Hosting, networking and staff are not in
-the formula; they push the break-even later.
+With HOURS_PER_MONTH = 720 (30 days): an H100 at 30,000 USD vs 4 USD/h with nothing else
+counted breaks even after 30000 / 4 = 7,500 GPU-hours = 10.4 months at full use. With the
+stated defaults (``owning_defaults``: 0.10 USD/kWh, PUE 1.56, a 575 W host and 25% of the
+price on top, operations 10% of the purchase a year): power (0.7 + 0.575) * 1.56 * 0.10 =
+0.1989 USD/h, host 7,500 USD, operations 3,750 USD/year = 0.4281 USD/h at full use, so
+(37,500) / (4 - 0.1989 - 0.4281) = 11,118 GPU-hours = 15.4 months.
 
 Spot vs on-demand with checkpointing (``spot``). A checkpoint every ``c`` hours costs a
 fraction ``o`` of extra time; a preemption (rate ``p`` per hour) loses on average half an
@@ -41,7 +44,15 @@ from __future__ import annotations
 import polars as pl
 
 from models import _validate
-from models.conventions import HOURS_PER_MONTH, HOURS_PER_YEAR  # noqa: F401 (re-exported)
+from models.conventions import (
+    HOST_CAPEX_SHARE,
+    HOST_WATTS_PER_GPU,
+    HOURS_PER_MONTH,
+    HOURS_PER_YEAR,
+    OPS_SHARE_OF_CAPEX_PER_YEAR,
+    POWER_USD_PER_KWH,
+    PUE,
+)
 
 
 def onprem_breakeven_gpu_hours(
@@ -51,23 +62,25 @@ def onprem_breakeven_gpu_hours(
     power_kw: float = 0.0,
     usd_per_kwh: float = 0.0,
     residual_value_usd: float = 0.0,
+    host_capex_usd: float = 0.0,
+    host_kw: float = 0.0,
+    pue: float = 1.0,
+    ops_usd_per_year: float = 0.0,
+    utilization: float = 1.0,
 ) -> float:
-    """GPU-hours of use after which owning is cheaper than renting."""
-    capex = _validate.positive("capex_usd", capex_usd)
-    rate = _validate.positive("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour)
-    residual = _validate.non_negative("residual_value_usd", residual_value_usd)
-    if residual >= capex:
-        raise ValueError(f"residual_value_usd must be < capex_usd ({capex!r}), got {residual!r}")
-    power_usd_per_hour = _validate.non_negative("power_kw", power_kw) * _validate.non_negative(
-        "usd_per_kwh", usd_per_kwh
-    )
-    saved_usd_per_hour = rate - power_usd_per_hour
-    if saved_usd_per_hour <= 0:
-        raise ValueError(
-            f"rate_usd_per_gpu_hour must exceed the power cost per hour "
-            f"({power_usd_per_hour!r} USD), got {rate!r}: owning never breaks even"
-        )
-    return (capex - residual) / saved_usd_per_hour
+    """GPU-hours of use after which owning is cheaper than renting (`onprem` explains)."""
+    return onprem(
+        capex_usd,
+        rate_usd_per_gpu_hour,
+        utilization=utilization,
+        power_kw=power_kw,
+        usd_per_kwh=usd_per_kwh,
+        residual_value_usd=residual_value_usd,
+        host_capex_usd=host_capex_usd,
+        host_kw=host_kw,
+        pue=pue,
+        ops_usd_per_year=ops_usd_per_year,
+    )["break_even_gpu_hours"]
 
 
 def months_for_gpu_hours(
@@ -88,28 +101,84 @@ def onprem(
     usd_per_kwh: float = 0.0,
     residual_value_usd: float = 0.0,
     hours_per_month: float = HOURS_PER_MONTH,
+    *,
+    host_capex_usd: float = 0.0,
+    host_kw: float = 0.0,
+    pue: float = 1.0,
+    ops_usd_per_year: float = 0.0,
 ) -> dict[str, float]:
-    """Buy vs rent for one GPU: every input, the break-even GPU-hours and months."""
-    hours = onprem_breakeven_gpu_hours(
-        capex_usd,
-        rate_usd_per_gpu_hour,
-        power_kw=power_kw,
-        usd_per_kwh=usd_per_kwh,
-        residual_value_usd=residual_value_usd,
-    )
-    power_usd_per_hour = float(power_kw) * float(usd_per_kwh)
+    """Buy vs rent for one GPU, the whole cost of owning: every input, the break-even
+    GPU-hours and months.
+
+        owned_capex_usd       = capex_usd + host_capex_usd        (the server's share per GPU)
+        power_usd_per_hour    = (power_kw + host_kw) * pue * usd_per_kwh   (per hour of use)
+        ops_usd_per_hour      = ops_usd_per_year / (8760 * utilization)  (spread over the
+                                hours of use: staff, support, spares, space run all year)
+        saved_usd_per_hour    = rate - power_usd_per_hour - ops_usd_per_hour
+        break_even_gpu_hours  = (owned_capex_usd - residual_value_usd) / saved_usd_per_hour
+        break_even_months     = break_even_gpu_hours / (utilization * hours_per_month)
+
+    Raises when renting costs no more than running the GPU one owns (never breaks even).
+    The defaults a caller states (sql/seeds/seed_conventions.csv): usd_per_kwh 0.10, PUE
+    1.56, host 575 W and 25% of the GPU's price, operations 10% of the purchase a year.
+    """
+    capex = _validate.positive("capex_usd", capex_usd)
+    rate = _validate.positive("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour)
+    host = _validate.non_negative("host_capex_usd", host_capex_usd)
+    residual = _validate.non_negative("residual_value_usd", residual_value_usd)
+    use = _validate.fraction("utilization", utilization)
+    if residual >= capex + host:
+        raise ValueError(
+            f"residual_value_usd must be < the purchase price ({capex + host!r}), got {residual!r}"
+        )
+    if not _validate.positive("pue", pue) >= 1:
+        raise ValueError(f"pue must be >= 1, got {pue!r}")
+    gpu_kw = _validate.non_negative("power_kw", power_kw)
+    host_kw = _validate.non_negative("host_kw", host_kw)
+    price = _validate.non_negative("usd_per_kwh", usd_per_kwh)
+    ops_year = _validate.non_negative("ops_usd_per_year", ops_usd_per_year)
+    power_usd_per_hour = (gpu_kw + host_kw) * pue * price
+    ops_usd_per_hour = ops_year / (HOURS_PER_YEAR * use)
+    saved_usd_per_hour = rate - power_usd_per_hour - ops_usd_per_hour
+    if saved_usd_per_hour <= 0:
+        raise ValueError(
+            f"rate_usd_per_gpu_hour must exceed the cost of running an owned GPU per hour of "
+            f"use ({power_usd_per_hour:.4f} USD power + {ops_usd_per_hour:.4f} USD operations), "
+            f"got {rate!r}: owning never breaks even"
+        )
+    hours = (capex + host - residual) / saved_usd_per_hour
     return {
-        "capex_usd": float(capex_usd),
-        "residual_value_usd": float(residual_value_usd),
-        "rate_usd_per_gpu_hour": float(rate_usd_per_gpu_hour),
-        "power_kw": float(power_kw),
-        "usd_per_kwh": float(usd_per_kwh),
+        "capex_usd": capex,
+        "host_capex_usd": host,
+        "owned_capex_usd": capex + host,
+        "residual_value_usd": residual,
+        "rate_usd_per_gpu_hour": rate,
+        "power_kw": gpu_kw,
+        "host_kw": host_kw,
+        "pue": float(pue),
+        "usd_per_kwh": price,
         "power_usd_per_hour": power_usd_per_hour,
-        "saved_usd_per_hour": float(rate_usd_per_gpu_hour) - power_usd_per_hour,
-        "utilization": float(utilization),
+        "ops_usd_per_year": ops_year,
+        "ops_usd_per_hour": ops_usd_per_hour,
+        "saved_usd_per_hour": saved_usd_per_hour,
+        "utilization": use,
         "hours_per_month": float(hours_per_month),
         "break_even_gpu_hours": hours,
-        "break_even_months": months_for_gpu_hours(hours, utilization, hours_per_month),
+        "break_even_months": months_for_gpu_hours(hours, use, hours_per_month),
+    }
+
+
+def owning_defaults(capex_usd: float, tdp_watts: float | None) -> dict[str, float | None]:
+    """The stated defaults of the whole cost of owning one GPU of price `capex_usd` and
+    TDP `tdp_watts` (sql/seeds/seed_conventions.csv; sources in sql/seeds/README.md)."""
+    host = HOST_CAPEX_SHARE * capex_usd
+    return {
+        "power_kw": None if tdp_watts is None else tdp_watts / 1000,
+        "usd_per_kwh": POWER_USD_PER_KWH,
+        "pue": PUE,
+        "host_kw": HOST_WATTS_PER_GPU / 1000,
+        "host_capex_usd": host,
+        "ops_usd_per_year": OPS_SHARE_OF_CAPEX_PER_YEAR * (capex_usd + host),
     }
 
 

@@ -37,18 +37,18 @@ their provider sells them with (EFA, InfiniBand).
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Mapping
+from pathlib import Path
 
 import polars as pl
 
 CAPACITY_SOURCES = ("published", "assumed", "configured")
-PROVIDER_CLASSES = {
-    "aws": "hyperscaler",
-    "azure": "hyperscaler",
-    "gcp": "hyperscaler",
-    "oci": "hyperscaler",
-    "vastai": "marketplace",
-}
+SEED = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_provider_classes.csv"
+# provider -> hyperscaler | marketplace (sql/seeds/seed_provider_classes.csv, which the SQL
+# models read too); every other provider is a specialty cloud
+with SEED.open(newline="", encoding="utf-8") as _fh:
+    PROVIDER_CLASSES = {row["provider"]: row["provider_class"] for row in csv.DictReader(_fh)}
 DEFAULT_PROVIDER_CLASS = "specialty"
 # (provider class, pricing family) -> instances; pricing family: "reserved" for
 # reserved_1y / reserved_3y, else "on_demand" (on demand and spot)

@@ -149,3 +149,16 @@ def test_the_command_line_runs_as_a_module():
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "refresh" in done.stdout and "estimate" in done.stdout
+
+
+def test_scripts_and_benchmarks_do_not_import_the_tests():
+    """What they share with the tests (the response-shape builders) is the samples/ package;
+    the test suite is no library."""
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for folder in ("scripts", "benchmarks")
+        for path in (ROOT / folder).rglob("*.py")
+        for name in imports(path)
+        if name.split(".")[0] == "tests"
+    ]
+    assert offenders == []

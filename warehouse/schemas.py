@@ -359,6 +359,13 @@ SEED_DDL = {
   host_capex_share DOUBLE NOT NULL,
   ops_share_of_capex_per_year DOUBLE NOT NULL
 )""",
+    # The class of a provider (hyperscaler | marketplace; a provider not listed is a
+    # specialty cloud): models/capacity.py's assumed instance limits and the on-prem
+    # break-even's comparison (no marketplace listing) read it.
+    "seed_provider_classes": """CREATE TABLE IF NOT EXISTS seed_provider_classes (
+  provider VARCHAR NOT NULL PRIMARY KEY,
+  provider_class VARCHAR NOT NULL
+)""",
     # Form factors of one name and memory that differ in specs (H100 80 GB PCIe vs the SXM
     # part of seed_gpu_specs): one row per extra variant; `base_variant` names the variant
     # the seed_gpu_specs row describes.

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from connectors.kit import fx
+from connectors.kit.gpu import form_factor
 from warehouse.schemas import (
     MAX_USD_PER_GPU_HOUR,
     OFFER_SCHEMA,
@@ -140,6 +141,11 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
         price_usd_per_hour=price.round(MONEY_DECIMALS),
         # a connector that says nothing about provenance reads a provider's own prices
         provenance=pl.col("provenance").fill_null("api"),
+        # a form factor the instance type names ("H100_PCIE_80GB", "H100-80G-PCIe") where
+        # the connector set none (connectors/_gpu.py)
+        gpu_variant=pl.coalesce(
+            "gpu_variant", form_factor(pl.col("instance_type").str.replace_all("_", " "))
+        ),
         price_usd_per_gpu_hour=pl.coalesce(
             "price_usd_per_gpu_hour",
             pl.when(pl.col("gpu_count") > 0).then(price / pl.col("gpu_count")),

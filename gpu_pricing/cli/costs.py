@@ -22,7 +22,15 @@ from gpu_pricing import api, names
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
 from gpu_pricing.cli._output import emit_json, table
 from models import breakeven
-from models.conventions import DEFAULT_MFU, SERVING_UTILIZATION
+from models.conventions import (
+    DEFAULT_MFU,
+    HOST_CAPEX_SHARE,
+    HOST_WATTS_PER_GPU,
+    OPS_SHARE_OF_CAPEX_PER_YEAR,
+    POWER_USD_PER_KWH,
+    PUE,
+    SERVING_UTILIZATION,
+)
 
 estimate_app = typer.Typer(
     no_args_is_help=True, help="Training and inference cost from current rates or --rate."
@@ -417,16 +425,48 @@ def breakeven_onprem(
     ] = 1.0,
     power_kw: Annotated[
         float | None,
-        typer.Option("--power-kw", help="kW drawn per GPU (default with --usd-per-kwh: TDP)"),
+        typer.Option("--power-kw", help="kW drawn per GPU (default: its TDP in dim_gpus)"),
     ] = None,
-    usd_per_kwh: Annotated[float, typer.Option("--usd-per-kwh", help="electricity price")] = 0.0,
+    usd_per_kwh: Annotated[
+        float,
+        typer.Option("--usd-per-kwh", help="electricity price (default: seed_conventions)"),
+    ] = POWER_USD_PER_KWH,
+    pue: Annotated[
+        float | None,
+        typer.Option("--pue", help=f"facility power per IT power, >= 1 (default: {PUE:g})"),
+    ] = None,
+    host_kw: Annotated[
+        float | None,
+        typer.Option(
+            "--host-kw",
+            help=f"kW of the server around each GPU (default: {HOST_WATTS_PER_GPU / 1000:g})",
+        ),
+    ] = None,
+    host_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--host-usd",
+            help="purchase price of the server's share per GPU (default: "
+            f"{HOST_CAPEX_SHARE:.0%} of the GPU's)",
+        ),
+    ] = None,
+    ops_usd_per_year: Annotated[
+        float | None,
+        typer.Option(
+            "--ops-usd-per-year",
+            help=f"operations per GPU-year (default: {OPS_SHARE_OF_CAPEX_PER_YEAR:.0%} of the GPU "
+            "and host price)",
+        ),
+    ] = None,
     residual_value: Annotated[
         float, typer.Option("--residual-value", help="USD the GPU resells for at the end")
     ] = 0.0,
     include_illustrative: IncludeIllustrativeOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Hours and months of use until buying a GPU beats renting it."""
+    """Hours and months of use until buying a GPU beats renting it: the whole cost of owning
+    (GPU and host price, power at the facility's PUE, operations) against the cheapest
+    verified whole-machine on-demand offer of the same form factor."""
 
     def body() -> None:
         choice = names.gpu_and_memory(gpu, memory)
@@ -440,6 +480,10 @@ def breakeven_onprem(
             power_kw=power_kw,
             usd_per_kwh=usd_per_kwh,
             residual_value=residual_value,
+            pue=pue,
+            host_kw=host_kw,
+            host_usd=host_usd,
+            ops_usd_per_year=ops_usd_per_year,
             include_illustrative=include_illustrative,
             warehouse=warehouse,
         )
@@ -451,10 +495,23 @@ def breakeven_onprem(
             [
                 ("capex", f"{_usd(doc['capex_usd'])} ({doc['capex_source'].split(':')[0]})"),
                 ("rent", _rate_line(doc)),
+                *([("compared", doc["compared_with"])] if doc["compared_with"] else []),
+                (
+                    "host",
+                    f"{_usd(doc['host_capex_usd'])} per GPU (CPUs, memory, network; "
+                    f"{doc['owning_source']['host_capex_usd']})",
+                ),
                 (
                     "power",
-                    f"{doc['power_kw']:g} kW x {doc['usd_per_kwh']:g} USD/kWh"
+                    f"({doc['power_kw']:g} kW GPU + {doc['host_kw']:g} kW host) x PUE "
+                    f"{doc['pue']:g} x {doc['usd_per_kwh']:g} USD/kWh"
                     f" = {doc['power_usd_per_hour']:.4f} USD/h",
+                ),
+                (
+                    "operations",
+                    f"{_usd(doc['ops_usd_per_year'])} per GPU-year = "
+                    f"{doc['ops_usd_per_hour']:.4f} USD per hour of use "
+                    f"({doc['owning_source']['ops_usd_per_year']})",
                 ),
                 ("break-even", f"{doc['break_even_gpu_hours']:,.0f} GPU-hours"),
                 (

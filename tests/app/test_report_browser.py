@@ -1,6 +1,6 @@
 """`gpu-pricing report`: a self-contained HTML file, opened in a real headless Chromium,
-with no console errors and no network. The screenshot is saved to tmp, or to
-docs/report.png for the README with GPU_PRICING_UPDATE_SCREENSHOT=1.
+with no console errors and no network. The screenshot is saved to tmp (the README's
+docs/report.png is drawn from the demo by scripts/report_screenshot.py).
 
 The browser test finds Chromium on PATH (Debian's `chromium` package, which `.ci/run`
 installs before the tests) or Playwright's own download (`uv run playwright install
@@ -10,7 +10,6 @@ chromium`); without either it is skipped, saying so. It installs nothing itself.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +24,6 @@ from tests._warehouse import copy_warehouse, refresh_from
 from warehouse import db
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
 NOW = datetime(2026, 11, 21, 3, 0)  # fixed, so the report (and the screenshot) is stable
 ARGS = [
     "--headless",
@@ -124,15 +122,17 @@ def test_the_report_command_writes_one_self_contained_file(tmp_path, report_ware
     assert doc["sections"] == {
         "cheapest": True,
         "history": True,
+        "history_all": True,
         "spot": True,
         "cost_per_token": True,
         "breakeven": True,
         "plan": True,
+        "serve": True,
         "alerts": True,
     }
     html = out.read_text()
     assert html.count("<script src=") == 0 and "<link " not in html  # nothing to fetch
-    assert html.count("Plotly.newPlot") == 6  # six charts, one inlined plotly.js
+    assert html.count("Plotly.newPlot") == 8  # eight charts, one inlined plotly.js
     assert "rate:h100-azure-above-13" in html
 
 
@@ -142,11 +142,7 @@ def test_the_report_opens_in_chromium_without_errors_or_network(
     from playwright.sync_api import sync_playwright
 
     html, _ = render(report_warehouse)
-    # the README's screenshot is refreshed on purpose (GPU_PRICING_UPDATE_SCREENSHOT=1),
-    # so a test run leaves the work tree clean
-    shot = (
-        SCREENSHOT if os.environ.get("GPU_PRICING_UPDATE_SCREENSHOT") else tmp_path / "report.png"
-    )
+    shot = tmp_path / "report.png"
     page_file = tmp_path / "report.html"
     page_file.write_text(html)
     console, failed, requests = [], [], []
@@ -178,8 +174,8 @@ def test_sections_say_no_data_instead_of_failing_on_an_empty_warehouse(tmp_path)
     with db.building(path):
         pass  # bookkeeping tables only: no marts, no views
     html, sections = render(path)
-    assert sections == dict.fromkeys(sections, False) and len(sections) == 7
-    assert html.count('class="nodata"') == 7
+    assert sections == dict.fromkeys(sections, False) and len(sections) == 9
+    assert html.count('class="nodata"') == 9
 
 
 def test_without_the_cost_marts_the_report_says_no_data_and_computes_nothing(

@@ -126,8 +126,9 @@ def test_total_window_is_clamped_to_the_period():
     )
 
 
-def test_usage_budget_forecast_and_actual_to_date_per_threshold():
-    # 8 GPUs x 1.36 USD x 6 h = 65.28 USD/day; 30 days = 1,958.40; 10.5 days = 685.44
+def test_a_usage_budget_is_one_state_from_its_forecast_without_a_usage_file():
+    # 8 GPUs x 1.36 USD x 6 h = 65.28 USD/day; 30 days = 1,958.40 forecast: 98% of 2,000,
+    # past 50% and 80%: one ALARM for the budget, not one per threshold and measure
     offer = {**OFFER, "price_usd_per_gpu_hour": 1.36}
     evals = m.usage_budget(
         "ft",
@@ -141,14 +142,62 @@ def test_usage_budget_forecast_and_actual_to_date_per_threshold():
         period="2026-11",
     )
     got = {e.rule: (round(e.value, 2), e.threshold, e.alarm) for e in evals}
-    assert got == {
-        "budget:ft:forecast:50%": (1958.4, 1000.0, True),
-        "budget:ft:forecast:80%": (1958.4, 1600.0, True),
-        "budget:ft:forecast:100%": (1958.4, 2000.0, False),
-        "budget:ft:actual:50%": (685.44, 1000.0, False),
-        "budget:ft:actual:80%": (685.44, 1600.0, False),
-        "budget:ft:actual:100%": (685.44, 2000.0, False),
-    }
+    assert got == {"budget:ft": (1958.4, 1000.0, True)}
+    assert "forecast 1,958.40 USD (98%)" in evals[0].message
+    assert "crossed 50%, 80%" in evals[0].message and "forecast only" in evals[0].message
+    assert "actual" not in evals[0].message.split(";")[0]
+
+
+def test_actual_spend_is_the_usage_file_at_the_rates_in_force_each_day():
+
+    # the cheapest rate was 2.00 until Nov 3 noon... 1.50 from Nov 3 on (two offers)
+    history = pl.DataFrame(
+        {
+            "valid_from": [datetime(2026, 11, 1), datetime(2026, 11, 1), datetime(2026, 11, 3)],
+            "valid_to": [datetime(2026, 11, 3), None, None],
+            "price_usd_per_gpu_hour": [2.0, 2.5, 1.5],
+        }
+    )
+    usage = pl.DataFrame(
+        {
+            "date": [date(2026, 10, 31), date(2026, 11, 1), date(2026, 11, 2), date(2026, 11, 3)],
+            "gpu_hours": [99.0, 10.0, 20.0, 30.0],
+        }
+    )
+    got = m.actual_from_usage(
+        usage, history, gpus=8, start=date(2026, 11, 1), end=date(2026, 12, 1)
+    )
+    # Oct 31 is outside the month; 10 x 2.00 + 20 x 2.00 + 30 x 1.50 = 105 USD
+    assert got == {"actual_usd": 105.0, "days": 3, "gpu_hours": 60.0}
+    # hours of the budget's 8 GPUs, and a cost export summed as it is
+    hours = usage.rename({"gpu_hours": "hours"})
+    assert m.actual_from_usage(
+        hours, history, gpus=8, start=date(2026, 11, 1), end=date(2026, 12, 1)
+    )["actual_usd"] == 8 * 105.0
+    export = usage.rename({"gpu_hours": "cost_usd"})
+    assert m.actual_from_usage(
+        export, history, gpus=8, start=date(2026, 11, 1), end=date(2026, 12, 1)
+    )["actual_usd"] == 60.0
+
+
+def test_with_a_usage_file_the_forecast_is_actual_plus_the_days_left():
+    offer = {**OFFER, "price_usd_per_gpu_hour": 1.36}
+    (ev,) = m.usage_budget(
+        "ft",
+        gpus=8,
+        hours_per_day=6,
+        offer=offer,
+        label="A100 80 GiB spot",
+        budget_usd=2000,
+        thresholds_pct=[50, 80, 100],
+        window=(30.0, 10.0),
+        period="2026-11",
+        actual={"actual_usd": 1200.0, "days": 10, "gpu_hours": 800.0},
+    )
+    # forecast 1,200 + 65.28 x 20 days left = 2,505.60: one state, past every threshold
+    assert ev.rule == "budget:ft" and ev.alarm is True
+    assert ev.value == pytest.approx(2505.6)
+    assert "actual 1,200.00 USD (60%)" in ev.message and "crossed 50%, 80%, 100%" in ev.message
 
 
 def test_training_budget_forecast_uses_6nd_at_the_mfu():
@@ -166,7 +215,8 @@ def test_training_budget_forecast_uses_6nd_at_the_mfu():
         budget_usd=2.5e6,
         thresholds_pct=[50, 80, 100],
     )
-    assert [e.alarm for e in evals] == [True, True, False]
+    assert [e.alarm for e in evals] == [True]  # one state: past 50% and 80%
+    assert "crossed 50%, 80%" in evals[0].message and "forecast" in evals[0].message
     assert evals[0].value == pytest.approx(8.4e23 / (0.45 * 989e12 * 3600) * 4)
     assert evals[0].value == pytest.approx(2_097_142.6, rel=1e-7)
 
@@ -183,7 +233,7 @@ def test_a_budget_with_no_matching_offer_is_no_data():
         window=(30.0, 1.0),
         period="2026-11",
     )
-    assert [e.alarm for e in evals] == [None, None]
+    assert [e.alarm for e in evals] == [None]
 
 
 def test_cheapest_takes_the_views_order_not_its_own_tie_break():

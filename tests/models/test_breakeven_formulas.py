@@ -134,3 +134,43 @@ def test_reserved_below_break_even_utilisation_is_not_cheaper():
 def test_invalid_reserved_inputs_are_rejected_naming_the_input():
     with pytest.raises(ValueError, match=r"^on_demand_usd_per_hour must be > 0, got 0"):
         breakeven.reserved_breakeven_utilization(2.5, 0)
+
+
+def test_the_whole_cost_of_owning_an_h100_with_the_stated_defaults():
+    from models.breakeven import onprem, owning_defaults
+
+    defaults = owning_defaults(30_000, 700)
+    # host 25% of 30,000 = 7,500 USD and 575 W; 0.10 USD/kWh at PUE 1.56;
+    # operations 10% of (30,000 + 7,500) = 3,750 USD a year
+    assert defaults == {
+        "power_kw": 0.7,
+        "usd_per_kwh": 0.10,
+        "pue": 1.56,
+        "host_kw": 0.575,
+        "host_capex_usd": 7_500.0,
+        "ops_usd_per_year": 3_750.0,
+    }
+    r = onprem(30_000, 4.0, **defaults)
+    # power (0.7 + 0.575) kW * 1.56 * 0.10 = 0.1989 USD/h; ops 3,750 / 8,760 = 0.4281 USD/h
+    assert r["power_usd_per_hour"] == pytest.approx(0.1989)
+    assert r["ops_usd_per_hour"] == pytest.approx(3_750 / 8_760)
+    # 37,500 / (4 - 0.1989 - 0.4281) = 11,118 GPU-hours = 15.4 months at full use
+    assert r["break_even_gpu_hours"] == pytest.approx(37_500 / (4 - 0.1989 - 3_750 / 8_760))
+    assert r["break_even_months"] == pytest.approx(15.44, abs=0.01)
+
+
+def test_operations_run_all_year_so_they_weigh_more_per_hour_at_low_use():
+    from models.breakeven import onprem
+
+    full = onprem(30_000, 4.0, ops_usd_per_year=3_650)
+    half = onprem(30_000, 4.0, utilization=0.5, ops_usd_per_year=3_650)
+    assert full["ops_usd_per_hour"] == pytest.approx(3_650 / 8_760)
+    assert half["ops_usd_per_hour"] == pytest.approx(2 * 3_650 / 8_760)
+
+
+def test_owning_never_breaks_even_when_running_it_costs_the_rent():
+    from models.breakeven import onprem
+
+    with pytest.raises(ValueError, match="owning never breaks even"):
+        onprem(30_000, 0.5, power_kw=0.7, host_kw=0.575, pue=1.56, usd_per_kwh=0.1,
+               ops_usd_per_year=3_000)

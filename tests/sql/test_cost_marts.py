@@ -140,8 +140,12 @@ def test_breakeven_onprem_mart_agrees_with_models(con):
     both = [r for r in got if r["capex_usd"] is not None and r["on_demand_usd_per_gpu_hour"]]
     assert both  # H100 80 and A100 40 have a reference capex and demo offers
     for r in both:
-        full = breakeven.onprem(r["capex_usd"], r["on_demand_usd_per_gpu_hour"], 1.0)
-        half = breakeven.onprem(r["capex_usd"], r["on_demand_usd_per_gpu_hour"], 0.5)
+        # the whole cost of owning at the stated defaults (seed_conventions)
+        owning = breakeven.owning_defaults(r["capex_usd"], r["tdp_watts"])
+        full = breakeven.onprem(r["capex_usd"], r["on_demand_usd_per_gpu_hour"], 1.0, **owning)
+        half = breakeven.onprem(r["capex_usd"], r["on_demand_usd_per_gpu_hour"], 0.5, **owning)
+        assert r["power_usd_per_hour"] == close(full["power_usd_per_hour"])
+        assert r["ops_usd_per_year"] == close(full["ops_usd_per_year"])
         assert r["break_even_gpu_hours"] == close(full["break_even_gpu_hours"])
         assert r["break_even_months_at_100pct"] == close(full["break_even_months"])
         assert r["break_even_months_at_50pct"] == close(half["break_even_months"])
@@ -149,14 +153,20 @@ def test_breakeven_onprem_mart_agrees_with_models(con):
     assert all(r["break_even_gpu_hours"] is None for r in missing)
 
 
-def test_breakeven_onprem_mart_uses_the_cheapest_on_demand_rate(con):
+def test_breakeven_onprem_mart_uses_the_cheapest_whole_machine_of_the_default_form(con):
+    # verified whole machines of the GPU's default form factor, no marketplace listing
     cheapest = {
         (r["gpu_name"], r["gpu_memory_gib"]): r["rate"]
         for r in rows(
             con,
-            """select gpu_name, gpu_memory_gib, min(price_usd_per_gpu_hour) as rate
-               from mart_gpu_offers_current where pricing_model = 'on_demand'
-               and gpu_name is not null and host_included group by all""",
+            """select o.gpu_name, o.gpu_memory_gib, min(o.price_usd_per_gpu_hour) as rate
+               from mart_gpu_offers_current o
+               join dim_gpu_variants v using (gpu_name, gpu_memory_gib, gpu_variant)
+               where o.pricing_model = 'on_demand' and v.is_default_variant
+                 and o.is_verified and o.is_comparable
+                 and o.provider not in (select provider from seed_provider_classes
+                                        where provider_class = 'marketplace')
+               group by all""",
         )
     }
     mart = {
@@ -183,7 +193,8 @@ def test_breakeven_onprem_macro_with_power_and_resale_agrees_with_models(con):
     got = rows(
         con,
         """select * from breakeven_onprem(
-               utilization := 0.5, usd_per_kwh := 0.12, residual_fraction := 0.2)
+               utilization := 0.5, usd_per_kwh := 0.12, residual_fraction := 0.2,
+               pue := 1.3, host_kw := 0.4, host_fraction := 0.3, ops_fraction := 0.05)
            where break_even_gpu_hours is not null""",
     )
     assert got
@@ -195,6 +206,10 @@ def test_breakeven_onprem_macro_with_power_and_resale_agrees_with_models(con):
             power_kw=r["tdp_watts"] / 1000,
             usd_per_kwh=0.12,
             residual_value_usd=r["capex_usd"] * 0.2,
+            pue=1.3,
+            host_kw=0.4,
+            host_capex_usd=r["capex_usd"] * 0.3,
+            ops_usd_per_year=0.05 * r["capex_usd"] * 1.3,
         )
         assert r["power_kw"] == r["tdp_watts"] / 1000
         assert r["power_usd_per_hour"] == close(expected["power_usd_per_hour"])

@@ -114,12 +114,12 @@ def test_breakeven_spot_defaults_to_one_instances_spot_and_on_demand_prices(demo
     assert on_demand["price_usd_per_gpu_hour"] == first_pair["on_demand_usd_per_gpu_hour"]
 
 
-def test_the_cheapest_bars_say_which_provider_and_region_each_comes_from(con_demo):
+def test_the_cheapest_dots_say_which_provider_and_region_each_comes_from(con_demo):
     section = report.cheapest_section(con_demo, "H100")
     assert section.has_data
     for row in section.rows:
         assert f"{row['provider']} {row['region']}" in section.chart, row
-    assert "from %{text}" in section.chart  # the hover names it too
+    assert "from %{customdata}" in section.chart  # in each dot's hover text
 
 
 def test_cost_per_token_says_a_70b_model_does_not_fit_one_24gb_gpu(con_demo):

@@ -56,17 +56,25 @@ def test_a_historical_sheet_row_keeps_the_period_its_source_states(demo_warehous
     assert got == [(datetime(2023, 4, 7), datetime(2023, 4, 8))]
 
 
-def test_the_report_history_does_not_draw_a_sources_first_appearance_as_a_move(
+def test_the_report_history_draws_each_price_from_the_date_its_source_states(
     demo_warehouse,
 ):
     con = duckdb.connect(str(demo_warehouse), read_only=True)
     try:
         section = report.history_section(con, "H100")
+        [(stated,)] = con.sql(
+            """select min(source_effective_at) from fct_gpu_prices
+               where gpu_name = 'H100' and is_verified and source_effective_at < valid_from"""
+        ).fetchall()
     finally:
         con.close()
-    # every source of the demo was first seen on 2026-11-19/20: no 2024 start that then
-    # "drops" when the specialty clouds appear
-    assert min(r["at"] for r in section.rows) >= datetime(2026, 11, 19)
+    # the demo was fetched on 2026-11-20, but Azure's price list states 2024-06-01 for its
+    # H100 prices: the history starts there, not at the night the warehouse first saw them
+    assert stated is not None and stated < datetime(2026, 1, 1)
+    assert min(r["at"] for r in section.rows) == stated
+    # and a price with no date of its own starts on the night it was first seen
+    first_seen = [r for r in section.rows if r["provider"] == "vastai"]
+    assert first_seen and min(r["at"] for r in first_seen) >= datetime(2026, 11, 19)
 
 
 def test_a_months_old_sheet_is_stale_though_it_was_read_minutes_ago(sheets_warehouse):

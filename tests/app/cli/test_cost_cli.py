@@ -266,6 +266,14 @@ def test_buying_an_h100_at_30000_vs_4_usd_breaks_even_after_7500_hours(tmp_path)
         "30000",
         "--rate",
         "4",
+        "--usd-per-kwh",
+        "0",
+        "--host-kw",
+        "0",
+        "--host-usd",
+        "0",
+        "--ops-usd-per-year",
+        "0",
     )
     assert doc["break_even_gpu_hours"] == 7500
     assert doc["break_even_months"] == pytest.approx(10.4167, abs=1e-4)
@@ -296,11 +304,43 @@ def test_onprem_power_defaults_to_the_gpus_tdp(demo_warehouse):
         "0.10",
         "--utilization",
         "0.5",
+        "--pue",
+        "1",
+        "--host-kw",
+        "0",
+        "--host-usd",
+        "0",
+        "--ops-usd-per-year",
+        "0",
     )
     # H100 TDP 700 W: 0.7 kW * 0.10 USD/kWh = 0.07 USD/h; 30000 / (4 - 0.07) = 7633.6 h
     assert doc["power_kw"] == 0.7
     assert doc["break_even_gpu_hours"] == pytest.approx(30000 / 3.93)
     assert doc["break_even_months"] == pytest.approx(30000 / 3.93 / (0.5 * 720))
+
+
+def test_onprem_counts_the_whole_cost_of_owning_by_default(demo_warehouse):
+    result = cli(
+        "breakeven", "onprem", "--gpu", "H100", "--rate", "4", "--warehouse", str(demo_warehouse)
+    )
+    assert result.exit_code == 0, result.stderr
+    doc = cli_json(demo_warehouse, "breakeven", "onprem", "--gpu", "H100", "--rate", "4")
+    # power (0.7 kW TDP + 0.575 kW host) x PUE 1.56 x 0.10 USD/kWh = 0.1989 USD/h;
+    # host 25% of 30,000 = 7,500 USD; operations 10% of 37,500 = 3,750 USD a year
+    assert doc["power_usd_per_hour"] == pytest.approx(0.1989)
+    assert doc["host_capex_usd"] == 7500 and doc["ops_usd_per_year"] == 3750
+    assert doc["break_even_gpu_hours"] == pytest.approx(37_500 / (4 - 0.1989 - 3750 / 8760))
+    assert "TDP" in doc["owning_source"]["power_kw"]
+    for line in ("host", "power", "operations"):
+        assert any(row.strip().startswith(line) for row in result.stdout.splitlines())
+    assert "0 kW" not in result.stdout
+
+
+def test_onprem_compares_whole_machines_of_the_same_form_factor(demo_warehouse, con):
+    doc = cli_json(demo_warehouse, "breakeven", "onprem", "--gpu", "H100")
+    assert doc["gpu_variant"] == "SXM"
+    assert doc["offer"]["gpu_variant"] == "SXM" and doc["offer"]["provider"] != "vastai"
+    assert "SXM form factor" in doc["compared_with"]
 
 
 def test_spot_at_1_50_vs_4_00_stays_cheaper_up_to_1_21_preemptions_per_hour(tmp_path):

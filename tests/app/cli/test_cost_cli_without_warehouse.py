@@ -75,8 +75,11 @@ def test_inference_estimate_with_a_rate_needs_no_warehouse(tmp_path):
 def test_breakeven_with_rates_needs_no_warehouse(tmp_path):
     onprem = cli(tmp_path, "breakeven", "onprem", "--gpu", "H100", "--rate", "4", "--json")
     assert onprem.exit_code == 0, onprem.stderr
-    # the seed's reference capex: 30,000 USD / 4 USD = 7,500 GPU-hours
-    assert json.loads(onprem.stdout)["break_even_gpu_hours"] == 7500
+    # the seed's reference capex, the host and operations: 37,500 USD / (4 USD - 0.1989 power
+    # - 3,750 / 8,760 operations) = 11,118 GPU-hours
+    assert json.loads(onprem.stdout)["break_even_gpu_hours"] == pytest.approx(
+        37_500 / (4 - 0.1989 - 3750 / 8760)
+    )
     spot = cli(
         tmp_path,
         "breakeven",

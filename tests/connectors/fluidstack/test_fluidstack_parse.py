@@ -45,3 +45,12 @@ def test_a_price_that_is_not_a_number_is_quarantined(pages_frame, body):
     assert run(pages_frame, body).rejected["reason"].to_list() == [
         "price_per_gpu_hr n/a is not a number"
     ]
+
+
+
+def test_the_form_factor_in_the_gpu_type_is_the_offers_variant(pages_frame, body):
+    offers = run(pages_frame, body).offers
+    variants = dict(offers.select("instance_type", "gpu_variant").unique().rows())
+    # "A100_PCIE_80GB": the form factor sits between underscores
+    assert variants["A100_PCIE_80GB"] == "PCIe"
+    assert variants["H100_SXM5_80GB"] == "SXM"
