@@ -38,6 +38,7 @@ def cases(demo_warehouse) -> list[dict]:
     return rows
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_rates_api_cli_and_report_name_the_same_cheapest_offer(demo_warehouse, cases):
     mismatches = []
     for row in cases:
@@ -60,6 +61,7 @@ def test_rates_api_cli_and_report_name_the_same_cheapest_offer(demo_warehouse, c
     assert mismatches == []
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_estimates_answer_with_the_apis_first_offer_and_cost(demo_warehouse, cases):
     """`estimate train|infer --json` headline = api.estimate_*'s first row, for every
     case whose GPU has a peak (a small model, so every offer holds it)."""
