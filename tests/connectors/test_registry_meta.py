@@ -55,10 +55,11 @@ def test_every_registered_provider_has_a_readme_in_its_package(name):
     assert readme.is_file() and readme.read_text().strip(), readme
 
 
-def test_a_new_connector_reaches_the_union_with_its_registry_line_alone(tmp_path, monkeypatch):
-    """Adding a provider is its folder plus one registry line: the refresh creates its
-    staging table and int_offers_unioned (generated from the staging tables) picks it up.
-    Here a copy of the Lambda connector registered as `newcloud` replays Lambda's demo page."""
+def test_a_new_connector_reaches_the_union_once_registered(tmp_path, monkeypatch):
+    """A registered connector (the registry finds its folder; see
+    test_new_provider_template) needs nothing else: the refresh creates its staging table
+    and int_offers_unioned (generated from the staging tables) picks it up. Here a copy of
+    the Lambda connector registered as `newcloud` replays Lambda's demo page."""
     import dataclasses
     import shutil
 
