@@ -19,7 +19,7 @@ import typer
 
 from connectors.errors import InvalidInput
 from gpu_pricing import api, names
-from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
+from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, print_wrapped, table, wrapped_lines
 from models import breakeven
 from models.conventions import (
@@ -269,7 +269,7 @@ def estimate_train(
             precision=precision,
             include_illustrative=include_illustrative,
             full_recompute=full_recompute,
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         doc = estimate_document(frame, typed_precision)
         if json_out:
@@ -346,7 +346,7 @@ def estimate_infer(
             rate=rate,
             precision=precision,
             include_illustrative=include_illustrative,
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         doc = estimate_document(frame, typed_precision)
         if json_out:
@@ -483,7 +483,7 @@ def breakeven_onprem(
             host_usd=host_usd,
             ops_usd_per_year=ops_usd_per_year,
             include_illustrative=include_illustrative,
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         if json_out:
             emit_json(doc)
@@ -566,7 +566,7 @@ def breakeven_spot(
             preemption_rate=preemption_rate,
             restart_hours=restart_hours,
             include_illustrative=include_illustrative,
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         if json_out:
             emit_json(doc)

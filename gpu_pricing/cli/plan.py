@@ -21,7 +21,7 @@ from connectors.errors import InvalidInput
 from connectors.kit.page import utc_now
 from gpu_pricing import api
 from gpu_pricing import plan as planner
-from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
+from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, print_wrapped, table, wrapped_lines
 from gpu_pricing.cli.costs import checked
 from gpu_pricing.plan import amount_label
@@ -298,7 +298,7 @@ def plan_train(
             reserved_billing=reserved_billing,
             bytes_per_param=bytes_per_param,
             max_instances=_capacity_limits(max_instances),
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         doc = result.to_dict()
         doc["inputs"]["deadline"] = deadline
@@ -428,7 +428,7 @@ def plan_serve(
             pricing=pricing,
             gpu_names=gpu,
             precision=precision,
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         doc = result.to_dict(limit)
         if json_out:
