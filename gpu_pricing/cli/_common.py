@@ -86,6 +86,8 @@ def run(fn, *args, **kwargs):
         raise _fail("interrupted: stopped before the command finished", 130) from None
     except (typer.Exit, typer.Abort):
         raise
+    except BrokenPipeError:  # the reader stopped reading (`| head`): click ends quietly
+        raise
     except Exception as exc:  # a bug, not the user's doing: one line, details with --debug
         first = (str(exc).splitlines() or [""])[0]
         raise _fail(

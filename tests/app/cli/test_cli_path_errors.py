@@ -90,3 +90,27 @@ def test_outside_a_checkout_the_api_default_is_the_user_data_dir(tmp_path, monke
     monkeypatch.setattr(db, "PROJECT_ROOT", tmp_path / "site-packages")  # no pyproject.toml
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     assert db.project_path() == tmp_path / "data" / "gpu-pricing" / "gpu_pricing.duckdb"
+
+
+@pytest.mark.slow  # a child process
+def test_output_piped_into_a_reader_that_stops_early_ends_quietly(demo_warehouse, tmp_path):
+    """`gpu-pricing rates ... | head -1`: no "unexpected BrokenPipeError" line."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "GPU_PRICING_"))}
+    env["PREFECT_HOME"] = str(tmp_path / "ph")
+    proc = subprocess.Popen(
+        [
+            *(str(Path(sys.executable).parent / "gpu-pricing"), "rates", "--limit", "100000"),
+            *("--include-illustrative", "--warehouse", str(demo_warehouse)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdout.readline()
+    proc.stdout.close()  # as `head -1` does; the rest (far more than a pipe holds) has nowhere to go
+    stderr = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "unexpected" not in stderr and "Traceback" not in stderr, stderr
