@@ -44,6 +44,7 @@ from gpu_pricing import plan as planner
 from models import _validate, breakeven, capacity, inference, memory_fit, serving, training
 from models.conventions import (
     DEFAULT_MFU,
+    HOST_CAPEX_SHARE,
     HOURS_PER_MONTH,
     OPS_SHARE_OF_CAPEX_PER_YEAR,
     POWER_USD_PER_KWH,
@@ -1178,10 +1179,12 @@ def breakeven_onprem(
         else "seed_conventions host_watts_per_gpu (DGX H100 datasheet)",
         "host_capex_usd": "--host-usd"
         if "host_capex_usd" in given
-        else "seed_conventions host_capex_share, 25% of the GPU's price, assumed",
+        else f"seed_conventions host_capex_share, {HOST_CAPEX_SHARE:.0%} of the GPU's price, "
+        "assumed",
         "ops_usd_per_year": "--ops-usd-per-year"
         if "ops_usd_per_year" in given
-        else "seed_conventions ops_share_of_capex_per_year, 10% of the purchase a year, assumed",
+        else f"seed_conventions ops_share_of_capex_per_year, {OPS_SHARE_OF_CAPEX_PER_YEAR:.0%} of "
+        "the purchase a year, assumed",
     }
     return {
         "gpu": choice.name,

@@ -31,7 +31,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from connectors.kit.page import utc_now
 from flows.artifacts import fmt as _fmt
 from gpu_pricing import api, queries
-from gpu_pricing.report_plan import plan_section
+from gpu_pricing.report_plan import plan_section, serve_section
 from gpu_pricing.report_section import Section
 from gpu_pricing.report_section import chart as _chart
 from warehouse.errors import WarehouseError
@@ -285,9 +285,12 @@ def breakeven_section(con, gpu: str) -> Section:
     s = Section(
         "breakeven",
         "Buy vs rent: on-prem break-even",
-        "Months of use after which buying the GPU (reference capex, no power or resale) "
-        "beats renting it at the cheapest on-demand rate, at 100% and 50% utilisation "
-        "(720-hour months). Only GPUs with a published reference price.",
+        "Months of use after which buying the GPU beats renting it, counting the whole cost "
+        "of owning (reference capex and the host's share, power for GPU and host at the "
+        "facility's PUE, operations per year; the stated defaults of seed_conventions) "
+        "against the cheapest verified whole-machine on-demand offer of its form factor, at "
+        "100% and 50% utilisation (720-hour months). Only GPUs with a published reference "
+        "price.",
     )
     df = queries.read(con, "report_breakeven")
     if df.is_empty():
@@ -337,6 +340,7 @@ SECTIONS: list[Callable[..., Section]] = [
     cost_per_token_section,
     breakeven_section,
     plan_section,
+    serve_section,
     alerts_section,
 ]
 
@@ -346,7 +350,8 @@ def build_sections(con, gpu: str, workload: Any = None) -> list[Section]:
     for build in SECTIONS:
         try:
             # the plan section plans the configured workload ([plan] in gpu-pricing.toml)
-            out.append(build(con, gpu, workload) if build is plan_section else build(con, gpu))
+            planned = build in (plan_section, serve_section)
+            out.append(build(con, gpu, workload) if planned else build(con, gpu))
         except (duckdb.Error, WarehouseError) as exc:
             key = build.__name__.removesuffix("_section")
             log.warning("report section %s: %s", key, exc)

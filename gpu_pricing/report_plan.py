@@ -128,3 +128,70 @@ def plan_section(con, gpu: str, workload: Any = None) -> Any:
     table = front.select(TABLE_COLUMNS)
     s.columns, s.rows = table.columns, table.to_dicts()
     return s
+
+
+SERVE_COLUMNS = [
+    "gpu_name",
+    "gpu_memory_gib",
+    "provider",
+    "memory_bandwidth_gbps",
+    "gpus_per_replica",
+    "batch",
+    "bound",
+    "tokens_per_second_per_user",
+    "output_tokens_per_second_per_gpu",
+    "usd_per_1m_input_tokens",
+    "usd_per_1m_output_tokens",
+]
+
+
+def serve_section(con, gpu: str, workload: Any = None) -> Any:
+    """Serving the configured model on a roofline: per GPU type, its cheapest on-demand
+    offer at the replica size and batch that serve a token cheapest while each user gets
+    the default latency bound (gpu_pricing.plan.serve_candidates, models.serving)."""
+    from gpu_pricing import plan as planner
+    from gpu_pricing.config import PlanWorkload
+    from models import serving
+
+    w = workload or PlanWorkload()
+    s = Section(
+        "serve",
+        f"Serving {amount_label(w.params)} parameters: the roofline per GPU",
+        "Decoding reads every weight once per step, so small batches are bound by memory "
+        "bandwidth and large ones by FLOPs (models/serving.py, at the measured shares of "
+        f"peak: {serving.DECODE_BANDWIDTH_SHARE:g} of the bandwidth, "
+        f"{serving.DECODE_COMPUTE_SHARE:g} of the FLOPs). Per GPU type, its cheapest "
+        "on-demand offer at the replica size (tensor parallel) and batch that serve a token "
+        "cheapest while each user gets at least "
+        f"{planner.DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER:g} tokens/s, for 1,024 prompt and "
+        "256 output tokens per request (`gpu-pricing plan serve` for a workload).",
+    )
+    try:
+        result = api.plan_serve(
+            params=w.params,
+            tokens_per_month=1e9,  # the per-token figures do not depend on the volume
+            pricing="on_demand",
+            offers_frame=api.read_offers(con),
+            specs_frame=api.read_variant_specs(con),
+        )
+    except NoFeasiblePlan as exc:
+        s.note = f"no plan: {exc}"
+        return s
+    best = (
+        result.plans.filter(pl.col("strategy") == "on_demand")
+        .sort("usd_per_1m_output_tokens")
+        .unique(subset=["gpu_name", "gpu_memory_gib"], keep="first", maintain_order=True)
+    )
+    fig = go.Figure(
+        go.Bar(
+            x=(best["gpu_name"] + " " + best["gpu_memory_gib"].cast(pl.Int64).cast(pl.String))
+            .to_list(),
+            y=best["usd_per_1m_output_tokens"].to_list(),
+            text=best["bound"].to_list(),
+        )
+    )
+    fig.update_layout(yaxis={"title": "USD per 1M output tokens", "type": "log"})
+    s.chart = _chart(fig, s.key, height=380)
+    table = best.select(SERVE_COLUMNS)
+    s.columns, s.rows = table.columns, table.to_dicts()
+    return s

@@ -61,6 +61,7 @@ import polars as pl
 
 from models import _validate
 from models.conventions import (
+    BYTES_PER_GIB,
     DECODE_BANDWIDTH_SHARE,
     DECODE_COMPUTE_SHARE,
     INFERENCE_FLOPS_PER_PARAM_PER_TOKEN,
@@ -70,7 +71,6 @@ from models.conventions import (
 )
 from models.costs import SECONDS_PER_HOUR, TERA
 
-GIB = 2.0**30
 GIGA = 1e9
 # bytes per weight at each precision of dim_gpus' peak columns
 WEIGHT_BYTES = {"fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp8": 1.0}
@@ -133,7 +133,7 @@ def memory_needed_bytes(
 
 def min_tp_expr(needed_bytes: pl.Expr, gpu_memory_gib: pl.Expr) -> pl.Expr:
     """The fewest power-of-two GPUs whose usable memory holds `needed_bytes`."""
-    gpus = needed_bytes / (gpu_memory_gib * GIB * SERVING_MEMORY_SHARE)
+    gpus = needed_bytes / (gpu_memory_gib * BYTES_PER_GIB * SERVING_MEMORY_SHARE)
     return pl.lit(2.0).pow(gpus.log(2).ceil().clip(lower_bound=0))
 
 

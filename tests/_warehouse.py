@@ -22,18 +22,29 @@ def snapshot_pages(snapshot: str | Path, *providers: str) -> dict[str, list[Page
 
 
 def refresh(
-    path: Path, pages: Mapping[str, Iterable[Page | FetchFailure]], *, source: str = "test"
+    path: Path,
+    pages: Mapping[str, Iterable[Page | FetchFailure]],
+    *,
+    source: str = "test",
+    accept_drop: tuple[str, ...] = (),
 ) -> pipeline.RunSummary:
-    """One refresh of `path` from pages already in hand, per provider."""
-    return pipeline.load_and_publish(path, dict(pages), source=source)
+    """One refresh of `path` from pages already in hand, per provider (`accept_drop`: as
+    `refresh --accept-drop`)."""
+    return pipeline.load_and_publish(path, dict(pages), source=source, accept_drop=accept_drop)
 
 
 def refresh_from(
-    path: Path, snapshot: str | Path, *providers: str, source: str | None = None
+    path: Path,
+    snapshot: str | Path,
+    *providers: str,
+    source: str | None = None,
+    accept_drop: tuple[str, ...] = (),
 ) -> pipeline.RunSummary:
     """One refresh of `path` from a snapshot directory (or "demo"), the providers named."""
     pages = snapshot_pages(snapshot, *providers)
-    return refresh(path, pages, source=str(snapshot) if source is None else source)
+    return refresh(
+        path, pages, source=str(snapshot) if source is None else source, accept_drop=accept_drop
+    )
 
 
 def query(path: Path, sql: str, params=None) -> pl.DataFrame:

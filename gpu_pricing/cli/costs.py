@@ -22,7 +22,15 @@ from gpu_pricing import api, names
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
 from gpu_pricing.cli._output import emit_json, table
 from models import breakeven
-from models.conventions import DEFAULT_MFU, POWER_USD_PER_KWH, SERVING_UTILIZATION
+from models.conventions import (
+    DEFAULT_MFU,
+    HOST_CAPEX_SHARE,
+    HOST_WATTS_PER_GPU,
+    OPS_SHARE_OF_CAPEX_PER_YEAR,
+    POWER_USD_PER_KWH,
+    PUE,
+    SERVING_UTILIZATION,
+)
 
 estimate_app = typer.Typer(
     no_args_is_help=True, help="Training and inference cost from current rates or --rate."
@@ -425,24 +433,29 @@ def breakeven_onprem(
     ] = POWER_USD_PER_KWH,
     pue: Annotated[
         float | None,
-        typer.Option("--pue", help="facility power per IT power, >= 1 (default: 1.56)"),
+        typer.Option("--pue", help=f"facility power per IT power, >= 1 (default: {PUE:g})"),
     ] = None,
     host_kw: Annotated[
         float | None,
-        typer.Option("--host-kw", help="kW of the server around each GPU (default: 0.575)"),
+        typer.Option(
+            "--host-kw",
+            help=f"kW of the server around each GPU (default: {HOST_WATTS_PER_GPU / 1000:g})",
+        ),
     ] = None,
     host_usd: Annotated[
         float | None,
         typer.Option(
             "--host-usd",
-            help="purchase price of the server's share per GPU (default: 25% of the GPU's)",
+            help="purchase price of the server's share per GPU (default: "
+            f"{HOST_CAPEX_SHARE:.0%} of the GPU's)",
         ),
     ] = None,
     ops_usd_per_year: Annotated[
         float | None,
         typer.Option(
             "--ops-usd-per-year",
-            help="operations per GPU-year (default: 10% of the GPU and host price)",
+            help=f"operations per GPU-year (default: {OPS_SHARE_OF_CAPEX_PER_YEAR:.0%} of the GPU "
+            "and host price)",
         ),
     ] = None,
     residual_value: Annotated[

@@ -117,7 +117,7 @@ def _plan_lines(plan: dict[str, Any]) -> list[tuple[str, str]]:
         (
             "capacity",
             f"at most {plan['max_instances']:g} instance(s) in one cluster "
-            f"({plan['capacity_source']}: {plan['capacity_note']})",
+            f"({plan['capacity_note']})",
         ),
         ("rate", f"{plan['rate_usd_per_gpu_hour']:.4f} USD/GPU-hour"),
         ("GPU-hours", f"{plan['gpu_hours']:,.0f} (billed {plan['billed_gpu_hours']:,.0f})"),

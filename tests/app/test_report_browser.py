@@ -127,11 +127,12 @@ def test_the_report_command_writes_one_self_contained_file(tmp_path, report_ware
         "cost_per_token": True,
         "breakeven": True,
         "plan": True,
+        "serve": True,
         "alerts": True,
     }
     html = out.read_text()
     assert html.count("<script src=") == 0 and "<link " not in html  # nothing to fetch
-    assert html.count("Plotly.newPlot") == 7  # seven charts, one inlined plotly.js
+    assert html.count("Plotly.newPlot") == 8  # eight charts, one inlined plotly.js
     assert "rate:h100-azure-above-13" in html
 
 
@@ -173,8 +174,8 @@ def test_sections_say_no_data_instead_of_failing_on_an_empty_warehouse(tmp_path)
     with db.building(path):
         pass  # bookkeeping tables only: no marts, no views
     html, sections = render(path)
-    assert sections == dict.fromkeys(sections, False) and len(sections) == 8
-    assert html.count('class="nodata"') == 8
+    assert sections == dict.fromkeys(sections, False) and len(sections) == 9
+    assert html.count('class="nodata"') == 9
 
 
 def test_without_the_cost_marts_the_report_says_no_data_and_computes_nothing(

@@ -34,7 +34,10 @@ def test_no_sql_model_spells_out_the_hours_of_a_month():
 
 def test_no_python_formula_defines_its_own_convention():
     pattern = re.compile(
-        r"^(HOURS_PER_MONTH|TRAINING_BYTES_PER_PARAM|SERVING_BYTES_PER_PARAM|SERVING_HEADROOM)"
+        r"^(HOURS_PER_MONTH|TRAINING_BYTES_PER_PARAM|SERVING_BYTES_PER_PARAM|SERVING_HEADROOM"
+        r"|DECODE_BANDWIDTH_SHARE|DECODE_COMPUTE_SHARE|SERVING_MEMORY_SHARE"
+        r"|TENSOR_PARALLEL_EFFICIENCY_NVLINK|TENSOR_PARALLEL_EFFICIENCY_PCIE|POWER_USD_PER_KWH"
+        r"|PUE|HOST_WATTS_PER_GPU|HOST_CAPEX_SHARE|OPS_SHARE_OF_CAPEX_PER_YEAR)"
         r"\s*=\s*[0-9]",
         re.M,
     )

@@ -85,7 +85,8 @@ def test_one_changed_region_re_parses_the_provider(tmp_path):
     pages = demo()
     first = next(i for i, p in enumerate(pages) if p.scope == "westus2")
     body = orjson.loads(pages[first].data)
-    body["Items"][0]["retailPrice"] = body["Items"][0]["unitPrice"] = 1.5
+    price = round(body["Items"][0]["retailPrice"] * 1.2, 4)  # a plausible move (+20%)
+    body["Items"][0]["retailPrice"] = body["Items"][0]["unitPrice"] = price
     pages[first] = Page(
         "azure", "retail_prices", pages[first].fetched_at, pages[first].request, body=body
     )

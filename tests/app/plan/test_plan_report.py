@@ -93,3 +93,25 @@ def test_the_plan_table_parses(tmp_path):
     )
     assert plan.providers == ("aws",) and plan.gpu_names == ("H100",)
     assert plan.pricing_models == ("spot", "on_demand")
+
+
+def test_the_plan_section_shows_each_plans_instance_limit_and_its_source(con_demo):
+    (section,) = [s for s in report.build_sections(con_demo, "H100") if s.key == "plan"]
+    assert {"instances", "max_instances", "capacity_source"} <= set(section.columns)
+    assert all(r["instances"] <= r["max_instances"] for r in section.rows)
+
+
+def test_the_serve_section_compares_gpus_on_the_roofline(con_demo, demo_warehouse):
+    (section,) = [s for s in report.build_sections(con_demo, "H100") if s.key == "serve"]
+    assert section.has_data and "70B parameters" in section.title
+    by_gpu = {(r["gpu_name"], r["gpu_memory_gib"]): r for r in section.rows}
+    # each GPU type's cheapest on-demand offer per output token, as plan serve prices it
+    plans = gpu_pricing.plan_serve(
+        params=70e9, tokens_per_month=1e9, pricing="on_demand", warehouse=demo_warehouse
+    ).plans
+    h100 = plans.filter((plans["gpu_name"] == "H100") & (plans["strategy"] == "on_demand"))
+    assert by_gpu[("H100", 80.0)]["usd_per_1m_output_tokens"] == pytest.approx(
+        h100["usd_per_1m_output_tokens"].min()
+    )
+    assert all(r["tokens_per_second_per_user"] >= 20 for r in section.rows)
+    assert {r["bound"] for r in section.rows} <= {"memory", "compute"}
