@@ -29,13 +29,15 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document o
 
 
 def warehouse_path(path: Path | None) -> Path:
-    """--warehouse, else $GPU_PRICING_WAREHOUSE, else gpu-pricing.toml's `warehouse`, else
-    warehouse/gpu_pricing.duckdb under the working directory."""
+    """The warehouse a reading command reads: --warehouse, else what the Python API reads
+    (`gpu_pricing.api.warehouse_path`: $GPU_PRICING_WAREHOUSE, else gpu-pricing.toml's
+    `warehouse`, else warehouse/gpu_pricing.duckdb under the working directory, or the
+    checkout's when there is none there)."""
     if path is not None:
         return path
-    from gpu_pricing.config import load
+    from gpu_pricing.api import warehouse_path as reading
 
-    return load().warehouse_path()
+    return reading()
 
 
 def parse_providers(value: str | None) -> list[str] | None:
