@@ -3,6 +3,7 @@
     uv run python -m benchmarks.bench_cli azure [--items 1000000] [--runs 3] [--out DIR]
     uv run python -m benchmarks.bench_cli aws [--points 1000000] [--runs 3] [--out DIR]
     uv run python -m benchmarks.bench_cli demo [--runs 5]
+    ... [--tree before=DIR]   # also an earlier commit's files, in the same pairs
 
 What a user runs is timed from outside, start-up included: `gpu-pricing refresh
 --snapshot DIR --providers NAME --warehouse W --json` on a new warehouse, then again on the
@@ -24,6 +25,8 @@ delete it when done.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import shutil
 import statistics
@@ -40,21 +43,23 @@ CLI = str(Path(sys.executable).parent / "gpu-pricing")
 
 def run(argv: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
     """One whole process: wall, cpu seconds and peak resident memory (MiB)."""
-    began = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - began
-    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in (0,):
-        sys.exit(f"{' '.join(argv[:3])} ... exited {proc.returncode}:\n{err[-3000:]}")
-    return {
-        "wall_s": wall,
-        "cpu_s": usage.ru_utime + usage.ru_stime,
-        "peak_mib": usage.ru_maxrss / 1024,
-    }
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        began = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - began
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            err.seek(0)
+            text = err.read().decode(errors="replace")
+            sys.exit(f"{' '.join(argv[:3])} ... exited {proc.returncode}:\n{text[-3000:]}")
+        out.seek(0)
+        printed = out.read()
+    got = {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+           "peak_mib": usage.ru_maxrss / 1024}  # fmt: skip
+    with contextlib.suppress(ValueError, KeyError, TypeError):  # a refresh's --json timers
+        got["timings"] = json.loads(printed)["timings"]
+    return got
 
 
 def direct_env() -> dict[str, str]:
@@ -86,6 +91,10 @@ def report(title: str, runs: dict[str, list[dict[str, float]]], ratios: dict[str
                 f"{name + ', ' + unit:<34} {statistics.median(values):>9.2f} "
                 f"{min(values):>9.2f} {max(values):>9.2f}"
             )
+    for name, rows in runs.items():
+        if "timings" in rows[-1]:
+            stages = ", ".join(f"{k} {v:.2f}" for k, v in rows[-1]["timings"].items())
+            print(f"  {name}, by stage (s, last run): {stages}")
     for name, values in ratios.items():
         print(
             f"{name:<34} {statistics.median(values):>9.2f} {min(values):>9.2f} "
@@ -107,40 +116,66 @@ def paired(
     return out
 
 
-def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str]):
-    argv = [CLI, "refresh", "--snapshot", str(snap), "--providers", provider,
-            "--warehouse", str(warehouse), "--json"]  # fmt: skip
+def tree_command(tree: Path | None) -> tuple[list[str], dict[str, str]]:
+    """The command line of this checkout, or of another one (`--tree`: an earlier commit's
+    files, e.g. from `git archive`) run with this environment's packages."""
     env = direct_env()
-    return {
-        "DuckDB read_json": lambda: run(yardstick),
-        "refresh, new warehouse": lambda: run(argv, env),
-        "refresh again, unchanged": lambda: run(argv, env),
-    }
+    if tree is None:
+        return [CLI], env
+    env["PYTHONPATH"] = str(tree)
+    return [sys.executable, "-m", "gpu_pricing.cli"], env
+
+
+def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str], trees):
+    steps = {"DuckDB read_json": lambda: run(yardstick)}
+    for label, tree in [("", None), *trees]:
+        cli, env = tree_command(tree)
+        target = warehouse.with_name(f"{label or 'this'}-{warehouse.name}")
+        argv = [*cli, "refresh", "--snapshot", str(snap), "--providers", provider,
+                "--warehouse", str(target), "--json"]  # fmt: skip
+        prefix = f"{label}: " if label else ""
+        steps[f"{prefix}refresh, new warehouse"] = lambda a=argv, e=env: run(a, e)
+        steps[f"{prefix}refresh again, unchanged"] = lambda a=argv, e=env: run(a, e)
+    return steps
 
 
 def compare(title: str, snap: Path, provider: str, yardstick: list[str], args) -> None:
     warehouse = Path(args.out) / f"bench_cli_{provider}.duckdb"
+    trees = [tuple(t.split("=", 1)) for t in args.tree]
+    trees = [(label, Path(tree).resolve()) for label, tree in trees]
+    targets = [warehouse.with_name(f"{label or 'this'}-{warehouse.name}")
+               for label in ["", *(label for label, _ in trees)]]  # fmt: skip
     print(f"{title}; load average before: {load()}")
     if loaded():
         print("WARNING: the machine is loaded (load average above half the processors): "
               "the figures are noisy; compare the ratios, not the seconds")  # fmt: skip
-    got = paired(args.runs, refresh_steps(snap, provider, warehouse, yardstick),
-                 lambda: fresh(warehouse))  # fmt: skip
-    new, again, duck = got["refresh, new warehouse"], got["refresh again, unchanged"], got[
-        "DuckDB read_json"
-    ]
-    ratios = {
-        "new / DuckDB (wall)": [n["wall_s"] / d["wall_s"] for n, d in zip(new, duck, strict=True)],
-        "new / DuckDB (cpu)": [n["cpu_s"] / d["cpu_s"] for n, d in zip(new, duck, strict=True)],
-        "unchanged / new (wall)": [
+
+    def clean() -> None:
+        for target in targets:
+            fresh(target)
+
+    got = paired(args.runs, refresh_steps(snap, provider, warehouse, yardstick, trees), clean)
+    duck = got["DuckDB read_json"]
+    ratios = {}
+    for label in ["", *(label for label, _ in trees)]:
+        prefix = f"{label}: " if label else ""
+        new, again = got[f"{prefix}refresh, new warehouse"], got[f"{prefix}refresh again, unchanged"]
+        ratios[f"{prefix}new / DuckDB (wall)"] = [
+            n["wall_s"] / d["wall_s"] for n, d in zip(new, duck, strict=True)
+        ]
+        ratios[f"{prefix}new / DuckDB (cpu)"] = [
+            n["cpu_s"] / d["cpu_s"] for n, d in zip(new, duck, strict=True)
+        ]
+        ratios[f"{prefix}unchanged / new (wall)"] = [
             a["wall_s"] / n["wall_s"] for a, n in zip(again, new, strict=True)
-        ],
-    }
+        ]
     report(title, got, ratios)
-    print(f"published file {warehouse.stat().st_size / 1e6:.1f} MB; load average after: {load()}")
+    for target in targets:
+        print(f"published file {target.name}: {target.stat().st_size / 1e6:.1f} MB")
+    print(f"load average after: {load()}")
     if loaded():
         print("WARNING: the machine was loaded during the run")
-    fresh(warehouse)
+    clean()
 
 
 def azure(args) -> None:
@@ -191,6 +226,14 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "gpu-pricing-bench"))
+    ap.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="also time another checkout's command line (e.g. an earlier commit's files from "
+        "`git archive REV | tar -x -C DIR`), paired in the same repetitions",
+    )
     args = ap.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
     {"azure": azure, "aws": aws, "demo": demo}[args.what](args)

@@ -26,7 +26,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,14 +54,18 @@ def retryable(exc: BaseException) -> bool:
 
 @dataclass
 class Fetched:
-    pages: list
+    pages: Iterable  # a list, or a snapshot's pages read as they are landed
     seconds: float
 
 
 def fetch_step(provider: str, snapshot: str | None, ctx: FetchContext, log) -> Fetched:
     with progress.step(provider, "fetch") as step:
         pages = pipeline.fetch_pages(provider, snapshot, ctx)
-        step.note = f"{sum(not isinstance(p, FetchFailure) for p in pages)} page(s)"
+        step.note = (
+            "snapshot, read as landed"
+            if isinstance(pages, pipeline.SnapshotPages)
+            else f"{sum(not isinstance(p, FetchFailure) for p in pages)} page(s)"
+        )
     log.info("%s: fetched %s in %.1f s", provider, step.note, step.seconds)
     return Fetched(pages, round(step.seconds, 3))
 
@@ -207,7 +211,7 @@ def run_refresh(
         for name in names
     }
     wait = steps.fetch(contexts, snapshot, log)
-    fetched: dict[str, list] = {}
+    fetched: dict[str, Iterable] = {}
     seconds: dict[str, float] = {}
     bad_input: InvalidInput | None = None
     for name, result in wait.items():

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -100,12 +100,28 @@ def one_line(exc: BaseException, limit: int = 400) -> str:
     return first[: limit - 3] + "..."
 
 
+@dataclass(frozen=True)
+class SnapshotPages:
+    """A provider's recorded pages, read from disk each time they are iterated: the single
+    writer lands them one by one as it reads them, so a large snapshot (a million items,
+    hundreds of MB) never sits in memory whole. A bad file fails the landing, and so the
+    build: nothing of the refresh is published."""
+
+    root: Path
+    provider: str
+
+    def __iter__(self) -> Iterator[Page]:
+        return kit_snapshot.read_provider(self.root, self.provider)
+
+
 def fetch_pages(
     provider: str, snapshot: str | Path | None, ctx: FetchContext
-) -> list[Page | FetchFailure]:
+) -> SnapshotPages | list[Page | FetchFailure]:
+    """A provider's pages: from a snapshot, read as they are landed (`SnapshotPages`);
+    live, fetched now (the network is not held open while the warehouse is written)."""
     connector = registry.get(provider)
     if snapshot is not None:
-        return list(kit_snapshot.read_provider(kit_snapshot.resolve(snapshot), provider))
+        return SnapshotPages(kit_snapshot.resolve(snapshot), provider)
     return [i.compact() if isinstance(i, Page) else i for i in connector.fetch_live(ctx)]
 
 
@@ -163,7 +179,7 @@ def code_digest(name: str) -> str:
         [
             *(_ROOT / "connectors" / name).rglob("*.py"),
             *(_ROOT / "connectors" / name).rglob("*.csv"),
-            *(_ROOT / "connectors").glob("_*.py"),
+            *(_ROOT / "connectors" / "kit").glob("*.py"),  # the connector kit
             _ROOT / "warehouse" / "schemas.py",
             _ROOT / "flows" / "pipeline.py",
         ]

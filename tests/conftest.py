@@ -34,11 +34,22 @@ SLOW_FIXTURES = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
-def pytest_collection_modifyitems(items):
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects, before xdist groups
+def pytest_collection_modifyitems(config, items):
+    if "live" not in config.option.markexpr:  # real cloud APIs: only when -m asks for them
+        live = [item for item in items if item.get_closest_marker("live")]
+        if live:
+            config.hook.pytest_deselected(items=live)
+            items[:] = [item for item in items if not item.get_closest_marker("live")]
     for item in items:
         if SLOW_FIXTURES.keys() & set(item.fixturenames):
             item.add_marker(pytest.mark.slow)
+        # pytest-xdist (`--dist loadgroup`): a file's tests stay on one worker (its module
+        # fixtures are built once), and every flow run on the worker that has started the
+        # temporary Prefect API already
+        file = item.nodeid.split("::")[0]
+        group = "prefect_harness" if "prefect_harness" in item.fixturenames else file
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
@@ -95,7 +106,8 @@ def demo_warehouse(tmp_path_factory, demo_pages) -> Path:
     with built_once(tmp_path_factory, "demo") as (folder, built):
         path = folder / "gpu_pricing.duckdb"
         if not built:
-            refresh(path, demo_pages, source="demo")
+            summary = refresh(path, demo_pages, source="demo")
+            assert summary.exit_code == 0, summary  # every test reads a clean refresh
             (folder / "sha256").write_text(digest(path))
     yield path
     assert digest(path) == (folder / "sha256").read_text(), (

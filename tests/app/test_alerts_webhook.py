@@ -138,6 +138,7 @@ def level_rule(level: float, targets: str = "") -> config.Config:
     )
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_failed_delivery_is_recorded_and_retried_next_run_without_the_secret(
     demo_copy, httpserver, monkeypatch, capsys, caplog
 ):

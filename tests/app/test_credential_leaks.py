@@ -37,6 +37,7 @@ import sys
 import textwrap
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from html import escape
 from pathlib import Path
 from urllib.parse import quote
@@ -47,8 +48,9 @@ from werkzeug import Request, Response
 
 from warehouse import db
 
-# slow: a Prefect server and every command in its own process
-pytestmark = pytest.mark.slow
+# slow: a Prefect server and every command in its own process (the first test's setup
+# runs them all: minutes on a loaded 2-core machine, beyond the suite's 300 s per test)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 # Every secret carries the marker, so a partial echo (a cut excerpt) is found as well.
 MARKER = "leaktest"
@@ -271,7 +273,9 @@ def nebius_server():
 
 @pytest.fixture(scope="module")
 def prefect_server(tmp_path_factory):
-    """A Prefect server of the test's own (its database under a temporary PREFECT_HOME)."""
+    """A Prefect server of the test's own (its database under a temporary PREFECT_HOME);
+    yields (home, api, process, wait): it starts in the background, `wait()` returns once
+    it answers (the commands that need no Prefect run meanwhile)."""
     home = tmp_path_factory.mktemp("prefect_home")
     port = free_port()
     env = {
@@ -286,19 +290,24 @@ def prefect_server(tmp_path_factory):
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     api = f"http://127.0.0.1:{port}/api"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            with urllib.request.urlopen(f"{api}/health", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail("the test's Prefect server did not start")
-        time.sleep(0.5)
-    yield home, api, proc
+
+    def wait() -> None:
+        deadline = time.monotonic() + 300  # a loaded 2-core machine takes its time
+        while True:
+            try:
+                with urllib.request.urlopen(f"{api}/health", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            if proc.poll() is not None:
+                pytest.fail(f"the test's Prefect server exited with {proc.returncode}")
+            if time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail("the test's Prefect server did not answer within 300 s")
+            time.sleep(0.5)
+
+    yield home, api, proc, wait
     if proc.poll() is None:
         proc.terminate()
         proc.wait(30)
@@ -322,8 +331,11 @@ providers = ["azure"]
 
 @pytest.fixture(scope="module")
 def leak_run(tmp_path_factory, server, nebius_server, prefect_server, demo_warehouse):
-    """Runs every command once; returns the outputs and the directory everything went to."""
-    home, api, proc = prefect_server
+    """Runs every command once; returns the outputs and the directory everything went to.
+    Two lanes run side by side, each in order: the commands without Prefect (snapshot
+    record, then alerts check on their own warehouse) while the Prefect server starts and
+    the refreshes run through it (each on the same warehouse, one after the other)."""
+    home, api, proc, wait_for_prefect = prefect_server
     work = tmp_path_factory.mktemp("leak_run")
     launcher = tmp_path_factory.mktemp("launcher") / "launch.py"
     launcher.write_text(LAUNCHER)
@@ -356,30 +368,41 @@ def leak_run(tmp_path_factory, server, nebius_server, prefect_server, demo_wareh
         }
     )
     warehouse = work / "gpu_pricing.duckdb"
+    recorded = work / "recorded.duckdb"  # no warehouse yet: the look-back windows apply
     alerts_warehouse = work / "alerts.duckdb"
     shutil.copy(demo_warehouse, alerts_warehouse)
     region = ["--regions", "us-east-1"]
-    commands = {
+    without_prefect = {
         "snapshot record --json": ["snapshot", "record", str(work / "snap_json"), *region,
-                                   "--warehouse", str(warehouse), "--json"],
+                                   "--warehouse", str(recorded), "--json"],
         "snapshot record": ["snapshot", "record", str(work / "snap_text"), *region,
-                            "--warehouse", str(warehouse)],
-        "refresh --json": ["refresh", "--warehouse", str(warehouse), *region, "--config",
-                           str(config), "--json"],
-        "refresh": ["refresh", "--warehouse", str(warehouse), *region, "--config", str(config)],
-        "refresh flow": ["--flow", json.dumps({"warehouse": str(warehouse), "regions": ["us-east-1"],
-                                               "config": str(config)})],
+                            "--warehouse", str(recorded)],
         "alerts check --json": ["alerts", "check", "--config", str(config), "--warehouse",
                                 str(alerts_warehouse), "--json"],
         "alerts check": ["alerts", "check", "--config", str(config), "--warehouse",
                          str(alerts_warehouse)],
     }  # fmt: skip
+    through_prefect = {
+        "refresh --json": ["refresh", "--warehouse", str(warehouse), *region, "--config",
+                           str(config), "--json"],
+        "refresh": ["refresh", "--warehouse", str(warehouse), *region, "--config", str(config)],
+        "refresh flow": ["--flow", json.dumps({"warehouse": str(warehouse), "regions": ["us-east-1"],
+                                               "config": str(config)})],
+    }  # fmt: skip
     results = {}
-    for name, args in commands.items():
-        results[name] = subprocess.run(
-            [sys.executable, str(launcher), *args],
-            env=env, cwd=work, capture_output=True, timeout=600,
-        )  # fmt: skip
+
+    def run(commands: dict[str, list[str]]) -> None:
+        for name, args in commands.items():
+            results[name] = subprocess.run(
+                [sys.executable, str(launcher), *args],
+                env=env, cwd=work, capture_output=True, timeout=600,
+            )  # fmt: skip
+
+    with ThreadPoolExecutor(max_workers=1) as lane:
+        first = lane.submit(run, without_prefect)
+        wait_for_prefect()
+        run(through_prefect)
+        first.result()
     proc.terminate()  # Prefect's database is complete once its server has stopped
     proc.wait(30)
     return work, home, results, warehouse, alerts_warehouse

@@ -246,6 +246,7 @@ def snapshot(root: Path, points: list[tuple[str, str, float]], fetched: str) -> 
     return root
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_declared_series_is_appended_and_watermarked_without_the_pipeline_knowing_it(
     tmp_path, monkeypatch
 ):
@@ -293,6 +294,7 @@ def test_a_declared_series_is_appended_and_watermarked_without_the_pipeline_know
     )
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_parse_that_breaks_its_declaration_fails_that_provider_alone(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
     snap = snapshot(tmp_path / "n1", [("a", "2026-11-20T01:00:00", 1.0)], "2026-11-20T02:05:00Z")

@@ -138,6 +138,7 @@ def test_the_ledger_counts_exclusions_and_unknown_gpus_per_load(warehouse):
     assert counts["sheets"]["rows"] == 51 and counts["sheets"]["rejected"] == 0
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_refreshing_the_same_demo_again_adds_no_history(tmp_path):
     path = tmp_path / "w.duckdb"
     pipeline.load_and_publish(path, demo("sheets", "oci"), source="demo")
@@ -147,6 +148,7 @@ def test_refreshing_the_same_demo_again_adds_no_history(tmp_path):
     assert query(path, "SELECT * FROM fct_gpu_prices ORDER BY ALL").equals(before)
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_sheet_that_fails_keeps_its_last_good_prices(tmp_path):
     path = tmp_path / "w.duckdb"
     pipeline.load_and_publish(path, demo("sheets"), source="demo")
@@ -163,6 +165,7 @@ def test_a_sheet_that_fails_keeps_its_last_good_prices(tmp_path):
     assert coreweave["n"][0] == 12
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_sheet_emptied_to_its_header_closes_the_offers_it_published(tmp_path):
     path = tmp_path / "w.duckdb"
     pipeline.load_and_publish(path, demo("sheets"), source="demo")

@@ -37,6 +37,7 @@ def no_prefect_api(monkeypatch):
         yield
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_refresh_runs_directly_when_no_prefect_api_is_configured(no_prefect_api, tmp_path):
     path = tmp_path / "w.duckdb"
     result = CliRunner().invoke(
@@ -54,6 +55,7 @@ def test_refresh_runs_directly_when_no_prefect_api_is_configured(no_prefect_api,
     assert {"land", "parse_stage", "history", "assertions", "publish"} <= doc["timings"].keys()
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_the_printed_summary_has_per_connector_durations(no_prefect_api, tmp_path):
     result = CliRunner().invoke(
         app,

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from gpu_pricing import config, notify
 from tests._warehouse import refresh_from
 from warehouse import db
+
+pytestmark = pytest.mark.slow  # every test here: over ~2 s on a quiet 2-core machine
 
 
 def states(result: notify.CheckResult) -> dict[str, str | None]:

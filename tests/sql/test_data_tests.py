@@ -150,6 +150,7 @@ def test_the_project_declares_the_pricing_models_of_the_staging_schema():
         assert test.condition.count("'") == 2 * len(PRICING_MODELS)
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_the_demo_warehouse_passes_every_declared_test(warehouse):
     results = sql_runner.run_assertions(warehouse)
     declared = [r for r in results if not r.name.startswith("assert_")]
@@ -157,6 +158,7 @@ def test_the_demo_warehouse_passes_every_declared_test(warehouse):
     assert {r.name: r.failures for r in declared if r.failures} == {}
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_bad_row_in_the_real_warehouse_fires_the_declared_test(warehouse):
     warehouse.execute(
         """UPDATE snp_offers_history SET pricing_model = 'reserved_5y'
@@ -170,6 +172,7 @@ def test_a_bad_row_in_the_real_warehouse_fires_the_declared_test(warehouse):
     } <= failures
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_failing_data_test_fails_the_refresh_and_publishes_nothing(tmp_path, monkeypatch):
     from connectors.kit import snapshot as kit_snapshot
     from flows import pipeline

@@ -8,8 +8,11 @@ from __future__ import annotations
 import hashlib
 
 import duckdb
+import pytest
 
 from warehouse import sql_runner
+
+pytestmark = pytest.mark.slow  # every test here: over ~2 s on a quiet 2-core machine
 
 READS = 4
 

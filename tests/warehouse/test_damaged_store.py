@@ -51,6 +51,7 @@ def _offers(path, provider):
         con.close()
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 @pytest.mark.parametrize(
     "damage", [_flip_a_byte_inside, _break_the_frame], ids=["flipped", "broken"]
 )

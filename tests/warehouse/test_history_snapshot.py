@@ -35,6 +35,7 @@ def tables(path: Path) -> set[str]:
     return set(query(path, "SELECT table_name FROM duckdb_tables()")["table_name"])
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_warehouse_with_the_old_history_name_keeps_every_row_under_the_new_name(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": azure_demo()})

@@ -36,6 +36,7 @@ def body_bytes_in_file(path: Path) -> bytes:
     return raw[raw.index(b'"body":') + len(b'"body":') :].strip().removesuffix(b"}").strip()
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_pages_are_stored_as_read_content_addressed_and_compressed(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": demo()})
@@ -70,6 +71,7 @@ def test_the_store_is_append_only_and_never_copied(tmp_path):
     assert not list(tmp_path.glob("*.raw.next")) and not list(store.root.rglob("*.tmp"))
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_parser_change_re_parses_unchanged_pages(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": demo()})
@@ -79,6 +81,7 @@ def test_a_parser_change_re_parses_unchanged_pages(tmp_path, monkeypatch):
     assert not again.providers[0].reused and again.providers[0].loaded > 0
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_one_changed_region_re_parses_the_provider(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": demo()})
@@ -95,6 +98,7 @@ def test_one_changed_region_re_parses_the_provider(tmp_path):
     assert not azure.reused and azure.unchanged == 16 and summary.history["opened"] == 1
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_snapshot_export_writes_the_stored_bytes_and_replays_to_the_same_pages(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": demo()})
@@ -185,6 +189,7 @@ def export(path: Path, out: Path) -> dict[Path, bytes]:
     return {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_moving_raw_tables_to_the_store_loses_nothing(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": demo()})
@@ -209,6 +214,7 @@ def test_moving_raw_tables_to_the_store_loses_nothing(tmp_path):
     assert ledger.filter(pl.col("fetched_at").is_null() | pl.col("bytes").is_null()).is_empty()
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_moving_raw_tables_out_shrinks_the_published_file(tmp_path, monkeypatch):
     from tests.warehouse.test_publish_atomic import big_snapshot
 
@@ -227,6 +233,7 @@ def test_moving_raw_tables_out_shrinks_the_published_file(tmp_path, monkeypatch)
     assert query(path, "SELECT count(*) AS n FROM mart_gpu_offers_current")["n"].item() == 10000
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_the_first_refresh_of_a_warehouse_with_raw_tables_moves_them(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": demo()})
@@ -246,6 +253,7 @@ def test_the_first_refresh_of_a_warehouse_with_raw_tables_moves_them(tmp_path):
         ), mart
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_failed_migration_leaves_the_old_warehouse_as_it_was(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": demo()})

@@ -59,6 +59,7 @@ def with_price(
     return out
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_refreshing_the_same_snapshot_twice_leaves_every_mart_identical(tmp_path):
     path = tmp_path / "w.duckdb"
     first = refresh(path, {"azure": azure_demo()})
@@ -80,6 +81,7 @@ def test_refreshing_the_same_snapshot_twice_leaves_every_mart_identical(tmp_path
     assert second.providers[0].loaded == first.providers[0].loaded
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": azure_demo()})
@@ -120,6 +122,7 @@ def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(tmp_path):
     assert current["price_usd_per_gpu_hour"].to_list() == [25.0 / 8]
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_an_offer_the_source_no_longer_lists_is_closed(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": azure_demo()})
@@ -144,6 +147,7 @@ def test_an_offer_the_source_no_longer_lists_is_closed(tmp_path):
     )
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_failed_region_keeps_its_last_good_prices_and_reports_partial(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": azure_demo()})
@@ -172,6 +176,7 @@ def test_nothing_landed_is_exit_code_3_and_the_warehouse_is_still_published(tmp_
     assert count(path, "SELECT count(*) FROM _loads WHERE status = 'failed'") == 1
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_every_current_offer_traces_back_to_its_raw_page(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": azure_demo()})
@@ -200,6 +205,7 @@ def test_every_current_offer_traces_back_to_its_raw_page(tmp_path):
     assert any(b"Standard_ND96asr_v4" in b and b"27.197" in b for b in bodies)
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
     tmp_path, monkeypatch
 ):
@@ -229,6 +235,7 @@ def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
     assert not path.with_name(path.name + ".next").exists()
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_readers_keep_a_consistent_view_while_a_refresh_publishes(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": azure_demo()})
@@ -262,6 +269,7 @@ def test_readers_keep_a_consistent_view_while_a_refresh_publishes(tmp_path):
     )
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path, httpserver):
     from connectors.azure import fetch
     from connectors.kit.page import FetchContext
@@ -339,6 +347,7 @@ def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(tmp_path
     assert listed["host_included"].to_list() == [False]
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_parsing_in_batches_publishes_exactly_what_one_parse_does(tmp_path, monkeypatch):
     whole, batched = tmp_path / "whole.duckdb", tmp_path / "batched.duckdb"
     monkeypatch.setattr(pipeline, "BATCH_BYTES", 1 << 40)
@@ -359,6 +368,7 @@ def test_parsing_in_batches_publishes_exactly_what_one_parse_does(tmp_path, monk
     ) == count(whole, "SELECT count(*) FROM mart_gpu_offers_current WHERE price_flag IS NOT NULL")
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_pages_that_parse_to_no_offers_keep_the_last_good_data(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": azure_demo()})
@@ -384,6 +394,7 @@ def test_pages_that_parse_to_no_offers_keep_the_last_good_data(tmp_path):
     assert mixed.exit_code == 1
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_parser_fix_reaches_the_open_history_rows_in_place(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": azure_demo()})
@@ -397,6 +408,7 @@ def test_a_parser_fix_reaches_the_open_history_rows_in_place(tmp_path, monkeypat
     assert count(path, "SELECT count(*) FROM fct_gpu_prices WHERE gpu_name = 'A100'") > 0
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_delisted_price_not_yet_effective_closes_after_it_opened(tmp_path):
     path = tmp_path / "w.duckdb"
     future = with_price(

@@ -93,6 +93,7 @@ def test_env_references_resolve_at_publish_time(monkeypatch):
         pub.resolve_properties({"uri_env": "GP_CATALOG_URI"}, "publish.catalog")
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_configured_catalog_replaces_the_sqlite_file(warehouse, tmp_path):
     """A shared SQL catalog (Postgres in production; SQLite stands in for it here): tables
     commit to it directly, and no catalog.db is written beside the tables."""

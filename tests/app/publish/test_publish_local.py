@@ -16,6 +16,7 @@ from gpu_pricing.cli import app
 from tests.app.publish.test_publish_s3 import NAMES, duck, same_rows
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_local_path_gets_the_standard_layout_and_a_sql_catalog(warehouse, tmp_path):
     out = tmp_path / "published"
     result = pub.publish(warehouse, str(out))
@@ -45,6 +46,7 @@ def test_local_path_gets_the_standard_layout_and_a_sql_catalog(warehouse, tmp_pa
     assert {p.name for p in warehouse.parent.iterdir()} <= beside
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_new_column_in_a_later_publish_evolves_the_schema(warehouse, tmp_path):
     out = str(tmp_path / "published")
     first = {t.name: t for t in pub.publish(warehouse, out).tables}
@@ -91,6 +93,7 @@ def test_a_new_column_in_a_later_publish_evolves_the_schema(warehouse, tmp_path)
     assert "price_usd_per_gpu_day" not in then.columns  # read with that night's schema
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_an_incompatible_type_change_is_one_error_naming_the_table(warehouse, tmp_path):
     out = str(tmp_path / "published")
     pub.publish(warehouse, out)
@@ -101,6 +104,7 @@ def test_an_incompatible_type_change_is_one_error_naming_the_table(warehouse, tm
         pub.publish(warehouse, out)
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_cli_publish_json_twice(warehouse, tmp_path):
     out = tmp_path / "cli-out"
     args = ["publish", "--to", str(out), "--warehouse", str(warehouse), "--json"]
@@ -161,6 +165,7 @@ def test_cli_publish_without_a_warehouse_is_exit_2(tmp_path):
     assert "run `gpu-pricing refresh` first" in result.stderr
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_catalog_changed_by_another_publisher_is_not_overwritten(
     warehouse, tmp_path, monkeypatch
 ):

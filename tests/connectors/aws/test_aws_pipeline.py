@@ -75,6 +75,7 @@ FIRST = [
 ]
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_second_refresh_stores_exactly_the_new_points_and_asks_from_the_watermark(tmp_path):
     path = tmp_path / "w.duckdb"
     snap = write_spot_snapshot(tmp_path / "snap1", FIRST)
@@ -179,6 +180,7 @@ def test_second_refresh_stores_exactly_the_new_points_and_asks_from_the_watermar
     assert series[0][0] == 6
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_rerun_of_the_same_snapshot_adds_no_points_or_history(tmp_path):
     path = tmp_path / "w.duckdb"
     snap = write_spot_snapshot(tmp_path / "snap", FIRST)
@@ -313,6 +315,7 @@ def test_spot_point_uniqueness_assertion_catches_a_duplicate():
     assert len(db.run(con, sql)) == 1
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_new_spot_page_is_parsed_alone_and_a_parser_change_re_parses_the_history(
     tmp_path, monkeypatch
 ):
@@ -386,6 +389,7 @@ def test_a_new_spot_page_is_parsed_alone_and_a_parser_change_re_parses_the_histo
     ]
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_page_first_landed_by_a_failed_load_is_parsed_when_a_good_load_lists_it(tmp_path):
     path = tmp_path / "w.duckdb"
     night1 = write_spot_snapshot(tmp_path / "night1", FIRST)

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import Page
 from flows import pipeline
 from warehouse import db
+
+pytestmark = pytest.mark.slow  # every test here: over ~2 s on a quiet 2-core machine
 
 
 def demo(provider: str) -> list[Page]:

@@ -106,6 +106,7 @@ def test_a_second_identical_refresh_adds_no_history(tmp_path):
     assert second.providers[0].unchanged == 7
 
 
+@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_host_price_change_reprices_the_machines_but_not_the_gpu(tmp_path):
     path = tmp_path / "w.duckdb"
     refresh(path, {"gcp": demo_pages()})
