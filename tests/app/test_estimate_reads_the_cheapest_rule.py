@@ -104,6 +104,23 @@ def test_estimates_answer_with_the_apis_first_offer_and_cost(demo_warehouse, cas
     assert checked > 30
 
 
+def test_breakeven_onprem_names_the_offer_mart_breakeven_onprem_compares_with(demo_warehouse):
+    # buying is compared with the cheapest verified whole machine of the GPU's default form
+    # factor, never a marketplace listing (the breakeven_onprem macro's rule): the command
+    # and the API name the mart's offer
+    con = db.connect_readonly(demo_warehouse)
+    try:
+        mart = db.query(
+            con, "select * from mart_breakeven_onprem where gpu_name = 'H100' and gpu_memory_gib = 80"
+        ).to_dicts()[0]
+    finally:
+        con.close()
+    doc = cli_json(demo_warehouse, "breakeven", "onprem", "--gpu", "H100", "--memory", "80")
+    assert [doc["offer"][k] for k in KEY[:3]] == [mart[k] for k in KEY[:3]]
+    assert doc["rate_usd_per_gpu_hour"] == mart["on_demand_usd_per_gpu_hour"]
+    assert doc["offer"]["gpu_variant"] == mart["gpu_variant"] == "SXM"
+
+
 def test_breakeven_onprem_answers_as_the_api_does(demo_warehouse):
     """The command line's offer and break-even are the API's (the rent is the cheapest
     verified whole machine of the GPU's form factor, no marketplace listing)."""
