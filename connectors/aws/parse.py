@@ -49,6 +49,7 @@ from connectors.aws.shapes import (
     _endpoint,
 )
 from connectors.kit.connector import Parsed
+from connectors.kit.decode import guard_pages
 
 # each endpoint's parse lives in its own module (shapes, parse_specs, parse_spot,
 # parse_capacity_blocks, parse_savings_plans, parse_list_prices); this module combines
@@ -170,6 +171,13 @@ def parse_spot_advisor(pages: pl.DataFrame) -> pl.DataFrame:
     raw = _endpoint(pages, s.SPOT_ADVISOR)
     if raw.is_empty():
         return pl.DataFrame(schema=ADVISOR_COLUMNS)
+    # the feed always lists its interruption ranges and its regions: a page without them
+    # has drifted (PageDrift), rather than an AttributeError or an empty table
+    guard_pages(raw, pl.col("payload").str.json_decode(ADVISOR_RANGES).struct.field("ranges"), "ranges")  # fmt: skip
+    regions = pl.col("payload").str.json_path_match("$.spot_advisor")
+    missing = raw.filter(regions.is_null() | ~regions.str.starts_with("{") | (regions == "{}"))
+    if not missing.is_empty():
+        guard_pages(missing, pl.lit(None, dtype=pl.List(pl.String)), "spot_advisor")
     ranges = (
         raw.select(
             "load_id", pl.col("payload").str.json_decode(ADVISOR_RANGES).struct.field("ranges")

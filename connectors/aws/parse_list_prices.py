@@ -16,6 +16,7 @@ from connectors.aws.shapes import (
     _number,
     _utc,
 )
+from connectors.kit.decode import guard_pages
 from connectors.kit.normalise import verdict
 
 # --- list prices: shared -----------------------------------------------------------------
@@ -96,6 +97,9 @@ def _price_list_offers(pages: pl.DataFrame) -> pl.DataFrame:
     raw = _endpoint(pages, s.PRICE_LIST)
     if raw.is_empty():
         return pl.DataFrame()
+    # a family a region does not sell is an empty list; a page without one has drifted
+    lists = pl.col("payload").str.json_decode(PRICE_LIST_PAGE).struct.field("PriceList")
+    guard_pages(raw, lists, "PriceList", allow_empty=True)
     items = (
         raw.select(
             "load_id",

@@ -8,6 +8,7 @@ import polars as pl
 from connectors.aws import settings as s
 from connectors.aws.parse_list_prices import _local_zone_problem
 from connectors.aws.shapes import _endpoint, _number, _utc
+from connectors.kit.decode import guard_pages
 from connectors.kit.normalise import verdict
 
 # --- Savings Plans ---------------------------------------------------------------------------
@@ -67,6 +68,8 @@ def _savings_plan_offers(pages: pl.DataFrame) -> pl.DataFrame:
     raw = _endpoint(pages, s.SAVINGS_PLANS)
     if raw.is_empty():
         return pl.DataFrame()
+    lists = pl.col("payload").str.json_decode(SAVINGS_PLANS_PAGE).struct.field("products")
+    guard_pages(raw, lists, "products", allow_empty=True)  # kept rates only: may be none
     docs = raw.select(
         "load_id",
         "fetched_at",

@@ -14,6 +14,7 @@ from connectors.aws.shapes import (
     _snap_table,
     canonical_gpu_name,
 )
+from connectors.kit.decode import guard_pages
 
 # --- instance specs ------------------------------------------------------------------------
 
@@ -50,6 +51,8 @@ def parse_instance_types(pages: pl.DataFrame) -> pl.DataFrame:
     raw = _endpoint(pages, s.INSTANCE_TYPES)
     if raw.is_empty():
         return pl.DataFrame(schema=SPEC_COLUMNS)
+    lists = pl.col("payload").str.json_decode(INSTANCE_TYPES_PAGE).struct.field("InstanceTypes")
+    guard_pages(raw, lists, "InstanceTypes", allow_empty=True)  # a region may have none
     types = (
         raw.select(
             "load_id",
