@@ -57,8 +57,8 @@ def refresh(
         str | None,
         typer.Option(
             "--accept-drop",
-            help="Comma-separated connectors whose fall in offers (beyond [checks] "
-            "max_drop_pct) is real: publish their new offers this once.",
+            help="Comma-separated connectors whose fall in offers (beyond checks.max_drop_pct "
+            "in gpu-pricing.toml) is real: publish their new offers this once.",
         ),
     ] = None,
     json_out: JsonOpt = False,
