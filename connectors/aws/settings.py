@@ -3,7 +3,6 @@ exclusion with why and a source."""
 
 from __future__ import annotations
 
-from models import conventions
 
 PROVIDER = "aws"
 
@@ -176,7 +175,7 @@ INTERRUPTION_RATE_MAX_PCT = {"<5%": 5, "5-10%": 10, "10-15%": 15, "15-20%": 20, 
 
 # --- prices -------------------------------------------------------------------------------
 # reserved upfront fees are spread over 365-day years (seed_conventions.hours_per_year)
-HOURS_PER_YEAR = conventions.HOURS_PER_YEAR
+from models.conventions import HOURS_PER_YEAR as HOURS_PER_YEAR  # noqa: E402
 LEASE_YEARS = {"1yr": 1, "3yr": 3}
 OFFERING_CLASSES = ("standard", "convertible")
 PURCHASE_OPTIONS = ("No Upfront", "Partial Upfront", "All Upfront")
