@@ -1,47 +1,43 @@
 """The one dict of connectors (name -> the code that reads one source) that the CLI, the
 flows and the tests iterate. A connector is named after the provider it reads, except
-`sheets`, which reads the price sheets of several providers."""
+`sheets`, which reads the price sheets of several providers.
+
+A connector is found, not listed: every package under `connectors/` (other than the kit)
+that defines `CONNECTOR` is one, so adding a provider is adding its folder. `ORDER` keeps
+the order in which the first providers were added (command output and refreshes follow
+it); any other is appended in name order.
+"""
 
 from __future__ import annotations
 
-from connectors import aws, azure, gcp, lambdalabs, oci, runpod, sheets, vastai
-from connectors.cloudrift import CONNECTOR as CLOUDRIFT
-from connectors.crusoe import CONNECTOR as CRUSOE
-from connectors.digitalocean import CONNECTOR as DIGITALOCEAN
-from connectors.fluidstack import CONNECTOR as FLUIDSTACK
-from connectors.hotaisle import CONNECTOR as HOTAISLE
-from connectors.hyperstack import CONNECTOR as HYPERSTACK
-from connectors.jarvislabs import CONNECTOR as JARVISLABS
-from connectors.kit.connector import Connector
-from connectors.nebius import CONNECTOR as NEBIUS
-from connectors.seeweb import CONNECTOR as SEEWEB
-from connectors.verda import CONNECTOR as VERDA
-from connectors.vultr import CONNECTOR as VULTR
+import importlib
+import pkgutil
 
-PROVIDERS: dict[str, Connector] = {
-    c.name: c
-    for c in (
-        azure.CONNECTOR,
-        aws.CONNECTOR,
-        gcp.CONNECTOR,
-        lambdalabs.CONNECTOR,
-        runpod.CONNECTOR,
-        vastai.CONNECTOR,
-        oci.CONNECTOR,
-        sheets.CONNECTOR,
-        HYPERSTACK,
-        VERDA,
-        DIGITALOCEAN,
-        VULTR,
-        CLOUDRIFT,
-        JARVISLABS,
-        HOTAISLE,
-        CRUSOE,
-        FLUIDSTACK,
-        SEEWEB,
-        NEBIUS,
-    )
-}
+import connectors
+from connectors.kit.connector import Connector
+
+ORDER = (
+    "azure", "aws", "gcp", "lambdalabs", "runpod", "vastai", "oci", "sheets", "hyperstack",
+    "verda", "digitalocean", "vultr", "cloudrift", "jarvislabs", "hotaisle", "crusoe",
+    "fluidstack", "seeweb", "nebius",
+)  # fmt: skip
+NOT_CONNECTORS = {"kit", "demo_snapshot"}
+
+
+def discover() -> dict[str, Connector]:
+    """Every connector package on `connectors.__path__`, by connector name, in ORDER."""
+    found: dict[str, Connector] = {}
+    for module in pkgutil.iter_modules(connectors.__path__):
+        if not module.ispkg or module.name in NOT_CONNECTORS or module.name.startswith("_"):
+            continue
+        connector = getattr(importlib.import_module(f"connectors.{module.name}"), "CONNECTOR", None)
+        if isinstance(connector, Connector):
+            found[connector.name] = connector
+    rank = {name: n for n, name in enumerate(ORDER)}
+    return dict(sorted(found.items(), key=lambda kv: (rank.get(kv[0], len(ORDER)), kv[0])))
+
+
+PROVIDERS: dict[str, Connector] = discover()
 
 
 def get(name: str) -> Connector:

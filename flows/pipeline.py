@@ -179,7 +179,7 @@ def code_digest(name: str) -> str:
         [
             *(_ROOT / "connectors" / name).rglob("*.py"),
             *(_ROOT / "connectors" / name).rglob("*.csv"),
-            *(_ROOT / "connectors").glob("_*.py"),
+            *(_ROOT / "connectors" / "kit").glob("*.py"),  # the connector kit
             _ROOT / "warehouse" / "schemas.py",
             _ROOT / "flows" / "pipeline.py",
         ]

@@ -87,12 +87,31 @@ def warehouse_path(warehouse: str | Path | None = None) -> Path:
 
 @contextmanager
 def connect(warehouse: str | Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection to the warehouse, closed on exit."""
+    """A read-only connection to the warehouse, closed on exit. Every function's
+    `warehouse=` also takes an open connection (`with gpu_pricing.connect() as con:
+    gpu_pricing.rates("H100", warehouse=con)`), used as it is and left open: many
+    questions, one connection."""
+    if isinstance(warehouse, duckdb.DuckDBPyConnection):
+        yield warehouse
+        return
     con = db.connect_readonly(warehouse_path(warehouse))
     try:
         yield con
     finally:
         con.close()
+
+
+def _exists(warehouse: str | Path | duckdb.DuckDBPyConnection | None) -> bool:
+    if isinstance(warehouse, duckdb.DuckDBPyConnection):
+        return True
+    return warehouse_path(warehouse).exists()
+
+
+def _where(warehouse: str | Path | duckdb.DuckDBPyConnection | None) -> str:
+    """The warehouse as an error message names it."""
+    if isinstance(warehouse, duckdb.DuckDBPyConnection):
+        return "the given connection"
+    return f"warehouse {warehouse_path(warehouse)}"
 
 
 def _query(warehouse: str | Path | None, name: str, params: dict | None = None) -> pl.DataFrame:
@@ -138,7 +157,7 @@ def read_variant_specs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 def _specs(warehouse: str | Path | None, read) -> pl.DataFrame:
     """`read(con)` on the warehouse; the bundled seed when the warehouse does not exist."""
-    if not warehouse_path(warehouse).exists():
+    if not _exists(warehouse):
         return seed_gpu_specs()
     with connect(warehouse) as con:
         return read(con)
@@ -741,18 +760,17 @@ def _precision(precision: str) -> str:
 def _maybe_connect(warehouse: str | Path | None) -> Iterator[duckdb.DuckDBPyConnection | None]:
     """A read-only connection when the warehouse exists, else None (the bundled seed then
     answers spec questions; an offer lookup says to refresh)."""
-    path = warehouse_path(warehouse)
-    if not path.exists():
+    if not _exists(warehouse):
         yield None
         return
-    with connect(path) as con:
+    with connect(warehouse) as con:
         yield con
 
 
 def _need(con: duckdb.DuckDBPyConnection | None, warehouse: str | Path | None, instead: str):
     if con is None:
         raise WarehouseError(
-            f"warehouse {warehouse_path(warehouse)} does not exist: run `gpu-pricing refresh` "
+            f"{_where(warehouse)} does not exist: run `gpu-pricing refresh` "
             f"first, or pass {instead}"
         )
     return con
@@ -815,8 +833,8 @@ def _no_offer(
 ) -> InvalidInput:
     size = f" {choice.memory_gib:g} GiB" if choice.memory_gib is not None else ""
     return InvalidInput(
-        f"no current {pricing} offer for {choice.name}{size}{why} in warehouse "
-        f"{warehouse_path(warehouse)}: refresh it, try another --pricing, or pass the rate"
+        f"no current {pricing} offer for {choice.name}{size}{why} in "
+        f"{_where(warehouse)}: refresh it, try another --pricing, or pass the rate"
     )
 
 

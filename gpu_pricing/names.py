@@ -31,6 +31,7 @@ from functools import cache
 from pathlib import Path
 
 from connectors.errors import InvalidInput
+from connectors.kit import gpu as _gpu
 from warehouse.schemas import PRICING_MODELS
 
 SEEDS = Path(__file__).resolve().parent.parent / "sql" / "seeds"
@@ -149,8 +150,10 @@ def gpu(text: str, flag: str = "--gpu") -> Gpu:
         upper = (upper[: found.start()] + " " + upper[found.end() :]).strip()
         if variant == "NVL" and _key(upper + "NVL") in by_key:  # H100 NVL is its own part
             return _with_memory(Gpu(by_key[_key(upper + "NVL")], memory), raw, flag)
-    name = by_key.get(_key(upper))
-    if name is None:
+    # the reference's own name, else the words sources use for it (connectors/kit/gpu.py,
+    # the rule every connector's rows pass through: "Radeon V620", "RTX 6000 Ada Generation")
+    name = by_key.get(_key(upper)) or _gpu.name_of(raw)
+    if name is None or name not in known:
         raise UnknownName(flag, raw, f"unknown GPU ({_closest(raw, known)})")
     if variant is not None and variant not in known_variants().get(name, set()):
         variant = None  # one form factor only: nothing to tell apart

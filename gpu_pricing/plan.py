@@ -57,10 +57,15 @@ from typing import Any
 import polars as pl
 
 from models import breakeven, capacity, scaling, serving, training
-from models.conventions import HOURS_PER_MONTH, HOURS_PER_YEAR, TRAINING_BYTES_PER_PARAM
+from models.conventions import (
+    BYTES_PER_GIB,
+    HOURS_PER_MONTH,
+    HOURS_PER_YEAR,
+    TRAINING_BYTES_PER_PARAM,
+)
 from models.costs import SECONDS_PER_HOUR, TERA
 
-GIB = 2.0**30
+GIB = BYTES_PER_GIB
 # a commitment's minimum term (seed_conventions' 365-day year): reservations and savings
 # plans bill the whole term however little of it a job uses
 TERM_HOURS = {
@@ -136,6 +141,7 @@ PLAN_COLUMNS = [
     "expected_overhead_hours",
     "fetched_at",
     "load_id",
+    "cheapest_order",
 ]
 
 
@@ -280,6 +286,10 @@ def usable_offers(offers: pl.DataFrame, specs: pl.DataFrame, precision: str) -> 
     peaks = specs.select(
         *keys, pl.col(f"{precision}_tflops").alias("peak_tflops"), *extra
     ).filter(pl.col("peak_tflops").is_not_null() & (pl.col("peak_tflops") > 0))
+    if "cheapest_order" not in offers.columns:
+        # a frame handed in without the warehouse's order: its own row order is taken as
+        # cheapest-first (offers_usable reads cheapest_order, int_offers_current)
+        offers = offers.with_row_index("cheapest_order", offset=1)
     return (
         offers.filter(
             pl.col("gpu_name").is_not_null()
@@ -522,17 +532,9 @@ def train_candidates(
     return grid.select(PLAN_COLUMNS).sort(_ORDER)
 
 
-# cheapest first; ties: faster, then by name, so a plan is reproducible
-_ORDER = [
-    "cost_usd",
-    "wall_clock_hours",
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "pricing_model",
-    "gpus",
-]
+# cheapest first; ties: faster, then the offers' one cheapest-first order (cheapest_order,
+# int_offers_current), then fewer GPUs, so a plan is reproducible
+_ORDER = ["cost_usd", "wall_clock_hours", "cheapest_order", "gpus"]
 
 
 def frontier(candidates: pl.DataFrame) -> pl.DataFrame:
@@ -815,17 +817,9 @@ def serve_candidates(
             (pl.col("rate_usd_per_gpu_hour") / per_gpu_tps).alias("_usd_per_token"),
         )
         .filter(within_capacity)
-        # the offer that serves a token cheapest, then as mart_cheapest_gpu_hour would pick:
-        # price, provider, region, zone (none first), instance type
-        .sort(
-            "_usd_per_token",
-            "rate_usd_per_gpu_hour",
-            "provider",
-            "region",
-            "zone",
-            "instance_type",
-            nulls_last=[True, True, True, True, False, True],
-        )
+        # the offer that serves a token cheapest, then as mart_cheapest_gpu_hour would pick
+        # (cheapest_order, the one cheapest-first order)
+        .sort("_usd_per_token", "cheapest_order", nulls_last=True)
         .group_by("gpu_name", "gpu_memory_gib", "provider", "pricing_model", maintain_order=True)
         .first()
     )

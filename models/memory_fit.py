@@ -27,12 +27,13 @@ import polars as pl
 
 from models import _validate
 from models.conventions import (  # 16, 2 and 0.2: sql/seeds/seed_conventions.csv
+    BYTES_PER_GIB,
     SERVING_BYTES_PER_PARAM,
     SERVING_HEADROOM,
     TRAINING_BYTES_PER_PARAM,
 )
 
-GIB = 2.0**30
+GIB = BYTES_PER_GIB
 
 RULES = {
     "training": (

@@ -55,12 +55,16 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 def project_path() -> Path:
-    """The Python API's default, the same wherever a notebook runs: $GPU_PRICING_WAREHOUSE,
-    else warehouse/gpu_pricing.duckdb in the checkout this package runs from (where `uv run
-    gpu-pricing refresh` in the checkout writes it); a package installed outside a checkout
-    uses $XDG_DATA_HOME/gpu-pricing/gpu_pricing.duckdb (~/.local/share/gpu-pricing/...)."""
+    """The default warehouse to read (the Python API, and the commands that only read):
+    $GPU_PRICING_WAREHOUSE, else warehouse/gpu_pricing.duckdb under the working directory
+    when there is one (where a refresh run there writes it), else the one in the checkout
+    this package runs from (where `uv run gpu-pricing refresh` in the checkout writes it),
+    so a notebook in another folder finds it; a package installed outside a checkout uses
+    $XDG_DATA_HOME/gpu-pricing/gpu_pricing.duckdb (~/.local/share/gpu-pricing/...)."""
     if os.environ.get(ENV_VAR):
         return Path(os.environ[ENV_VAR])
+    if (Path.cwd() / DEFAULT_RELATIVE).exists():
+        return Path.cwd() / DEFAULT_RELATIVE
     if (PROJECT_ROOT / "pyproject.toml").is_file():
         return PROJECT_ROOT / DEFAULT_RELATIVE
     data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")

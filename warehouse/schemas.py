@@ -1,7 +1,7 @@
 """Schemas declared once, at the boundary: the canonical offer row every connector's
 `parse()` produces, and the DuckDB DDL of every table the pipeline writes.
 
-Timestamps are naive UTC (`TIMESTAMP`), documented in README: no session time zone can
+Timestamps are naive UTC (`TIMESTAMP`), documented in docs/architecture.md: no session time zone can
 shift them, and Polars and DuckDB agree on them without the ICU extension.
 """
 

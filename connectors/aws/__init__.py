@@ -19,6 +19,7 @@ CONNECTOR = Connector(
     },
     fetch_live=fetch.fetch_live,
     parse_pages=parse.parse_pages,
+    credentials=("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"),
     # spot price points, instance specs, Spot Advisor buckets (parse.STAGED)
     staged=parse.STAGED,
     # the offer files' Version is their publication time: fetches start from the newest

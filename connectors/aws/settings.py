@@ -3,6 +3,8 @@ exclusion with why and a source."""
 
 from __future__ import annotations
 
+from models import conventions
+
 PROVIDER = "aws"
 
 # Endpoint names (docs/contract.md §2).
@@ -173,7 +175,8 @@ SPOT_ADVISOR_OS = "Linux"
 INTERRUPTION_RATE_MAX_PCT = {"<5%": 5, "5-10%": 10, "10-15%": 15, "15-20%": 20, ">20%": 100}
 
 # --- prices -------------------------------------------------------------------------------
-HOURS_PER_YEAR = 8760  # reserved upfront fees are spread over 365-day years
+# reserved upfront fees are spread over 365-day years (seed_conventions.hours_per_year)
+HOURS_PER_YEAR = conventions.HOURS_PER_YEAR
 LEASE_YEARS = {"1yr": 1, "3yr": 3}
 OFFERING_CLASSES = ("standard", "convertible")
 PURCHASE_OPTIONS = ("No Upfront", "Partial Upfront", "All Upfront")

@@ -8,6 +8,7 @@ CONNECTOR = Connector(
     endpoints={"retail_prices": SNAPSHOT, "resource_skus": SNAPSHOT},
     fetch_live=fetch.fetch_live,
     parse_pages=offers_only(parse.parse),
+    credentials=("AZURE_CLIENT_SECRET", "AZURE_CLIENT_CERTIFICATE_PASSWORD", "AZURE_PASSWORD"),
     # retail pages are independent; resource_skus (specs) rides along with every batch
     batched_endpoint="retail_prices",
 )

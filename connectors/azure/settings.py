@@ -3,6 +3,8 @@ with why and a source."""
 
 from __future__ import annotations
 
+from models import conventions
+
 PROVIDER = "azure"
 
 RETAIL_URL = "https://prices.azure.com/api/retail/prices"
@@ -60,7 +62,8 @@ DEFAULT_REGIONS = (
 ARM_URL = "https://management.azure.com"
 SUBSCRIPTION_ENV = "AZURE_SUBSCRIPTION_ID"
 
-HOURS_PER_YEAR = 8760  # reservation totals are spread over 365-day years
+# reservation totals are spread over 365-day years (seed_conventions.hours_per_year)
+HOURS_PER_YEAR = conventions.HOURS_PER_YEAR
 
 # Exclusions: (reason, why / source). Matched in parse.py with vectorised string tests.
 EXCLUDE_WINDOWS = "windows: OS licence included in the price; we publish Linux prices"
@@ -92,5 +95,7 @@ GPU_FAMILIES: tuple[tuple[str, str, float], ...] = (
     (r"^Standard_NV\d+adm?s_A10_v5$", "A10", 24),  # NVadsA10 v5: fractions of an A10
     (r"^Standard_NC\d+ads_A10_v4$", "A10", 24),  # NCads A10 v4
     (r"^Standard_NV\d+s_v3$", "M60", 8),  # NVv3: Tesla M60 (8GB per GPU)
+    # NGads V620: fractions of an AMD Radeon PRO V620 32GB (vm_sizes.csv: 1/4 to 1)
+    (r"^Standard_NG\d+adm?s_V620_v1$", "RADEON PRO V620", 32),
 )
 FPGA_PATTERN = r"^Standard_NP\d+s$"

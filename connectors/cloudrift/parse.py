@@ -17,6 +17,7 @@ from connectors.cloudrift import settings as s
 from connectors.kit.decode import PageDrift
 from connectors.kit.money import decimal, usd
 from connectors.kit.normalise import cpu_only, verdict
+from models.conventions import BYTES_PER_GIB
 
 _VARIANT_FIELDS = ("name", "cost_per_hour", "cpu_count", "logical_cpu_count", "dram", "gpu_count")
 _ROWS = {
@@ -27,7 +28,6 @@ _ROWS = {
     "_dc": pl.String,
     "_nodes": pl.String,
 }
-BYTES_PER_GIB = 1024**3
 
 
 def _gpu(brand: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -133,12 +133,12 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
         gpu_name=name,
+        gpu_text=pl.col("brand_short"),  # the shared GPU rule reads it where the map has none
         gpu_memory_gib=memory,
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.coalesce("logical_cpu_count", "cpu_count"))),
         memory_gib=usd(decimal(pl.col("dram"))) / BYTES_PER_GIB,
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(pl.when(gpus > 0).then(price / gpus)),
         source_currency=pl.lit("USD"),
         source_price=usd(cents),
         source_unit=pl.lit("US cents per hour (cost_per_hour, whole variant)"),

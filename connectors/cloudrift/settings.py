@@ -18,9 +18,9 @@ REQUEST = {
 }
 
 # `brand_short` contains the GPU ("RTX 4090", "RTX PRO 6000", "MI350X"); first match wins,
-# so longer names come first. -> (gpu_name, marketed memory per GPU in GiB). Not mapped on
-# purpose (no row in sql/seeds/seed_gpu_specs.csv): RTX 5090, MI350X; gpu_name null,
-# counted.
+# so longer names come first. -> (gpu_name, marketed memory per GPU in GiB). Names missing
+# here are read from brand_short by the shared GPU rule (connectors/kit/gpu.py: RTX 5090);
+# one the reference lacks (MI350X) stays gpu_name null, counted.
 GPUS: tuple[tuple[str, str, float], ...] = (
     ("RTX PRO 6000", "RTX PRO 6000", 96),
     ("RTX 4090", "RTX 4090", 24),

@@ -116,7 +116,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.col("cpu_cores"))),
         memory_gib=usd(decimal(pl.col("memory_gb"))),
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(per_gpu),
         source_currency=pl.lit("USD"),
         source_price=usd(per_gpu),
         source_unit=pl.lit(f"USD per GPU-hour ({s.PRICES_SOURCE}, {s.PRICES_AS_OF})"),

@@ -86,7 +86,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.col("vcpus"))),
         memory_gib=usd(decimal(pl.col("memory"))) / MIB_PER_GIB,
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(pl.when(gpus > 0).then(price / gpus)),
         source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.lit("USD per hour (price_hourly, whole Droplet)"),

@@ -17,8 +17,9 @@ TOKEN_ENV = ("DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN", "DIGITAL_OCEAN_A
 
 # `gpu_info.model` ("nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada"; gpuhunt's tests
 # and providers/digitalocean.py) -> (gpu_name, marketed memory per GPU in GiB). Not
-# mapped on purpose (no row in sql/seeds/seed_gpu_specs.csv): the RTX 4000/6000 Ada
-# cards and the MI325X; they stay gpu_name null and are counted.
+# mapped here: the RTX 4000/6000 Ada cards and the MI325X, named by the shared GPU rule
+# (connectors/kit/gpu.py) from the size slug where the reference has them, else null and
+# counted.
 GPUS: dict[str, tuple[str, float]] = {
     "nvidia_h100": ("H100", 80),
     "nvidia_h200": ("H200", 141),

@@ -63,7 +63,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         ),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(price),
         source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.lit("USD per GPU-hour (price_per_gpu_hr)"),

@@ -278,7 +278,6 @@ def _per_gpu(gpus: pl.DataFrame) -> pl.DataFrame:
         ),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=price,
-        price_usd_per_gpu_hour=price,
         source_price=price,
     )
 
@@ -358,7 +357,7 @@ def _composed(gpus: pl.DataFrame, hosts: pl.DataFrame) -> pl.DataFrame:
         # GiB-month rate -> per hour
         + pl.col("local_ssd_gib").cast(pl.Float64)
         * pl.col("ssd_nanos").fill_null(0)
-        / s.HOURS_PER_MONTH
+        / s.GCP_BILLING_HOURS_PER_MONTH
     )
     price = usd(total_nanos)
     detail = (
@@ -376,7 +375,6 @@ def _composed(gpus: pl.DataFrame, hosts: pl.DataFrame) -> pl.DataFrame:
         instance_type="machine_type",
         pricing_detail=_flex_detail(detail),
         price_usd_per_hour=price,
-        price_usd_per_gpu_hour=price / pl.col("gpu_count"),
         source_price=price,
         source_unit=pl.lit("h"),
         effective_at=pl.max_horizontal("effective_at", "core_effective_at", "ram_effective_at"),
@@ -438,7 +436,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         "vcpus",
         "memory_gib",
         "price_usd_per_hour",
-        "price_usd_per_gpu_hour",
         "host_included",
         "source_currency",
         "source_price",

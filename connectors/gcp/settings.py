@@ -187,7 +187,9 @@ HOST_SKUS: dict[str, tuple[str, str]] = {
 STORAGE_SKUS: dict[str, tuple[str, str]] = {
     "SSD backed Local Storage": ("local-ssd", "ssd"),
 }
-HOURS_PER_MONTH = 730
+# Google's billing month for per-GiB-month prices: not the 720-hour month the cost
+# formulas use (seed_conventions.hours_per_month), so it has its own name
+GCP_BILLING_HOURS_PER_MONTH = 730
 # A commitment (reserved_1y/3y) machine whose region lists no committed Local SSD rate:
 # its SSD is priced at the on-demand SSD rate, and pricing_detail says so.
 SSD_AT_ON_DEMAND_DETAIL = "local SSD at its on-demand rate (no {} SSD SKU in the region)"

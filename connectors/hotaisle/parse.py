@@ -14,6 +14,7 @@ from connectors.hotaisle import settings as s
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
 from connectors.kit.normalise import cpu_only, verdict
+from models.conventions import BYTES_PER_GIB
 
 SPECS = pl.Struct(
     {
@@ -30,7 +31,6 @@ GPUS = pl.DataFrame(
     schema={"_model": pl.String, "_gpu": pl.String, "_mem": pl.Float64},
     orient="row",
 )
-BYTES_PER_GIB = 1024**3
 
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
@@ -66,7 +66,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(cores)),
         memory_gib=usd(decimal(specs.struct.field("ram_capacity"))) / BYTES_PER_GIB,
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(pl.when(pl.col("_gpus") > 0).then(price / pl.col("_gpus"))),
         source_currency=pl.lit("USD"),
         source_price=usd(cents),
         source_unit=pl.lit("US cents per hour (OnDemandPrice, whole VM)"),

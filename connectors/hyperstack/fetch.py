@@ -6,56 +6,27 @@
   rest of the Infrahub API).
 - 429 and 5xx are retried with backoff honouring Retry-After (connectors.kit.http); 401 and
   other 4xx are failures, so a broken key is noticed.
+
+Declared as a connectors.kit.rest.JsonEndpoint.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-import httpx
-
-from connectors.errors import PricingError
 from connectors.hyperstack import settings as s
-from connectors.kit.checks import env_credential, require_list
-from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
-from connectors.kit.page import FetchContext, FetchFailure, Page
+from connectors.kit.rest import Credential, JsonEndpoint
 
-_ITEM_KEYS = ("name", "value")
-
-
-def api_key_from_env() -> str:
-    return env_credential(s.PROVIDER, s.ENDPOINT, s.API_KEY_ENV, "the pricebook needs an API key")
-
-
-def _check(body: Any) -> None:
-    require_list(s.PROVIDER, s.ENDPOINT, body, _ITEM_KEYS, what="pricebook entry")
-
-
-def fetch_pricebook(
-    client: httpx.Client,
-    api_key: str,
-    *,
-    url: str = s.PRICEBOOK_URL,
-    policy: RetryPolicy = DEFAULT_RETRY,
-) -> Iterator[Page]:
-    yield get_page(
-        client,
-        url,
-        provider=s.PROVIDER,
-        endpoint=s.ENDPOINT,
-        headers={s.API_KEY_HEADER: api_key, "Accept": "application/json"},
-        check=_check,
-        policy=policy,
-    )
-
-
-def fetch_live(ctx: FetchContext) -> Iterator[Page | FetchFailure]:
-    try:
-        key = api_key_from_env()
-        with make_client() as client:
-            yield from fetch_pricebook(
-                client, key, url=ctx.settings.get("hyperstack_url", s.PRICEBOOK_URL)
-            )
-    except PricingError as exc:
-        yield FetchFailure(s.PROVIDER, s.ENDPOINT, "", exc)
+PRICEBOOK = JsonEndpoint(
+    provider=s.PROVIDER,
+    endpoint=s.ENDPOINT,
+    url=lambda: s.PRICEBOOK_URL,
+    credential=Credential(
+        env=(s.API_KEY_ENV,), header=s.API_KEY_HEADER, need="the pricebook needs an API key"
+    ),
+    headers={"Accept": "application/json"},
+    items=None,  # a bare array
+    required=("name", "value"),
+    what="pricebook entry",
+)
+api_key_from_env = PRICEBOOK.credential_from_env
+fetch_pricebook = PRICEBOOK.pages
+fetch_live = PRICEBOOK.fetch_live

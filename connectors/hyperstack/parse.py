@@ -105,7 +105,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_memory_gib=pl.col("_mem"),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(price),
         source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.lit("USD per GPU-hour (pricebook value)"),

@@ -61,6 +61,7 @@ NON_GPU: tuple[tuple[str, str], ...] = (
     (r"(?i)(publicip|ip address|bandwidth)", "network price, not a GPU rental"),
 )
 # A name that looks like a GPU model (RTX-..., H100-..., GB200-..., MI300X ...) but is
-# not in GPUS is kept as an offer with gpu_name null; anything else is excluded.
+# not in GPUS is kept as an offer, named by the shared GPU rule (connectors/kit/gpu.py) where
+# the reference has it (RTX-5090), else gpu_name null; anything else is excluded.
 GPU_SHAPED = r"(?i)^(RTX|GTX|G?[ABHL]\d{2,3}|MI\d{3})"
 EXCLUDE_OTHER = "pricebook entry not recognised as a GPU (no GPU model in its name)"

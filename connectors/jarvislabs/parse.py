@@ -72,7 +72,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.col("cpus_per_gpu"))),
         memory_gib=usd(decimal(pl.col("ram_per_gpu"))),
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(price),
         source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.format("USD per GPU-hour ({})", pl.col("_field")),

@@ -13,19 +13,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 import polars as pl
 
 from connectors.errors import PricingError
 from connectors.kit.page import PAGES_SCHEMA, FetchContext, FetchFailure, Page
+from connectors.kit.redact import register_env
 from warehouse.schemas import conform, table_ddl
 
 APPEND = "append"  # every page ever landed is part of the current state (time series)
 SNAPSHOT = "snapshot"  # only the latest successful load of each scope is current
 
 # Columns a parse may add to its offers besides the canonical ones: the raw record of a
-# row, kept for quarantine (connectors.kit.normalise turns it into `record`).
-OFFER_EXTRA_COLUMNS = ("_item",)
+# row, kept for quarantine (connectors.kit.normalise turns it into `record`), and the
+# source's own words for the GPU (connectors/kit/gpu.py reads them where a map has no name)
+OFFER_EXTRA_COLUMNS = ("_item", "gpu_text")
 
 
 @dataclass(frozen=True)
@@ -140,12 +143,19 @@ class Connector:
     # of the other endpoints), so memory stays bounded however large the crawl; only for a
     # connector that stages nothing but offers (a staged table needs every page at once)
     batched_endpoint: str | None = None
+    # the environment variables its credentials are read from: every value is masked in
+    # every outward text and in data (connectors.kit.redact) once the connector exists
+    credentials: tuple[str, ...] = ()
+    # its declared JSON endpoints (connectors.kit.rest.JsonEndpoint), when it is built from
+    # them: tests point them at local servers through `FetchContext.settings`
+    json_endpoints: tuple[Any, ...] = ()
     # the strptime format of the source versions its pages record (request key
     # `source_version`, kept in `_loads`) when a version is the source's publication time:
     # the next live fetch then starts from the newest version stored
     source_version_format: str | None = None
 
     def __post_init__(self) -> None:
+        register_env(*self.credentials)
         names = [t.name for t in self.staged]
         if len(set(names)) != len(names) or self.staging_table in names:
             raise ValueError(f"{self.name}: staged table names repeat: {names}")

@@ -41,6 +41,20 @@ def _guard(rows: pl.DataFrame, items: str, allow_empty: bool) -> None:
     )
 
 
+def guard_pages(
+    pages: pl.DataFrame, items: pl.Expr, name: str, *, allow_empty: bool = False
+) -> None:
+    """The page guard for a parse that decodes its pages itself: `items` (an expression
+    over the pages frame giving each page's item list) must be a list on every page, and a
+    non-empty one unless `allow_empty`; else PageDrift."""
+    request = pl.col("request") if "request" in pages.columns else pl.lit("")
+    _guard(
+        pages.select("endpoint", "load_id", _n=items.list.len(), request=request.fill_null("")),
+        name,
+        allow_empty,
+    )
+
+
 def explode_pages(
     pages: pl.DataFrame,
     dtype: pl.Struct,

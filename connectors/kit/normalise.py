@@ -1,5 +1,6 @@
 """Rules every provider's offers pass through after its own `parse()`: one place for the
-conversion of non-USD prices with a recorded rate (connectors/kit/fx.py), the validity
+GPU's identity (name, memory and form factor from the source's words, connectors/kit/gpu.py),
+the conversion of non-USD prices with a recorded rate (connectors/kit/fx.py), the validity
 checks, the per-GPU-hour division, the rounding of money to the nano-dollar and the
 default provenance. (Spot prices at or above on-demand are flagged in the warehouse,
 where every provider's current offers meet: sql/intermediate/int_offer_pairs.sql holds the
@@ -15,8 +16,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from connectors.kit import fx
-from connectors.kit.gpu import form_factor
+from connectors.kit import fx, gpu
 from warehouse.schemas import (
     MAX_USD_PER_GPU_HOUR,
     OFFER_SCHEMA,
@@ -130,7 +130,11 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
     """The shared rules over one provider's parsed rows (one batch of a larger parse
     too: no rule needs another row; the spot flags are set in SQL, int_offer_pairs)."""
     item = parsed.get_column("_item") if "_item" in parsed.columns else None
-    df = conform(parsed.drop("_item", strict=False))
+    text = parsed.get_column(gpu.GPU_TEXT) if gpu.GPU_TEXT in parsed.columns else None
+    df = conform(parsed.drop("_item", gpu.GPU_TEXT, strict=False))
+    # the GPU's identity (name, memory, form factor) from the source's words, where the
+    # connector left it open: one rule for every provider (connectors/kit/gpu.py)
+    df = gpu.identify(df, text)
     if item is not None:
         df = df.with_columns(item.alias("_item"))
     # a price in another currency becomes USD here, with its recorded rate (or is rejected)
@@ -141,15 +145,11 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
         price_usd_per_hour=price.round(MONEY_DECIMALS),
         # a connector that says nothing about provenance reads a provider's own prices
         provenance=pl.col("provenance").fill_null("api"),
-        # a form factor the instance type names ("H100_PCIE_80GB", "H100-80G-PCIe") where
-        # the connector set none (connectors/_gpu.py)
-        gpu_variant=pl.coalesce(
-            "gpu_variant", form_factor(pl.col("instance_type").str.replace_all("_", " "))
-        ),
-        price_usd_per_gpu_hour=pl.coalesce(
-            "price_usd_per_gpu_hour",
-            pl.when(pl.col("gpu_count") > 0).then(price / pl.col("gpu_count")),
-        ).round(MONEY_DECIMALS),
+        # per-GPU-hour is computed here and nowhere else: connectors hand over the
+        # machine's price and its GPU count (a test fails on a parse that divides itself)
+        price_usd_per_gpu_hour=pl.when(pl.col("gpu_count") > 0)
+        .then(price / pl.col("gpu_count"))
+        .round(MONEY_DECIMALS),
     )
     checks = _checks(price)
     invalid = pl.any_horizontal([cond.fill_null(False) for cond, _ in checks])

@@ -34,39 +34,12 @@ from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 MASK = "***"
 
-# The environment variables the connectors and their SDKs read credentials from:
-# AWS (boto3's environment provider), Google (an API key), Lambda, RunPod, Azure
-# (azure-identity's EnvironmentCredential), Prefect Cloud, and the API providers' keys
-# and tokens (Hyperstack, FluidStack, Hot Aisle, Crusoe, Seeweb, Nebius, Verda, DigitalOcean,
-# JarvisLabs).
-CREDENTIAL_ENV_VARS = (
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_SECURITY_TOKEN",
-    "GOOGLE_API_KEY",
-    "LAMBDA_API_KEY",
-    "RUNPOD_API_KEY",
-    "AZURE_CLIENT_SECRET",
-    "AZURE_CLIENT_CERTIFICATE_PASSWORD",
-    "AZURE_PASSWORD",
-    "PREFECT_API_KEY",
-    "HYPERSTACK_API_KEY",
-    "FLUIDSTACK_API_KEY",
-    "HOTAISLE_API_KEY",
-    "CRUSOE_ACCESS_KEY",
-    "CRUSOE_SECRET_KEY",
-    "SEEWEB_API_TOKEN",
-    "SEEWEB_API_KEY",
-    "NEBIUS_IAM_TOKEN",
-    "VERDA_CLIENT_SECRET",
-    "DATACRUNCH_CLIENT_SECRET",
-    "DIGITALOCEAN_TOKEN",
-    "DIGITALOCEAN_ACCESS_TOKEN",
-    "DIGITAL_OCEAN_API_KEY",
-    "JL_API_KEY",
-    "JARVISLABS_API_KEY",
-)
+# The environment variables of the platform's own credentials (Prefect Cloud). Each
+# connector declares the variables it reads its credentials from (`Connector.credentials`,
+# connectors/<provider>/__init__.py), registered here when the connector is built
+# (`register_env`); `install_logging()`, which every command and run starts with, loads
+# the registry, so every connector's are known from the first line a process prints.
+CREDENTIAL_ENV_VARS = ("PREFECT_API_KEY",)
 # Any other variable whose name says it holds a secret; its value is masked when it is at
 # least SECRET_NAME_MIN_LEN long (so a flag such as FOO_TOKEN=1 does not mask every "1").
 _SECRET_NAME = re.compile(r"API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|WEBHOOK", re.I)
@@ -334,11 +307,20 @@ _FILTER = RedactingFilter()
 _factory_installed = False
 
 
+def env_names() -> frozenset[str]:
+    """The names of the environment variables whose values are masked whatever they are
+    called (the platform's, every built connector's, and registered ones)."""
+    with _lock:
+        return frozenset(_env_names)
+
+
 def install_logging() -> None:
     """Redact every log record of this process: a factory that redacts each record when
     it is made (covering handlers configured later, e.g. Prefect's API log handler that
     writes to Prefect's database), plus the filter on the root logger and on every handler
-    that exists now. Idempotent."""
+    that exists now; and load the registry, so every connector's credential variables are
+    known (`Connector.credentials`). Idempotent."""
+    import connectors.registry  # noqa: F401 - builds (and so registers) every connector
     global _factory_installed
     with _lock:
         if not _factory_installed:

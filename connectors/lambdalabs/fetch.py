@@ -10,20 +10,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import httpx
-
-from connectors.errors import PricingError, UnexpectedResponse
-from connectors.kit.checks import env_credential
-from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
-from connectors.kit.page import FetchContext, FetchFailure, Page
+from connectors.errors import UnexpectedResponse
+from connectors.kit.rest import Credential, JsonEndpoint
 from connectors.lambdalabs import settings as s
-
-
-def api_key_from_env() -> str:
-    return env_credential(s.PROVIDER, s.ENDPOINT, s.API_KEY_ENV, "Lambda prices need an API key")
 
 
 def _check(body: Any) -> None:
@@ -43,30 +34,18 @@ def _check(body: Any) -> None:
             )
 
 
-def fetch_instance_types(
-    client: httpx.Client,
-    api_key: str,
-    *,
-    url: str = s.INSTANCE_TYPES_URL,
-    policy: RetryPolicy = DEFAULT_RETRY,
-) -> Iterator[Page]:
-    yield get_page(
-        client,
-        url,
-        provider=s.PROVIDER,
-        endpoint=s.ENDPOINT,
-        headers={"Authorization": f"Bearer {api_key}"},
-        check=_check,
-        policy=policy,
-    )
-
-
-def fetch_live(ctx: FetchContext) -> Iterator[Page | FetchFailure]:
-    try:
-        key = api_key_from_env()
-        with make_client() as client:
-            yield from fetch_instance_types(
-                client, key, url=ctx.settings.get("lambdalabs_url", s.INSTANCE_TYPES_URL)
-            )
-    except PricingError as exc:
-        yield FetchFailure(s.PROVIDER, s.ENDPOINT, "", exc)
+INSTANCE_TYPES = JsonEndpoint(
+    provider=s.PROVIDER,
+    endpoint=s.ENDPOINT,
+    url=lambda: s.INSTANCE_TYPES_URL,
+    credential=Credential(
+        env=(s.API_KEY_ENV,),
+        header="Authorization",
+        scheme="Bearer ",
+        need="Lambda prices need an API key",
+    ),
+    check=_check,  # `data` is an object of instance types, not a list
+)
+api_key_from_env = INSTANCE_TYPES.credential_from_env
+fetch_instance_types = INSTANCE_TYPES.pages
+fetch_live = INSTANCE_TYPES.fetch_live

@@ -2,7 +2,7 @@
 preset, through the `nebius` SDK with an IAM token -> on-demand and spot offers per region."""
 
 from connectors.kit.connector import SNAPSHOT, Connector, offers_only
-from connectors.nebius import fetch, parse
+from connectors.nebius import fetch, parse, settings
 from connectors.nebius.settings import ENDPOINT, PROVIDER
 
 CONNECTOR = Connector(
@@ -10,4 +10,5 @@ CONNECTOR = Connector(
     endpoints={ENDPOINT: SNAPSHOT},
     fetch_live=fetch.fetch_live,
     parse_pages=offers_only(parse.parse),
+    credentials=(settings.TOKEN_ENV,),
 )

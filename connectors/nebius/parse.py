@@ -124,7 +124,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.col("vcpu_count"))),
         memory_gib=usd(decimal(pl.col("memory_gibibytes"))),
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(pl.when(gpus > 0).then(price / gpus)),
         source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.lit("USD per hour (Estimate hourly_cost.general.total.cost, whole preset)"),

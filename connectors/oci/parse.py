@@ -121,12 +121,12 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     on_demand = items.with_columns(
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        price_usd_per_gpu_hour=value,
+        _per_gpu=value,  # the list prices one GPU-hour: the machine is that x its GPUs
     )
     spot = items.filter(pl.col("preemptible").fill_null(False)).with_columns(
         pricing_model=pl.lit("spot"),
         pricing_detail=pl.lit(s.PREEMPTIBLE_DETAIL),
-        price_usd_per_gpu_hour=value * s.PREEMPTIBLE_FACTOR,
+        _per_gpu=value * s.PREEMPTIBLE_FACTOR,
     )
     return pl.concat([on_demand, spot]).with_columns(
         provider=pl.lit(s.PROVIDER),
@@ -134,7 +134,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.coalesce("shape", "partNumber"),
         gpu_count=gpus,
-        price_usd_per_hour=pl.col("price_usd_per_gpu_hour") * gpus,
+        price_usd_per_hour=pl.col("_per_gpu") * gpus,
         source_currency=pl.col("_currency"),
         source_price=value,
         source_unit=pl.format("{} ({})", pl.col("metricName"), pl.col("partNumber")),

@@ -88,7 +88,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_memory_gib=pl.col("memoryInGb").cast(pl.Float64, strict=False),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=price,
-        price_usd_per_gpu_hour=price,
         source_currency=pl.lit("USD"),
         source_price=price,
         source_unit=pl.format("USD per GPU-hour ({})", pl.col("_price_field")),

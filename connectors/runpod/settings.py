@@ -46,8 +46,9 @@ OFFERS: tuple[tuple[str, str, str, str], ...] = (
 # GPU type id -> gpu_name (docs/contract.md §4). Anchored and mutually exclusive; memory comes
 # from `memoryInGb`. Ids as RunPod lists them (runpod docs `runpod.get_gpu` example
 # "NVIDIA A100 80GB PCIe"; "NVIDIA H100 80GB HBM3", "NVIDIA H100 NVL", "NVIDIA A100-SXM4-80GB"
-# in public client code). Not mapped on purpose (no row in seed_gpu_specs): RTX 6000 Ada,
-# RTX 5090, H200 NVL and older cards; they stay gpu_name null and are counted.
+# in public client code). A type missing here is named by the shared GPU rule
+# (connectors/kit/gpu.py) from its id where the reference has it (RTX 6000 Ada, RTX 5090);
+# else (H200 NVL, older cards) it stays gpu_name null and is counted.
 # RunPod's own form-factor wording beside "PCIe"/"SXM" (connectors/kit/gpu.py): the H100
 # "80GB HBM3" id is the SXM5 part (the PCIe card carries HBM2e).
 GPU_VARIANT_PATTERNS: tuple[tuple[str, str], ...] = ((r"^NVIDIA H100 80GB HBM3$", "SXM"),)

@@ -85,7 +85,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         # amounts in EUR here: the shared normalise step converts them with the recorded
         # rate (connectors/kit/fx.py) and notes the rate in source_unit
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(pl.when(gpus > 0).then(price / gpus)),
         source_currency=pl.lit(s.SOURCE_CURRENCY),
         source_price=usd(price),
         source_unit=pl.lit(f"{s.SOURCE_CURRENCY} per hour (hourly_price, whole plan)"),

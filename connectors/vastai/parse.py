@@ -122,6 +122,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         instance_type=pl.format("offer-{}", pl.col("id")),
         gpu_name=pl.col("_gpu"),
         gpu_variant=form_factor(pl.col("gpu_name")),  # Vast's own name: "H100 PCIE", "H100 SXM"
+        gpu_text=pl.col("gpu_name"),  # the shared GPU rule reads it where the map has none
         gpu_memory_gib=pl.col("_mem"),
         gpu_count=_num("num_gpus"),
         # a listing is one specific machine: one instance of it can be rented

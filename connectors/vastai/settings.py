@@ -25,8 +25,9 @@ QUERY: dict = {
 # memory is snapped to the nearest marketed size of that GPU; more than 12% away from
 # every size leaves it null rather than guessed. Names follow gpuhunt's
 # providers/vastai.py GPU_MAPPING ("A100 PCIE", "A100 SXM4", "H100 SXM", "Tesla V100" ...).
-# Names missing here (RTX 5090, RTX 6000Ada, A800 PCIE, Q RTX 8000 ...) keep gpu_name
-# null and are counted as unknown: they have no row in seed_gpu_specs.
+# Names missing here are read by the shared GPU rule (connectors/kit/gpu.py: RTX 5090, RTX
+# 6000Ada); those the reference lacks (A800 PCIE, Q RTX 8000 ...) keep gpu_name null and
+# are counted as unknown.
 GPUS: dict[str, tuple[str, tuple[float, ...]]] = {
     "H100 SXM": ("H100", (80,)),
     "H100 PCIE": ("H100", (80,)),

@@ -91,7 +91,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.col("cpu").struct.field("number_of_cores"))),
         memory_gib=usd(decimal(pl.col("memory").struct.field("size_in_gigabytes"))),
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(pl.when(gpus > 0).then(price / gpus)),
         source_currency=pl.col("currency").str.to_uppercase(),
         source_price=usd(price),
         source_unit=pl.format("{} per hour ({}, whole instance)", pl.col("currency"), pl.col("_field")),

@@ -29,8 +29,9 @@ SPOT_DETAIL = "spot instance"
 # `gpu.description` ("1x H100 SXM5 80GB", "2x RTX A6000 48GB", "8x B300 SXM6 268GB") ->
 # (gpu_name, marketed memory per GPU). Patterns after gpuhunt's GPU_MAP; memory snapped
 # to the marketed size (Verda reports 268 GB for the B300, NVIDIA markets 288 GB).
-# Not mapped on purpose (no row in sql/seeds/seed_gpu_specs.csv): RTX 6000 Ada and the
-# AMD RX 7900 XTX; they stay gpu_name null and are counted.
+# A GPU missing here is named by the shared GPU rule (connectors/kit/gpu.py) from the
+# instance type where the reference has it (RTX 6000 Ada); else (the AMD RX 7900 XTX) it
+# stays gpu_name null and is counted.
 GPU_PATTERNS: tuple[tuple[str, str, float], ...] = (
     (r"^\d+x B200 SXM6 180GB$", "B200", 180),
     (r"^\d+x B300 SXM6 2[0-9]{2}GB$", "B300", 288),

@@ -135,7 +135,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_count=usd(pl.col("_gpus")),
         memory_gib=usd(decimal(pl.col("ram"))) / MIB_PER_GIB,
         price_usd_per_hour=usd(price),
-        price_usd_per_gpu_hour=usd(pl.when(pl.col("_gpus") > 0).then(price / pl.col("_gpus"))),
         source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.format("USD per hour ({}, whole plan)", pl.col("_field")),

@@ -34,6 +34,7 @@ VCG_GPUS: dict[str, tuple[str, float]] = {
     "NVIDIA_B200": ("B200", 180),
     "NVIDIA_GH200": ("GH200", 96),
     "AMD_MI300X": ("MI300X", 192),
+    "AMD_MI325X": ("MI325X", 256),
 }
 EXCLUDE_FRACTIONAL = "fractional GPU (a vGPU share of less than one whole GPU's memory)"
 EXCLUDE_NOT_GPU_PLAN = "not a Cloud GPU plan (type is not vcg)"

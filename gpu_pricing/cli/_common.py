@@ -29,13 +29,15 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document o
 
 
 def warehouse_path(path: Path | None) -> Path:
-    """--warehouse, else $GPU_PRICING_WAREHOUSE, else gpu-pricing.toml's `warehouse`, else
-    warehouse/gpu_pricing.duckdb under the working directory."""
+    """The warehouse a reading command reads: --warehouse, else what the Python API reads
+    (`gpu_pricing.api.warehouse_path`: $GPU_PRICING_WAREHOUSE, else gpu-pricing.toml's
+    `warehouse`, else warehouse/gpu_pricing.duckdb under the working directory, or the
+    checkout's when there is none there)."""
     if path is not None:
         return path
-    from gpu_pricing.config import load
+    from gpu_pricing.api import warehouse_path as reading
 
-    return load().warehouse_path()
+    return reading()
 
 
 def parse_providers(value: str | None) -> list[str] | None:
@@ -85,6 +87,8 @@ def run(fn, *args, **kwargs):
         # a refresh publishes whole or not at all: its working copy is removed on the way out
         raise _fail("interrupted: stopped before the command finished", 130) from None
     except (typer.Exit, typer.Abort):
+        raise
+    except BrokenPipeError:  # the reader stopped reading (`| head`): click ends quietly
         raise
     except Exception as exc:  # a bug, not the user's doing: one line, details with --debug
         first = (str(exc).splitlines() or [""])[0]

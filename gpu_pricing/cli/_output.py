@@ -4,7 +4,10 @@ Everything they print is redacted first (connectors.kit.redact)."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import sys
+import textwrap
 from datetime import date, datetime
 from typing import Any
 
@@ -28,15 +31,78 @@ def emit_json(doc: Any) -> None:
     sys.stdout.write(text + "\n")
 
 
-def table(df: pl.DataFrame, float_digits: int = 4) -> str:
+# the narrowest a text column is cut to when a table is wider than the terminal
+MIN_TEXT_WIDTH = 6
+
+
+def terminal_width() -> int:
+    """The terminal's width ($COLUMNS, else the terminal, else 120)."""
+    return shutil.get_terminal_size((120, 24)).columns
+
+
+def _fit(widths: list[int], shrinkable: list[bool], limit: int) -> list[int]:
+    """Column widths that fit `limit` characters (with two spaces between columns): the
+    widest text column gives up a character at a time; numbers are never cut."""
+    widths = list(widths)
+    while sum(widths) + 2 * (len(widths) - 1) > limit:
+        candidates = [i for i, w in enumerate(widths) if shrinkable[i] and w > MIN_TEXT_WIDTH]
+        if not candidates:
+            break
+        widest = max(candidates, key=lambda i: widths[i])
+        widths[widest] -= 1
+    return widths
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def table(df: pl.DataFrame, float_digits: int = 4, width: int | None = None) -> str:
+    """An aligned text table that fits `width` (default: the terminal, 120 without one):
+    text columns too wide are cut with an ellipsis (the --json output has every value)."""
     if df.is_empty():
         return "(no rows)"
     cells = [[_cell(v, float_digits) for v in row] for row in df.iter_rows()]
-    widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(df.columns)]
-    line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths, strict=True)).rstrip()  # noqa: E731
+    natural = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(df.columns)]
+    # text is cut where needed, never a number (nor a column of formatted numbers)
+    number = re.compile(r"^[-+]?[\d,.]*%?$")
+    text = [
+        dtype == pl.String and not all(number.match(r[i]) for r in cells)
+        for i, dtype in enumerate(df.dtypes)
+    ]
+    widths = _fit(natural, text, width or terminal_width())
+
+    def line(values: list[str]) -> str:
+        return "  ".join(
+            _cut(v, w).ljust(w) for v, w in zip(values, widths, strict=True)
+        ).rstrip()
+
     return redact(
         "\n".join([line(df.columns), line(["-" * w for w in widths]), *map(line, cells)])
     )
+
+
+def print_wrapped(text: str, width: int | None = None) -> None:
+    """A paragraph of prose, wrapped to the terminal."""
+    print(redact(textwrap.fill(text, width=width or terminal_width(), break_on_hyphens=False)))
+
+
+def wrapped_lines(pairs: list[tuple[str, str]], width: int | None = None) -> str:
+    """`key  value` lines, keys aligned, long values wrapped under their value column."""
+    key_width = max(len(k) for k, _ in pairs)
+    indent = " " * (2 + key_width + 2)
+    out = []
+    for key, value in pairs:
+        out.append(
+            textwrap.fill(
+                value,
+                width=width or terminal_width(),
+                initial_indent=f"  {key.ljust(key_width)}  ",
+                subsequent_indent=indent,
+                break_on_hyphens=False,
+            )
+        )
+    return redact("\n".join(out))
 
 
 def _cell(value: Any, float_digits: int) -> str:

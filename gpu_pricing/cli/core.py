@@ -57,8 +57,8 @@ def refresh(
         str | None,
         typer.Option(
             "--accept-drop",
-            help="Comma-separated connectors whose fall in offers (beyond [checks] "
-            "max_drop_pct) is real: publish their new offers this once.",
+            help="Comma-separated connectors whose fall in offers (beyond checks.max_drop_pct "
+            "in gpu-pricing.toml) is real: publish their new offers this once.",
         ),
     ] = None,
     json_out: JsonOpt = False,
@@ -120,6 +120,33 @@ def refresh(
     raise typer.Exit(run(body))
 
 
+# the text tables' columns and their short headers (--json keeps every column, full names)
+SHORT_COLUMNS = {
+    "provider": "provider",
+    "region": "region",
+    "zone": "zone",
+    "instance_type": "instance_type",
+    "gpu_name": "gpu",
+    "gpu_memory_gib": "gib",
+    "gpu_count": "gpus",
+    "pricing_model": "pricing",
+    "price_usd_per_hour": "usd/h",
+    "price_usd_per_gpu_hour": "usd/gpu-h",
+    "pricing_detail": "detail",
+    "valid_from": "valid_from",
+    "valid_to": "valid_to",
+    "observed_at": "observed_at",
+    "note": "note",  # illustrative, GPU-only, spot above on-demand
+}
+
+
+def short_columns(df):
+    """The columns a text table shows, under short headers, so it fits 120 columns (a
+    column with no value in any row is left out)."""
+    shown = [c for c in SHORT_COLUMNS if c in df.columns and df[c].null_count() < df.height]
+    return df.select(shown).rename({c: SHORT_COLUMNS[c] for c in shown})
+
+
 @app.command()
 def rates(
     warehouse: WarehouseOpt = None,
@@ -171,25 +198,7 @@ def rates(
         if json_out:
             emit_json({"rates": df.to_dicts(), "count": df.height})
         else:
-            print(
-                table(
-                    df.select(
-                        "provider",
-                        "region",
-                        "zone",
-                        "instance_type",
-                        "gpu_name",
-                        "gpu_memory_gib",
-                        "gpu_count",
-                        "pricing_model",
-                        "price_usd_per_hour",
-                        "price_usd_per_gpu_hour",
-                        "effective_at",
-                        "pricing_detail",
-                        "note",  # illustrative, GPU-only, spot above on-demand
-                    )
-                )
-            )
+            print(table(short_columns(df)))
 
     run(body)
 
@@ -229,7 +238,7 @@ def history(
         if json_out:
             emit_json({"history": df.to_dicts(), "count": df.height})
         else:
-            print(table(df))
+            print(table(short_columns(df)))
 
     run(body)
 

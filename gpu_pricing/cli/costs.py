@@ -19,8 +19,8 @@ import typer
 
 from connectors.errors import InvalidInput
 from gpu_pricing import api, names
-from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
-from gpu_pricing.cli._output import emit_json, table
+from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
+from gpu_pricing.cli._output import emit_json, print_wrapped, table, wrapped_lines
 from models import breakeven
 from models.conventions import (
     DEFAULT_MFU,
@@ -141,9 +141,7 @@ def describe_offer(offer: dict[str, Any]) -> str:
 
 
 def print_lines(pairs: list[tuple[str, str]]) -> None:
-    width = max(len(k) for k, _ in pairs)
-    for key, value in pairs:
-        print(f"  {key.ljust(width)}  {value}")
+    print(wrapped_lines(pairs))
 
 
 def _count(value: float) -> str:
@@ -170,12 +168,12 @@ def _alternatives_table(alternatives: list[dict[str, Any]], total_key: str) -> s
                     "region": a["region"],
                     "zone": a["zone"] or "",
                     "instance_type": a["instance_type"],
-                    "gpu_memory_gib": number(a["gpu_memory_gib"], "g"),
+                    "gib": number(a["gpu_memory_gib"], "g"),
                     "gpus": number(a["gpu_count"], "g"),
-                    "usd_per_gpu_hour": number(a["price_usd_per_gpu_hour"], ".4f"),
+                    "usd/gpu-h": number(a["price_usd_per_gpu_hour"], ".4f"),
                     total_key: number(a[total_key], ",.2f"),
-                    "fits_memory": {True: "yes", False: "NO"}.get(a.get("fits_memory"), ""),
-                    "pricing_detail": a["pricing_detail"] or "",
+                    "fits": {True: "yes", False: "NO"}.get(a.get("fits_memory"), ""),
+                    "detail": a["pricing_detail"] or "",
                 }
                 for a in alternatives
             ]
@@ -271,7 +269,7 @@ def estimate_train(
             precision=precision,
             include_illustrative=include_illustrative,
             full_recompute=full_recompute,
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         doc = estimate_document(frame, typed_precision)
         if json_out:
@@ -282,7 +280,7 @@ def estimate_train(
             if doc["gpus_source"] == "--gpus"
             else f"{doc['gpus']} GPU(s), the fewest that hold the model (pass --gpus to choose)"
         )
-        print(
+        print_wrapped(
             f"Training {_count(doc['params'])} parameters on {_count(doc['tokens'])} tokens: "
             f"{_gpu_label(choice)} {names.precision(precision)[0]}, MFU {doc['mfu']:g}, {counted}"
         )
@@ -348,13 +346,13 @@ def estimate_infer(
             rate=rate,
             precision=precision,
             include_illustrative=include_illustrative,
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         doc = estimate_document(frame, typed_precision)
         if json_out:
             emit_json(doc)
             return
-        print(
+        print_wrapped(
             f"Serving {_count(doc['requests'])} requests of {_count(doc['tokens_per_request'])} "
             f"tokens with {_count(doc['params'])} parameters: "
             f"{_gpu_label(choice)} {names.precision(precision)[0]}, "
@@ -485,7 +483,7 @@ def breakeven_onprem(
             host_usd=host_usd,
             ops_usd_per_year=ops_usd_per_year,
             include_illustrative=include_illustrative,
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         if json_out:
             emit_json(doc)
@@ -568,7 +566,7 @@ def breakeven_spot(
             preemption_rate=preemption_rate,
             restart_hours=restart_hours,
             include_illustrative=include_illustrative,
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         if json_out:
             emit_json(doc)
@@ -644,11 +642,11 @@ def _print_spot(doc: dict[str, Any]) -> None:
                     "region",
                     "zone",
                     "instance_type",
-                    "spot_usd_per_gpu_hour",
-                    "on_demand_usd_per_gpu_hour",
-                    "break_even_preemption_rate_per_hour",
-                    "interruption_bucket",
-                    "effective_spot_usd_per_gpu_hour",
+                    pl.col("spot_usd_per_gpu_hour").alias("spot/gpu-h"),
+                    pl.col("on_demand_usd_per_gpu_hour").alias("on-demand/gpu-h"),
+                    pl.col("break_even_preemption_rate_per_hour").alias("break-even/h"),
+                    pl.col("interruption_bucket").alias("interruptions"),
+                    pl.col("effective_spot_usd_per_gpu_hour").alias("eff spot/gpu-h"),
                 )
             )
         )

@@ -21,8 +21,8 @@ from connectors.errors import InvalidInput
 from connectors.kit.page import utc_now
 from gpu_pricing import api
 from gpu_pricing import plan as planner
-from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run
-from gpu_pricing.cli._output import emit_json, table
+from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
+from gpu_pricing.cli._output import emit_json, print_wrapped, table, wrapped_lines
 from gpu_pricing.cli.costs import checked
 from gpu_pricing.plan import amount_label
 from models import scaling
@@ -143,9 +143,7 @@ def _plan_lines(plan: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _print_lines(pairs: list[tuple[str, str]]) -> None:
-    width = max(len(k) for k, _ in pairs)
-    for key, value in pairs:
-        print(f"  {key.ljust(width)}  {value}")
+    print(wrapped_lines(pairs))
 
 
 def _frontier_table(frontier: pl.DataFrame) -> str:
@@ -154,14 +152,14 @@ def _frontier_table(frontier: pl.DataFrame) -> str:
             "provider",
             "region",
             "instance_type",
-            "gpu_name",
+            pl.col("gpu_name").alias("gpu"),
             pl.col("gpus").cast(pl.Int64),
-            pl.col("max_instances").cast(pl.Int64),
-            "capacity_source",
-            "pricing_model",
-            pl.col("rate_usd_per_gpu_hour").round(4),
+            pl.col("max_instances").cast(pl.Int64).alias("max_inst"),
+            pl.col("capacity_source").alias("capacity"),
+            pl.col("pricing_model").alias("pricing"),
+            pl.col("rate_usd_per_gpu_hour").round(4).alias("usd/gpu-h"),
             pl.col("mfu").round(3).cast(pl.String),
-            pl.col("wall_clock_hours").round(1).cast(pl.String),
+            pl.col("wall_clock_hours").round(1).cast(pl.String).alias("hours"),
             pl.col("cost_usd").round(0).cast(pl.Int64),
         )
     )
@@ -300,7 +298,7 @@ def plan_train(
             reserved_billing=reserved_billing,
             bytes_per_param=bytes_per_param,
             max_instances=_capacity_limits(max_instances),
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         doc = result.to_dict()
         doc["inputs"]["deadline"] = deadline
@@ -312,7 +310,7 @@ def plan_train(
             f"deadline {inputs['deadline_hours']:,.1f} h" if inputs["deadline_hours"] else "",
             f"budget {inputs['budget_usd']:,.0f} USD" if inputs["budget_usd"] else "",
         ]
-        print(
+        print_wrapped(
             f"Training {amount_label(inputs['params'])} parameters on {amount_label(inputs['tokens'])} tokens "
             f"({inputs['flops']:.4g} FLOPs); {doc['feasible']:,} of {doc['candidates']:,} "
             f"candidate plans meet the constraints{': ' if any(limits) else ''}"
@@ -430,14 +428,14 @@ def plan_serve(
             pricing=pricing,
             gpu_names=gpu,
             precision=precision,
-            warehouse=warehouse,
+            warehouse=warehouse_path(warehouse),
         )
         doc = result.to_dict(limit)
         if json_out:
             emit_json(doc)
             return
         inputs, best = doc["inputs"], doc["chosen"]
-        print(
+        print_wrapped(
             f"Serving {amount_label(inputs['tokens_per_month'])} tokens per month with "
             f"{amount_label(inputs['params'])} parameters ({inputs['prompt_tokens']:g} prompt + "
             f"{inputs['output_tokens']:g} output tokens per request, context "
@@ -511,9 +509,13 @@ def plan_serve(
                     ),
                     pl.col("peak_gpus").cast(pl.Int64),
                     pl.col("base_gpus").cast(pl.Int64),
-                    pl.col("burst_gpu_hours_per_month").round(0).cast(pl.Int64),
-                    pl.col("monthly_cost_usd").round(2).cast(pl.String),
-                    pl.col("cost_per_1m_tokens_usd").round(4).cast(pl.String),
+                    pl.col("burst_gpu_hours_per_month").round(0).cast(pl.Int64).alias(
+                        "burst_gpu_h/mo"
+                    ),
+                    pl.col("monthly_cost_usd").round(2).cast(pl.String).alias("usd/month"),
+                    pl.col("cost_per_1m_tokens_usd").round(4).cast(pl.String).alias(
+                        "usd/1M_tok"
+                    ),
                 )
             )
         )

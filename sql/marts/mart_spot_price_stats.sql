@@ -5,9 +5,10 @@
 -- * A window also counts the price each zone had when the window opened (its last point
 --   before), so a price that did not move for a week still has 7-day figures.
 -- * Figures are over points, not time-weighted: a price that changed often weighs more.
--- * Spot discount vs on-demand: the cheapest current spot offer (any zone) against the
---   cheapest current on-demand list price, both from mart_gpu_offers_current; null where
---   there is no on-demand price (p5e/p5en: capacity blocks only).
+-- * Spot discount vs on-demand: the cheapest current spot offer (any zone, from
+--   mart_gpu_offers_current) against the on-demand price it pairs with (int_offer_pairs,
+--   the one pairing rule); null where there is no on-demand price (p5e/p5en: capacity
+--   blocks only).
 -- * Interruption bucket where a feed publishes one (AWS Spot Instance Advisor, Linux):
 --   `interruption_bucket` is its label, `interruption_rate_max_pct` the label's upper bound.
 with points as (
@@ -102,10 +103,12 @@ current_spot as (
     group by all
 ),
 
+-- the on-demand price each spot offer is compared with: the one pairing rule
+-- (int_offer_pairs: same provider, region and instance type, same zone where both are zonal)
 on_demand as (
-    select provider, region, instance_type, min(price_usd_per_hour) as on_demand_usd_per_hour
-    from mart_gpu_offers_current
-    where pricing_model = 'on_demand' and is_verified
+    select provider, region, instance_type, min(on_demand_usd_per_hour) as on_demand_usd_per_hour
+    from int_offer_pairs
+    where pricing_model = 'spot' and is_verified
     group by all
 ),
 

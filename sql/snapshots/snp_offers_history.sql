@@ -8,7 +8,7 @@
 -- stands. Their current offers (int_offers_unioned, one staged row per offer key) are
 -- merged in:
 -- * a key whose price is unchanged: nothing is added; where one of its descriptive columns
---   (gpu_name, gpu_memory_gib, gpu_count, vcpus, memory_gib, price_usd_per_gpu_hour,
+--   (gpu_name, gpu_variant, gpu_memory_gib, gpu_count, vcpus, memory_gib, price_usd_per_gpu_hour,
 --   price_flag, host_included, capacity_instances) changed, they and provenance are refreshed in place on the
 --   open row, so a parser fix reaches it;
 -- * a key that is new: a row is opened at the fetch that first saw it (valid_from =
@@ -77,6 +77,7 @@ where h.valid_to is null
 update snp_offers_history h
 set
     gpu_name = p.gpu_name,
+    gpu_variant = p.gpu_variant,
     gpu_memory_gib = p.gpu_memory_gib,
     gpu_count = p.gpu_count,
     vcpus = p.vcpus,
@@ -98,6 +99,7 @@ where h.valid_to is null
   and p.price_usd_per_hour = p._old_price
   and (
       h.gpu_name is distinct from p.gpu_name
+      or h.gpu_variant is distinct from p.gpu_variant
       or h.gpu_memory_gib is distinct from p.gpu_memory_gib
       or h.gpu_count is distinct from p.gpu_count
       or h.vcpus is distinct from p.vcpus

@@ -29,6 +29,8 @@ GUARDED = {
     "hotaisle": ("available_vms",), "crusoe": ("vm_types",), "fluidstack": ("configurations",),
     "seeweb": ("plans",),
 }  # fmt: skip
+# endpoints whose pages may hold an empty list, but never lose it
+MISSING_ONLY = {"aws": ("price_list", "savings_plans", "instance_types", "spot_advisor")}
 # where an empty list is a legitimate answer (the missing list still fails)
 MAY_BE_EMPTY = {("crusoe", "capacities"): "no capacity anywhere",
                 ("aws", "spot_price_history"): "no price change since the watermark",
@@ -63,6 +65,14 @@ def test_one_drifted_page_fails_the_provider(provider, endpoint, how):
     pages[i] = kit_page.Page(provider, p.endpoint, p.fetched_at, p.request, text=json.dumps(_damaged(p.decoded(), how)))  # fmt: skip
     with pytest.raises((PricingError, pl.exceptions.PolarsError)):
         PROVIDERS[provider].parse(kit_page.pages_frame(pages))
+
+
+@pytest.mark.parametrize("how", ["{}", "null"])
+@pytest.mark.parametrize(
+    ("provider", "endpoint"), [(p, e) for p, eps in MISSING_ONLY.items() for e in eps]
+)
+def test_a_page_that_lost_its_list_fails_where_an_empty_one_is_fine(provider, endpoint, how):
+    test_one_drifted_page_fails_the_provider(provider, endpoint, how)
 
 
 @pytest.mark.parametrize(("provider", "endpoint"), sorted(MAY_BE_EMPTY))

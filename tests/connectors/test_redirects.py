@@ -5,9 +5,10 @@ every credential of the test. Host A must have received the provider's credentia
 the search is not vacuous), host B none, whatever the header is called (`api_key`,
 `api-key`, `X-APITOKEN`, `x-goog-api-key`, `Authorization` ...).
 
-Every registered connector is in exactly one table below: pointed at host A, or named
-as one that speaks no redirect-following HTTP (a new connector fails the test until it
-is placed).
+Every registered connector is covered: one built from the kit's JSON endpoints is pointed
+at host A through its settings (nothing to add here), any other is in exactly one table
+below: pointed at host A, or named as one that speaks no redirect-following HTTP (such a
+connector fails the test until it is placed).
 """
 
 from __future__ import annotations
@@ -25,19 +26,16 @@ from connectors.kit import http as kit_http
 from connectors.kit.page import FetchContext, FetchFailure
 from connectors.registry import PROVIDERS
 
+# a distinctive value for every credential variable a connector declares; a few whose
+# format the client checks are given one that passes
 SECRETS = {
+    **{
+        name: f"RedirTest{name.title().replace('_', '')}0123456789"
+        for c in PROVIDERS.values()
+        for name in c.credentials
+    },
     "GOOGLE_API_KEY": "AIzaRedirTestGoogleKey0123456789abcdefg",
-    "LAMBDA_API_KEY": "secret_lambda_RedirTestLambdaKey01",
-    "RUNPOD_API_KEY": "RedirTestRunpodKey0123456789",
-    "HYPERSTACK_API_KEY": "RedirTestHyperstackKey0123456789",
-    "VERDA_CLIENT_SECRET": "RedirTestVerdaClientSecret0123456789",
-    "DIGITALOCEAN_TOKEN": "dop_v1_redirtestdigitalocean0123456789",
-    "CRUSOE_ACCESS_KEY": "RedirTestCrusoeAccessKey01",
-    "CRUSOE_SECRET_KEY": "RedirTestCrusoeSecretKey0123456789abcdef",
-    "HOTAISLE_API_KEY": "RedirTestHotaisleKey0123456789",
-    "JL_API_KEY": "RedirTestJarvislabsKey0123456789",
-    "FLUIDSTACK_API_KEY": "RedirTestFluidstackKey0123456789",
-    "SEEWEB_API_TOKEN": "RedirTestSeewebToken0123456789",
+    "CRUSOE_SECRET_KEY": "RedirTestCrusoeSecretKey0123456789abcdef",  # URL-safe base64
     "AWS_ACCESS_KEY_ID": "AKIA" + "REDIRTEST0000001",
     "AWS_SECRET_ACCESS_KEY": "RedirTestAwsSecret/0123456789abcdefghijklmn",
 }
@@ -76,15 +74,9 @@ POINTED: dict[str, Callable[[pytest.MonkeyPatch, str], None]] = {
     "azure": _set("connectors.azure.settings", "RETAIL_URL", "/azure/api/retail/prices"),
     "aws": _aws,
     "gcp": _gcp,
-    "lambdalabs": _set(
-        "connectors.lambdalabs.settings", "INSTANCE_TYPES_URL", "/lambda/api/v1/instance-types"
-    ),
     "runpod": _set("connectors.runpod.settings", "GRAPHQL_URL", "/runpod/graphql"),
     "vastai": _set("connectors.vastai.settings", "BUNDLES_URL", "/vastai/api/v0/bundles/"),
     "oci": _set("connectors.oci.settings", "PRODUCTS_URL", "/oci/products/"),
-    "hyperstack": _set(
-        "connectors.hyperstack.settings", "PRICEBOOK_URL", "/hyperstack/v1/pricebook"
-    ),
     "verda": _set("connectors.verda.settings", "BASE_URL", "/verda/v1"),
     "digitalocean": _set("connectors.digitalocean.settings", "SIZES_URL", "/digitalocean/v2/sizes"),
     "vultr": _set("connectors.vultr.settings", "API_URL", "/vultr/v2"),
@@ -95,26 +87,39 @@ POINTED: dict[str, Callable[[pytest.MonkeyPatch, str], None]] = {
     ),
     "crusoe": _set("connectors.crusoe.settings", "API_URL", "/crusoe"),
     "hotaisle": _set("connectors.hotaisle.settings", "API_URL", "/hotaisle/api"),
-    "jarvislabs": _set(
-        "connectors.jarvislabs.settings", "SERVER_META_URL", "/jarvislabs/misc/server_meta"
-    ),
-    "fluidstack": _set(
-        "connectors.fluidstack.settings",
-        "CONFIGURATIONS_URL",
-        "/fluidstack/list_available_configurations",
-    ),
-    "seeweb": _set("connectors.seeweb.settings", "PLANS_URL", "/seeweb/ecs/v2/plans"),
 }
 # providers whose fetch follows no HTTP redirect: the repository's own CSV files, gRPC
 NO_HTTP = {"sheets": "reads the repository's CSV files", "nebius": "gRPC, no redirects"}
-# providers that send a credential (host A must have received one)
-KEYED = {"gcp", "lambdalabs", "runpod", "hyperstack", "verda", "digitalocean", "crusoe",
-         "hotaisle", "jarvislabs", "fluidstack", "seeweb"}  # fmt: skip
+# providers whose credentials the test's fetch sends (each connector declares its own):
+# all that declare any, but Azure, whose credential serves the ARM SDK (no subscription
+# id here, so only the keyless retail prices are fetched)
+KEYED = {name for name, c in PROVIDERS.items() if c.credentials} - {"azure"}
+
+
+def pointing(provider: str) -> Callable[[pytest.MonkeyPatch, str], dict[str, str]]:
+    """How a provider's fetch is pointed at host A: a connector built from the kit's JSON
+    endpoints takes its URL from `FetchContext.settings` (nothing to list here); any
+    other is listed in POINTED."""
+    endpoints = PROVIDERS[provider].json_endpoints
+    if endpoints:
+        keys = {e.url_setting or f"{provider}_url" for e in endpoints}
+        return lambda monkeypatch, base: {k: f"{base}/{provider}" for k in keys}
+    set_up = POINTED[provider]
+
+    def point(monkeypatch: pytest.MonkeyPatch, base: str) -> dict[str, str]:
+        set_up(monkeypatch, base)
+        return {}
+
+    return point
+
+
+KIT_REST = {name for name, c in PROVIDERS.items() if c.json_endpoints}
+FETCHED = sorted(set(POINTED) | KIT_REST)
 
 
 def test_every_registered_provider_is_placed():
-    assert set(POINTED) | set(NO_HTTP) == set(PROVIDERS)
-    assert not set(POINTED) & set(NO_HTTP)
+    assert set(FETCHED) | set(NO_HTTP) == set(PROVIDERS)
+    assert not set(POINTED) & set(NO_HTTP) and not set(POINTED) & KIT_REST
 
 
 class _Host:
@@ -174,7 +179,7 @@ def _secret_forms() -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("provider", sorted(POINTED))
+@pytest.mark.parametrize("provider", FETCHED)
 def test_no_credential_reaches_a_second_host(provider, hosts, monkeypatch, tmp_path):
     a, _, seen = hosts
     for name, value in {**SECRETS, **PLAIN_ENV}.items():
@@ -184,8 +189,8 @@ def test_no_credential_reaches_a_second_host(provider, hosts, monkeypatch, tmp_p
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("GPU_PRICING_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(kit_http, "DEFAULT_RETRY", kit_http.RetryPolicy(attempts=1))
-    POINTED[provider](monkeypatch, a.url)
-    ctx = FetchContext(regions=("us-east-1",), settings={})
+    settings = pointing(provider)(monkeypatch, a.url)
+    ctx = FetchContext(regions=("us-east-1",), settings=settings)
     results = list(PROVIDERS[provider].fetch_live(ctx))
     assert seen["a"], f"{provider} never called host A: {results}"
     assert all(isinstance(r, FetchFailure) for r in results)  # host B refuses everything

@@ -20,6 +20,7 @@ from connectors import registry
 from connectors.kit.page import FetchContext
 from connectors.kit.snapshot import DEMO_DIR
 from flows import pipeline
+from tests._cli import cli
 from warehouse.plausibility import Checks
 
 pytestmark = pytest.mark.slow
@@ -261,7 +262,9 @@ def test_an_aws_spot_point_of_an_instance_whose_gpu_has_no_reference_row(tmp_pat
 # -- a collapsing provider keeps its previous offers -----------------------------------------
 
 
-def test_a_provider_whose_offers_collapse_keeps_them_unless_accepted(tmp_path, azure_snapshot):
+def test_a_provider_whose_offers_collapse_keeps_them_unless_accepted(
+    tmp_path, azure_snapshot, monkeypatch
+):
     wh = tmp_path / "w.duckdb"
     assert _refresh(wh, DEMO_DIR).exit_code == 0
     count = "SELECT count(*) FROM mart_gpu_offers_current WHERE provider = 'azure'"
@@ -274,6 +277,9 @@ def test_a_provider_whose_offers_collapse_keeps_them_unless_accepted(tmp_path, a
     (line,) = azure.failed
     assert "offers fell from" in line and "--accept-drop azure" in line
     assert _sql(wh, count) == [(before,)]
-    accepted = _refresh(wh, thin, accept_drop=("azure",))
-    assert accepted.exit_code == 0
+    # accepted on the command line (the same refresh a user runs)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    args = ["refresh", "--warehouse", wh, "--snapshot", thin, "--providers", "azure"]
+    assert cli(*args, "--accept-drop", "azure").exit_code == 0
     assert _sql(wh, count)[0][0] < before / 2

@@ -400,12 +400,17 @@ def test_a_parser_fix_reaches_the_open_history_rows_in_place(tmp_path, monkeypat
     refresh(path, {"azure": azure_demo()})
     con = duckdb.connect(str(path))
     con.execute("UPDATE snp_offers_history SET gpu_name = 'WRONG' WHERE gpu_name = 'A100'")
+    # a form factor read by a newer parser (gpu_variant) reaches the open row too
+    con.execute("UPDATE snp_offers_history SET gpu_variant = 'WRONG'")
     con.close()
     monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser fix")
     summary = refresh(path, {"azure": azure_demo()})
     assert summary.history == {"opened": 0, "closed": 0}
     assert count(path, "SELECT count(*) FROM fct_gpu_prices WHERE gpu_name = 'WRONG'") == 0
     assert count(path, "SELECT count(*) FROM fct_gpu_prices WHERE gpu_name = 'A100'") > 0
+    assert count(
+        path, "SELECT count(*) FROM snp_offers_history WHERE gpu_variant = 'WRONG' AND valid_to IS NULL"
+    ) == 0
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine

@@ -86,3 +86,41 @@ def test_every_commands_help_ends_with_a_newline_and_nothing_else(monkeypatch, c
         if exit_.value.code not in (0, None) or not out.endswith("\n") or "b'" in out or err:
             bad[" ".join(path)] = (exit_.value.code, out[-40:], err[-200:])
     assert bad == {}
+
+
+WIDE = [
+    ["rates"],
+    ["rates", "--include-illustrative", "--include-gpu-only"],
+    ["history", "--gpu", "H100"],
+    ["history", "--gpu", "H100", "--pricing", "spot"],
+    ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"],
+    [
+        "estimate",
+        "infer",
+        "--params",
+        "70B",
+        "--tokens-per-request",
+        "2K",
+        "--requests",
+        "1M",
+        "--gpu",
+        "H100",
+    ],
+    ["breakeven", "spot", "--gpu", "H100"],
+    ["breakeven", "onprem", "--gpu", "H100"],
+    ["plan", "train", "--params", "7B", "--tokens", "100B"],
+    ["plan", "serve", "--params", "7B", "--tokens-per-month", "1T"],
+]
+
+
+def test_wide_tables_fit_a_120_column_terminal(demo_warehouse):
+    too_wide = {}
+    for args in WIDE:
+        result = runner.invoke(
+            app, [*args, "--warehouse", str(demo_warehouse)], env={"COLUMNS": "120"}
+        )
+        assert result.exit_code == 0, (args, result.stderr)
+        widest = max(len(line) for line in result.stdout.splitlines())
+        if widest > 120:
+            too_wide[" ".join(args)] = widest
+    assert too_wide == {}

@@ -80,6 +80,10 @@ def test_the_python_api_finds_the_project_warehouse_from_any_directory(tmp_path,
     monkeypatch.chdir(tmp_path)  # a notebook somewhere else
     repo = Path(__file__).resolve().parents[3]
     assert gpu_pricing.warehouse_path() == repo / "warehouse" / "gpu_pricing.duckdb"
+    # a warehouse under the working directory (a refresh run there) is read first
+    (tmp_path / "warehouse").mkdir()
+    (tmp_path / "warehouse" / "gpu_pricing.duckdb").write_bytes(b"")
+    assert gpu_pricing.warehouse_path() == tmp_path / "warehouse" / "gpu_pricing.duckdb"
     monkeypatch.setenv(db.ENV_VAR, str(tmp_path / "mine.duckdb"))
     assert gpu_pricing.warehouse_path() == tmp_path / "mine.duckdb"
     assert gpu_pricing.warehouse_path(tmp_path / "x.duckdb") == tmp_path / "x.duckdb"
@@ -87,6 +91,31 @@ def test_the_python_api_finds_the_project_warehouse_from_any_directory(tmp_path,
 
 def test_outside_a_checkout_the_api_default_is_the_user_data_dir(tmp_path, monkeypatch):
     monkeypatch.delenv(db.ENV_VAR, raising=False)
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(db, "PROJECT_ROOT", tmp_path / "site-packages")  # no pyproject.toml
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     assert db.project_path() == tmp_path / "data" / "gpu-pricing" / "gpu_pricing.duckdb"
+
+
+@pytest.mark.slow  # a child process
+def test_output_piped_into_a_reader_that_stops_early_ends_quietly(demo_warehouse, tmp_path):
+    """`gpu-pricing rates ... | head -1`: no "unexpected BrokenPipeError" line."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "GPU_PRICING_"))}
+    env["PREFECT_HOME"] = str(tmp_path / "ph")
+    proc = subprocess.Popen(
+        [
+            *(str(Path(sys.executable).parent / "gpu-pricing"), "rates", "--limit", "100000"),
+            *("--include-illustrative", "--warehouse", str(demo_warehouse)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdout.readline()
+    proc.stdout.close()  # as `head -1` does; the rest (far more than a pipe holds) has nowhere to go
+    stderr = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "unexpected" not in stderr and "Traceback" not in stderr, stderr

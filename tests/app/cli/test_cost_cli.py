@@ -417,3 +417,39 @@ def test_training_estimate_matches_models_at_the_given_rate(demo_warehouse):
     )
     expected = training.estimate_training(70e9, 2e12, 989, 0.4, 256, 2.5, full_recompute=True)
     assert {k: doc[k] for k in expected} == expected
+
+
+def test_the_readme_estimate_example_is_a_plausible_run(demo_warehouse):
+    """README's estimate example fits the model in memory and finishes in weeks, not
+    decades (1 GPU would take 28,578 days)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if x.startswith("uv run gpu-pricing estimate"))
+    args = line.split()[3:]
+    doc = cli_json(demo_warehouse, *args)
+    assert doc["memory_fit"]["fits"] is True
+    assert 1 <= doc["wall_clock_days"] <= 90
+
+
+def test_without_gpus_the_estimate_uses_the_fewest_that_hold_the_model(demo_warehouse):
+    doc = cli_json(demo_warehouse, *TRAIN)
+    # 70e9 x 16 bytes = 1,043 GiB: 14 GPUs of 80 GiB
+    assert (doc["gpus"], doc["gpus_source"]) == (14, "memory fit")
+    assert doc["memory_fit"]["fits"] is True and doc["memory_fit"]["min_gpus"] == 14
+    text = cli(*TRAIN, "--warehouse", str(demo_warehouse)).stdout
+    assert "the fewest that hold the model" in " ".join(text.split())
+
+
+def test_the_headline_is_the_cheapest_total_cost_not_the_lowest_rate(demo_warehouse, con):
+    """An H100 PCIe offer with a lower rate but a lower peak costs more for the same run:
+    the answer is the offer whose total is lowest, and no listed alternative is cheaper."""
+    doc = cli_json(demo_warehouse, *TRAIN, "--gpus", "1024")
+    assert all(a["cost_usd"] >= doc["cost_usd"] for a in doc["alternatives"])
+    lowest_rate = db.query(
+        con,
+        """select min(o.price_usd_per_gpu_hour) as r from mart_gpu_offers_current o
+           join int_offers_usable u using (cheapest_order)
+           where o.gpu_name = 'H100' and o.pricing_model = 'on_demand'""",
+    )["r"][0]
+    assert lowest_rate < doc["rate_usd_per_gpu_hour"]  # the demo has such a PCIe offer

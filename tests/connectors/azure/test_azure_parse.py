@@ -78,10 +78,20 @@ def test_the_recorded_learn_example_item_is_excluded_not_dropped():
 
 
 def test_unknown_vm_size_is_kept_with_null_gpu_and_counted():
-    result = normalise(parsed(item(armSkuName="Standard_NG8ads_V620_v1", retailPrice=0.38)))
+    result = normalise(parsed(item(armSkuName="Standard_NX99foo_v9", retailPrice=0.38)))
     row = result.offers.row(0, named=True)
     assert row["gpu_name"] is None and row["price_usd_per_gpu_hour"] is None
     assert result.unknown_gpu["n"].sum() == 1
+
+
+def test_a_quarter_of_a_radeon_v620_is_priced_per_gpu_hour():
+    # NGads V620: Standard_NG8ads_V620_v1 is 1/4 of a Radeon PRO V620 (vm_sizes.csv)
+    result = normalise(parsed(item(armSkuName="Standard_NG8ads_V620_v1", retailPrice=0.38)))
+    row = result.offers.row(0, named=True)
+    assert (row["gpu_name"], row["gpu_memory_gib"], row["gpu_count"]) == (
+        "RADEON PRO V620", 32.0, 0.25
+    )
+    assert row["price_usd_per_gpu_hour"] == pytest.approx(1.52)
 
 
 def test_fractional_a10_counts_a_sixth_of_a_gpu():

@@ -45,12 +45,13 @@ def test_cpu_variants_and_variants_in_no_datacenter_are_excluded(pages_frame, bo
     }
 
 
-def test_an_unmapped_gpu_keeps_gpu_name_null_and_is_counted(pages_frame, body):
+def test_a_gpu_outside_the_map_is_named_by_the_shared_rule(pages_frame, body):
     res = run(pages_frame, body)
+    # not in CloudRift's map: named by the shared GPU rule from brand_short
     assert res.offers.filter(pl.col("instance_type") == "rtx59-8-64-1000.1")[
         "gpu_name"
-    ].to_list() == [None]
-    assert res.unknown_gpu["n"].sum() == 1
+    ].to_list() == ["RTX 5090"]
+    assert res.unknown_gpu["n"].sum() == 0
 
 
 def test_pages_with_different_datacenters_parse_together(pages_frame, body):

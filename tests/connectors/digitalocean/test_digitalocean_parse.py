@@ -42,10 +42,12 @@ def test_cpu_sizes_and_sold_out_sizes_are_excluded_once_each(pages_frame, bodies
     }
 
 
-def test_an_unmapped_gpu_model_keeps_gpu_name_null_and_is_counted(pages_frame, bodies):
+def test_a_gpu_model_outside_the_map_is_named_by_the_shared_rule(pages_frame, bodies):
     res = run(pages_frame, bodies)
     ada = res.offers.filter(pl.col("instance_type") == "gpu-6000adax1-48gb")
-    assert ada["gpu_name"].to_list() == [None] and res.unknown_gpu["n"].sum() == 1
+    # not in the map: named by the shared GPU rule, with the size the slug states
+    assert ada.select("gpu_name", "gpu_memory_gib").rows() == [("RTX 6000 ADA", 48.0)]
+    assert res.unknown_gpu["n"].sum() == 0
 
 
 def test_a_size_listed_on_two_pages_is_kept_once(pages_frame, bodies):

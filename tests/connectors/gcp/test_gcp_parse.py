@@ -57,6 +57,11 @@ def recorded() -> pl.DataFrame:
 
 
 def offer(frame: pl.DataFrame, instance_type: str, region: str, model: str = "on_demand") -> dict:
+    if "price_usd_per_gpu_hour" not in frame.columns:
+        # the parse hands over machine prices; per-GPU-hour is the normalise step's
+        key = ["instance_type", "region", "pricing_model", "pricing_detail"]
+        staged = normalise(frame).offers.select(*key, "price_usd_per_gpu_hour")
+        frame = frame.join(staged, on=key, how="left", nulls_equal=True)
     rows = frame.filter(
         (pl.col("instance_type") == instance_type)
         & (pl.col("region") == region)
@@ -97,6 +102,8 @@ def test_a2_highgpu_1g_from_the_opencost_recording_is_its_published_3_673385():
 
 def test_per_gpu_offer_is_the_gpu_sku_alone_in_each_listed_region():
     frame = recorded()
+    staged = normalise(frame).offers.select("instance_type", "region", "price_usd_per_gpu_hour")
+    frame = frame.join(staged, on=["instance_type", "region"], how="left")
     rows = frame.filter(pl.col("instance_type") == "nvidia-tesla-a100").sort("region")
     assert rows["region"].to_list() == ["us-central1", "us-east1", "us-west1"]
     row = rows.row(0, named=True)

@@ -66,10 +66,12 @@ def test_non_gpu_entries_and_expired_prices_are_excluded_with_reasons(pages_fram
     }
 
 
-def test_an_unmapped_gpu_is_kept_with_gpu_name_null_and_counted(pages_frame, body):
+def test_a_gpu_outside_the_map_is_named_by_the_shared_rule(pages_frame, body):
     res = run(pages_frame, body)
-    assert offer(res.offers, "RTX-5090")["gpu_name"] is None
-    assert res.unknown_gpu["n"].sum() == 1
+    # not in Hyperstack's map: named by the shared GPU rule from the pricebook name
+    row = offer(res.offers, "RTX-5090")
+    assert (row["gpu_name"], row["gpu_memory_gib"]) == ("RTX 5090", 32.0)
+    assert res.unknown_gpu["n"].sum() == 0
 
 
 def test_a_value_that_is_not_a_number_is_quarantined_with_it(pages_frame, body):

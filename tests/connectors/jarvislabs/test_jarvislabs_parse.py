@@ -56,6 +56,6 @@ def test_a_price_that_is_not_a_number_is_quarantined(pages_frame, body):
 
 
 def test_an_unmapped_gpu_type_is_kept_with_gpu_name_null(pages_frame, body):
-    body["server_meta"][0]["gpu_type"] = "RTX5090"
+    body["server_meta"][0]["gpu_type"] = "A800"  # not in the GPU reference
     res = run(pages_frame, body)
     assert res.unknown_gpu["n"].sum() == 2  # its on-demand and spot rows

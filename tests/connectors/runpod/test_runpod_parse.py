@@ -65,13 +65,14 @@ def test_a_gpu_type_in_neither_cloud_is_excluded_and_counted(pages_frame, body):
     ]
 
 
-def test_an_unmapped_gpu_type_keeps_its_price_with_gpu_name_null(pages_frame, body):
+def test_a_gpu_type_outside_the_map_is_named_by_the_shared_rule(pages_frame, body):
     res = result(pages_frame, body)
     row = res.offers.filter(pl.col("instance_type") == "NVIDIA RTX 6000 Ada Generation").row(
         0, named=True
     )
-    assert row["gpu_name"] is None and row["price_usd_per_hour"] == 0.77
-    assert res.unknown_gpu["n"].sum() == 1
+    # not in RunPod's map: named by the shared GPU rule from RunPod's own words
+    assert row["gpu_name"] == "RTX 6000 ADA" and row["price_usd_per_hour"] == 0.77
+    assert res.unknown_gpu["n"].sum() == 0
 
 
 def test_a_price_sent_as_text_still_parses_and_garbage_is_quarantined(pages_frame, body):

@@ -77,11 +77,12 @@ def test_memory_far_from_every_marketed_size_is_left_null(pages_frame, body):
     assert (row["gpu_name"], row["gpu_memory_gib"]) == ("A100", None)
 
 
-def test_an_unmapped_gpu_keeps_its_offer_with_gpu_name_null_and_is_counted(pages_frame, body):
+def test_a_gpu_outside_the_map_is_named_by_the_shared_rule(pages_frame, body):
     res = normalise(parse.parse(pages_frame("bundles", body)))
     rows = res.offers.filter(pl.col("instance_type") == "offer-18346000")
-    assert rows["gpu_name"].to_list() == [None, None]
-    assert res.unknown_gpu["n"].sum() == 2
+    # not in Vast's map: named by the shared GPU rule from Vast's own gpu_name
+    assert rows["gpu_name"].to_list() == ["RTX 5090", "RTX 5090"]
+    assert res.unknown_gpu["n"].sum() == 0
 
 
 def test_host_memory_is_scaled_to_the_offer_share_of_cpu_cores(pages_frame, body):

@@ -57,13 +57,15 @@ def test_without_a_locations_page_offers_are_global(pages_frame, bodies):
     assert set(offers["region"]) == {"global"}
 
 
-def test_cpu_only_types_are_excluded_and_unmapped_gpus_counted(pages_frame, bodies):
+def test_cpu_only_types_are_excluded_and_unmapped_gpus_named_by_the_shared_rule(pages_frame, bodies):
     res = run(pages_frame, *bodies)
     # CPU.120V.480G: on demand and spot, in 3 locations
     assert dict(res.excluded.select("reason", "n").rows()) == {"CPU-only instance type (no GPU)": 6}
+    # the map has no RTX 6000 Ada: the shared GPU rule reads it from the instance type
     ada = one(res.offers, "1RTX6000ADA.10V")
-    assert ada["gpu_name"] is None and ada["price_usd_per_hour"] == 1.19
-    assert res.unknown_gpu["n"].sum() == 6
+    assert (ada["gpu_name"], ada["gpu_memory_gib"]) == ("RTX 6000 ADA", 48.0)
+    assert ada["price_usd_per_hour"] == 1.19
+    assert res.unknown_gpu["n"].sum() == 0
 
 
 def test_a_price_that_is_not_a_number_is_quarantined_with_it(pages_frame, bodies):

@@ -60,13 +60,15 @@ def test_bare_metal_gpu_plans_have_on_demand_and_preemptible_offers(pages_frame,
     assert (spot["gpu_name"], spot["gpu_memory_gib"]) == ("MI300X", 192.0)
 
 
-def test_cpu_metal_and_unlocated_plans_are_excluded_and_unmapped_gpus_counted(pages_frame, bodies):
+def test_cpu_metal_and_unlocated_plans_are_excluded_and_the_mi325x_counted(pages_frame, bodies):
     res = run(pages_frame, bodies)
     excluded = dict(res.excluded.select("reason", "n").rows())
     assert excluded["CPU bare-metal plan (no GPU in its id)"] == 1  # its preemptible 0 not offered
     assert excluded["no location offers this plan"] == 1
     mi325 = rows(res.offers, "vcg-mi325x-32c-256g-256vram").row(0, named=True)
-    assert mi325["gpu_name"] is None and res.unknown_gpu["n"].sum() == 1
+    # 256 GB of VRAM = one MI325X of 256 GB
+    assert (mi325["gpu_name"], mi325["gpu_count"]) == ("MI325X", 1.0)
+    assert res.unknown_gpu["n"].sum() == 0
 
 
 def test_a_price_that_is_not_a_number_is_quarantined(pages_frame, bodies):

@@ -1,0 +1,94 @@
+"""One GPU identity rule for every provider (connectors/kit/gpu.py, applied in the shared
+normalise step): the form factor, the name and the memory a source's own words state,
+where the connector's map left them open; only names of the GPU reference are given."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from connectors.kit import gpu as _gpu
+from connectors.kit.normalise import normalise
+from gpu_pricing import names
+
+
+def offers(**columns) -> pl.DataFrame:
+    n = len(next(iter(columns.values())))
+    base = {
+        "provider": ["p"] * n,
+        "region": ["r"] * n,
+        "pricing_model": ["on_demand"] * n,
+        "price_usd_per_hour": [2.0] * n,
+        "gpu_count": [1.0] * n,
+        "load_id": ["l"] * n,
+        "endpoint": ["e"] * n,
+    }
+    return pl.DataFrame({**base, **columns})
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "variant"),
+    [
+        ("H100_PCIE_80GB", "PCIe"),  # FluidStack
+        ("A100_PCIE_80GB", "PCIe"),
+        ("H100-80G-PCIe", "PCIe"),  # Hyperstack
+        ("H100-80G-PCIe-NVLink", "PCIe"),
+        ("H100-80G-PCIe-spot", "PCIe"),
+        ("gpu_1x_h100_pcie", "PCIe"),  # Lambda
+        ("H100_SXM5_80GB", "SXM"),
+        ("8x H100 (80 GB SXM5)", "SXM"),
+        ("p5.48xlarge", None),
+        ("pciex-box", None),  # a word that only starts with pcie is no form factor
+    ],
+)
+def test_the_form_factor_is_read_from_the_source_words(instance_type, variant):
+    out = normalise(offers(instance_type=[instance_type], gpu_name=["H100"], gpu_memory_gib=[80.0]))
+    assert out.offers["gpu_variant"].to_list() == [variant]
+
+
+def test_a_connectors_own_variant_wins():
+    out = normalise(
+        offers(instance_type=["H100_PCIE_80GB"], gpu_name=["H100"], gpu_variant=["SXM"])
+    )
+    assert out.offers["gpu_variant"].to_list() == ["SXM"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "memory"),
+    [
+        ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 ADA", 48.0),
+        ("gpu-6000adax1-48gb", "RTX 6000 ADA", 48.0),
+        ("RTX-5090", "RTX 5090", 32.0),
+        ("Standard_NG8ads_V620_v1", "RADEON PRO V620", 32.0),
+        ("8x H20 96GB", "H20", 96.0),
+        ("MI325X", "MI325X", 256.0),
+        ("GB200 NVL72", "GB200", 186.0),
+        ("gb300", "GB300", 288.0),
+        ("Tesla V100 32GB", "V100", 32.0),
+        ("Tesla V100", "V100", None),  # two sizes in the reference: none guessed
+        ("H200", None, None),  # the shared map only names what a connector's map may miss
+        ("RX 7900 XTX", None, None),
+    ],
+)
+def test_unnamed_gpus_are_named_from_the_source_words(text, name, memory):
+    out = normalise(offers(instance_type=["x"], gpu_name=[None], gpu_text=[text]))
+    row = out.offers.row(0, named=True)
+    assert (row["gpu_name"], row["gpu_memory_gib"]) == (name, memory)
+
+
+def test_every_name_the_rule_gives_is_in_the_gpu_reference_and_typed_names_agree():
+    reference = set(_gpu.reference_sizes())
+    given = {name for _, name in _gpu.GPU_NAMES}
+    assert given <= reference
+    # what a user types goes through the same words (gpu_pricing.names)
+    assert names.gpu("Radeon V620").name == "RADEON PRO V620"
+    assert names.gpu("rtx 6000 ada").name == "RTX 6000 ADA"
+
+
+@pytest.mark.parametrize("gpu", ["RTX 6000 ADA", "RTX 5090", "H20", "MI325X", "GB200", "GB300"])
+def test_the_gpus_people_rent_today_are_in_the_reference_with_a_source(gpu):
+    from gpu_pricing.api import seed_gpu_specs
+
+    rows = seed_gpu_specs().filter(pl.col("gpu_name") == gpu)
+    assert rows.height == 1 and rows["spec_source"].item()
+    assert rows["bf16_tflops"].item() > 0

@@ -1,0 +1,139 @@
+"""Each rule has one home: docs/costs.md's "Where each rule lives" table is checked against
+the code here, and a second statement of a rule (a restated usable-offer filter, a
+cheapest-first ORDER BY, a pairing, a per-GPU-hour division, a form-factor or GPU-name
+rule, a restated constant) fails the rule's test, naming the file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SQL = [*ROOT.glob("sql/**/*.sql"), *ROOT.glob("gpu_pricing/queries/*.sql")]
+PY = [
+    p
+    for folder in ("connectors", "gpu_pricing", "models", "flows", "warehouse")
+    for p in (ROOT / folder).rglob("*.py")
+]
+
+# (rule as the table names it, its home as the table names it)
+TABLE = [
+    ("usable offer (verified price of a whole machine with a known GPU)", "`int_offers_usable`"),
+    ("cheapest first, and its tie-break", "`cheapest_order` (`int_offers_current`)"),
+    ("spot/reserved vs on-demand pairing", "`int_offer_pairs`"),
+    ("per-GPU-hour price (machine price / GPU count)", "`connectors/kit/normalise.py`"),
+    (
+        "GPU identity (name, memory, form factor from the source's words)",
+        "`connectors/kit/gpu.py`",
+    ),
+    (
+        "names people type (GPU, provider, region, pricing model)",
+        "`gpu_pricing/names.py`",
+    ),
+    (
+        "every read and decision (rates, history, estimates, plans, break-evens)",
+        "`gpu_pricing/api.py`",
+    ),
+    (
+        "hours per month and year, bytes per GiB, FLOPs and bytes per parameter, default "
+        "MFU, serving utilisation, the serving shares of peak, the owning-cost defaults",
+        "`sql/seeds/seed_conventions.csv`",
+    ),
+    (
+        "cost per token (training and inference), memory fit",
+        "table macro `cost_per_token` (`sql/macros/cost_per_token.sql`)",
+    ),
+    ("buy vs rent", "table macro `breakeven_onprem`"),
+    ("spot vs on-demand with checkpoints", "table macro `spot_breakeven`"),
+    (
+        "serving roofline (decode step, prefill, tensor parallelism)",
+        "`models/serving.py`",
+    ),
+    (
+        "instance limit per offer (capacity)",
+        "`models/capacity.py` (provider classes: `sql/seeds/seed_provider_classes.csv`)",
+    ),
+]
+
+
+def docs_table() -> list[tuple[str, str]]:
+    text = (ROOT / "docs" / "costs.md").read_text(encoding="utf-8")
+    section = text.split("### Where each rule lives", 1)[1].split("\n#", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")][1:]
+    return [tuple(cell.strip() for cell in row.strip("|").split("|")[:2]) for row in rows]
+
+
+def test_the_docs_table_names_each_rule_and_its_home():
+    assert docs_table() == TABLE
+
+
+def code(path: Path) -> str:
+    """The file's text without comments (SQL `--`, Python `#`) and docstrings."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".sql":
+        return re.sub(r"--[^\n]*", "", text)
+    text = re.sub(r'"""(?:.|\n)*?"""', "", text)
+    return re.sub(r"(?m)#[^\n]*$", "", text)
+
+
+def where(pattern: str, files: list[Path], flags: int = re.I | re.S) -> set[str]:
+    found = re.compile(pattern, flags)
+    return {str(p.relative_to(ROOT)) for p in files if found.search(code(p))}
+
+
+def test_the_usable_offer_filter_is_stated_once():
+    usable = r"is_verified\s+and\s+(\w+\.)?is_comparable|is_comparable\s+and\s+(\w+\.)?is_verified"
+    assert where(usable, SQL + PY) == {"sql/intermediate/int_offers_usable.sql"}
+
+
+def test_cheapest_first_is_ordered_by_cheapest_order_everywhere():
+    # an ORDER BY on the price (a ranking) is written once: the definition of cheapest_order
+    by_price = r"order\s+by\s+(\w+\.)?price_usd_per_gpu_hour"
+    assert where(by_price, SQL) == {"sql/intermediate/int_offers_current.sql"}
+    # no Python re-sort of offers by their rate
+    resort = r"sort\(\s*\[?\s*\"(price|rate)_usd_per_gpu_hour\""
+    assert where(resort, PY) == set()
+
+
+def test_spot_and_on_demand_are_paired_once():
+    both = [p for p in SQL if "'spot'" in code(p) and "'on_demand'" in code(p)]
+    assert {str(p.relative_to(ROOT)) for p in both} == {"sql/intermediate/int_offer_pairs.sql"}
+
+
+def test_per_gpu_hour_is_divided_once():
+    assigned = r"price_usd_per_gpu_hour\s*="
+    assert where(assigned, PY) == {"connectors/kit/normalise.py"}
+    assert where(r"price_usd_per_hour\s*/\s*(\w+\.)?gpu_count", SQL) == set()
+
+
+def test_gpu_identity_is_one_rule():
+    # the form factor rule is defined once, and every connector that sets a variant
+    # itself calls it (with its own extra patterns at most)
+    assert where(r"def\s+form_factor\(", PY) == {"connectors/kit/gpu.py"}
+    variant = re.compile(r"gpu_variant\s*=\s*(?!form_factor\()")
+    connectors = [p for p in PY if "connectors" in p.parts]
+    assert {str(p.relative_to(ROOT)) for p in connectors if variant.search(code(p))} <= {
+        "connectors/kit/gpu.py"
+    }
+    # the seed's memory sizes are read in one place for the connectors
+    assert where(r"seed_gpu_specs\.csv", connectors) == {"connectors/kit/gpu.py"}
+
+
+@pytest.mark.parametrize(
+    ("what", "pattern"),
+    [
+        ("hours per month or year", r"=\s*(720|730|8760)(\.0)?\b"),
+        ("bytes per GiB", r"2\.0\s*\*\*\s*30|\b2\s*\*\*\s*30|1024\s*\*\*\s*3"),
+        ("default MFU", r"mfu[^=\n]*=\s*0\.45\b"),
+        ("default utilisation", r"utili[sz]ation[^=\n]*=\s*0\.3\b"),
+    ],
+)
+def test_constants_come_from_seed_conventions(what, pattern):
+    # GCP's own billing month is Google's convention, under its own name
+    stated = where(pattern, PY, re.I)
+    allowed = {"connectors/gcp/settings.py"} if "month" in what else set()
+    assert stated <= allowed, f"{what} restated in {sorted(stated - allowed)}"
+    gcp = (ROOT / "connectors/gcp/settings.py").read_text(encoding="utf-8")
+    assert "HOURS_PER_MONTH = 730" not in gcp.replace("GCP_BILLING_HOURS_PER_MONTH", "")
