@@ -34,7 +34,7 @@ SLOW_FIXTURES = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects, before xdist groups
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
 def pytest_collection_modifyitems(config, items):
     if "live" not in config.option.markexpr:  # real cloud APIs: only when -m asks for them
         live = [item for item in items if item.get_closest_marker("live")]
@@ -44,12 +44,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if SLOW_FIXTURES.keys() & set(item.fixturenames):
             item.add_marker(pytest.mark.slow)
-        # pytest-xdist (`--dist loadgroup`): a file's tests stay on one worker (its module
-        # fixtures are built once), and every flow run on the worker that has started the
-        # temporary Prefect API already
-        file = item.nodeid.split("::")[0]
-        group = "prefect_harness" if "prefect_harness" in item.fixturenames else file
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
