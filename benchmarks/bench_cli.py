@@ -41,11 +41,11 @@ ROOT = Path(__file__).resolve().parent.parent
 CLI = str(Path(sys.executable).parent / "gpu-pricing")
 
 
-def run(argv: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
+def run(argv: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> dict[str, float]:
     """One whole process: wall, cpu seconds and peak resident memory (MiB)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         began = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=err)
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - began
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -134,8 +134,10 @@ def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[st
         argv = [*cli, "refresh", "--snapshot", str(snap), "--providers", provider,
                 "--warehouse", str(target), "--json"]  # fmt: skip
         prefix = f"{label}: " if label else ""
-        steps[f"{prefix}refresh, new warehouse"] = lambda a=argv, e=env: run(a, e)
-        steps[f"{prefix}refresh again, unchanged"] = lambda a=argv, e=env: run(a, e)
+        # from the tree's own folder: `python -m` puts the working directory first on the path
+        cwd = tree or ROOT
+        steps[f"{prefix}refresh, new warehouse"] = lambda a=argv, e=env, c=cwd: run(a, e, c)
+        steps[f"{prefix}refresh again, unchanged"] = lambda a=argv, e=env, c=cwd: run(a, e, c)
     return steps
 
 

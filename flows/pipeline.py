@@ -514,6 +514,17 @@ def load_and_publish(
             """SELECT asserted_sql FROM _runs WHERE status = 'ok'
                ORDER BY started_at DESC LIMIT 1""",
         )
+
+        def check_alerts() -> None:
+            if alerts is None:
+                return
+            try:
+                with db.transaction(con):
+                    alerts(con)
+            except Exception as exc:  # the refresh publishes all the same
+                log.error("alerts check failed (the refresh itself is published): %s", exc)
+            lap("alerts")
+
         if refreshed or asserted != [(sql,)]:
             sql_runner.load_seeds(con)
             sql_runner.build_views(con)
@@ -525,15 +536,10 @@ def load_and_publish(
                 lap("materialise")
                 results = sql_runner.assert_healthy(con)
                 lap("assertions")
+                check_alerts()  # the alert inputs read the intermediate views held here too
         else:  # nothing re-staged, same SQL: the published data passed these assertions
             merged, results = {"opened": 0, "closed": 0}, []
-        if alerts is not None:
-            try:
-                with db.transaction(con):
-                    alerts(con)
-            except Exception as exc:  # the refresh publishes all the same
-                log.error("alerts check failed (the refresh itself is published): %s", exc)
-            lap("alerts")
+            check_alerts()
         run(
             con,
             "UPDATE _runs SET finished_at = ?, status = ?, asserted_sql = ? WHERE run_id = ?",

@@ -19,6 +19,10 @@ import pytest
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+# The command line's tables fit the terminal ($COLUMNS, else the terminal, else 120 columns):
+# the width a run without a terminal gets, pinned, so that an xdist worker (whose stdout
+# may report another size) prints what a serial run prints.
+os.environ["COLUMNS"] = "120"
 # Make sure no real credentials on a developer machine leak into a test run.
 for var in ("AZURE_SUBSCRIPTION_ID", "AWS_PROFILE", "GOOGLE_API_KEY", "LAMBDA_API_KEY", "RUNPOD_API_KEY"):
     os.environ.pop(var, None)
@@ -34,7 +38,7 @@ SLOW_FIXTURES = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects, before xdist groups
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
 def pytest_collection_modifyitems(config, items):
     if "live" not in config.option.markexpr:  # real cloud APIs: only when -m asks for them
         live = [item for item in items if item.get_closest_marker("live")]
@@ -44,12 +48,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if SLOW_FIXTURES.keys() & set(item.fixturenames):
             item.add_marker(pytest.mark.slow)
-        # pytest-xdist (`--dist loadgroup`): a file's tests stay on one worker (its module
-        # fixtures are built once), and every flow run on the worker that has started the
-        # temporary Prefect API already
-        file = item.nodeid.split("::")[0]
-        group = "prefect_harness" if "prefect_harness" in item.fixturenames else file
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
