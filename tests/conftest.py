@@ -19,6 +19,10 @@ import pytest
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+# The command line's tables fit the terminal ($COLUMNS, else the terminal, else 120 columns):
+# the width a run without a terminal gets, pinned, so that an xdist worker (whose stdout
+# may report another size) prints what a serial run prints.
+os.environ["COLUMNS"] = "120"
 # Make sure no real credentials on a developer machine leak into a test run.
 for var in ("AZURE_SUBSCRIPTION_ID", "AWS_PROFILE", "GOOGLE_API_KEY", "LAMBDA_API_KEY", "RUNPOD_API_KEY"):
     os.environ.pop(var, None)

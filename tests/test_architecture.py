@@ -17,11 +17,12 @@ ALLOWED = {
     "models": {"polars", "models"},
     "samples": {"samples"},  # builders of response shapes: the standard library only
     "connectors": {"connectors", "polars", "pyarrow", "httpx", "orjson", "boto3", "botocore",
-                   "google", "azure", "warehouse", "nebius",
+                   "google", "azure", "warehouse", "nebius", "models",
                    "requests"},  # the transport under google-api-core REST (its errors)
 }
-# connectors may use these warehouse modules only (the schema and the error base class)
-CONNECTOR_WAREHOUSE_MODULES = {"warehouse.schemas", "warehouse.errors"}
+# connectors may use these lower modules only: the schema and the error base class, and the
+# conventions (hours per year, bytes per GiB) every layer reads from seed_conventions
+CONNECTOR_LOWER_MODULES = {"warehouse.schemas", "warehouse.errors", "models.conventions"}
 
 
 def imports(path: Path) -> set[str]:
@@ -43,8 +44,8 @@ def test_folder_imports_only_what_its_role_allows(folder):
             top = name.split(".")[0]
             if top in STDLIB:
                 continue
-            narrow = folder == "connectors" and top == "warehouse"
-            if top not in ALLOWED[folder] or (narrow and name not in CONNECTOR_WAREHOUSE_MODULES):
+            narrow = folder == "connectors" and top in {"warehouse", "models"}
+            if top not in ALLOWED[folder] or (narrow and name not in CONNECTOR_LOWER_MODULES):
                 offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
 

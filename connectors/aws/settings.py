@@ -3,7 +3,7 @@ exclusion with why and a source."""
 
 from __future__ import annotations
 
-from models import conventions
+from models.conventions import HOURS_PER_YEAR as HOURS_PER_YEAR
 
 PROVIDER = "aws"
 
@@ -175,8 +175,7 @@ SPOT_ADVISOR_OS = "Linux"
 INTERRUPTION_RATE_MAX_PCT = {"<5%": 5, "5-10%": 10, "10-15%": 15, "15-20%": 20, ">20%": 100}
 
 # --- prices -------------------------------------------------------------------------------
-# reserved upfront fees are spread over 365-day years (seed_conventions.hours_per_year)
-HOURS_PER_YEAR = conventions.HOURS_PER_YEAR
+# reserved upfront fees are spread over 365-day years: HOURS_PER_YEAR (seed_conventions.hours_per_year)
 LEASE_YEARS = {"1yr": 1, "3yr": 3}
 OFFERING_CLASSES = ("standard", "convertible")
 PURCHASE_OPTIONS = ("No Upfront", "Partial Upfront", "All Upfront")

@@ -3,7 +3,7 @@ with why and a source."""
 
 from __future__ import annotations
 
-from models import conventions
+from models.conventions import HOURS_PER_YEAR as HOURS_PER_YEAR
 
 PROVIDER = "azure"
 
@@ -62,8 +62,7 @@ DEFAULT_REGIONS = (
 ARM_URL = "https://management.azure.com"
 SUBSCRIPTION_ENV = "AZURE_SUBSCRIPTION_ID"
 
-# reservation totals are spread over 365-day years (seed_conventions.hours_per_year)
-HOURS_PER_YEAR = conventions.HOURS_PER_YEAR
+# reservation totals are spread over 365-day years: HOURS_PER_YEAR (seed_conventions.hours_per_year)
 
 # Exclusions: (reason, why / source). Matched in parse.py with vectorised string tests.
 EXCLUDE_WINDOWS = "windows: OS licence included in the price; we publish Linux prices"

@@ -40,15 +40,19 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((120, 24)).columns
 
 
-def _fit(widths: list[int], shrinkable: list[bool], limit: int) -> list[int]:
+def _fit(
+    widths: list[int], shrinkable: list[bool], limit: int, kept: list[bool] | None = None
+) -> list[int]:
     """Column widths that fit `limit` characters (with two spaces between columns): the
-    widest text column gives up a character at a time; numbers are never cut."""
+    widest text column gives up a character at a time; numbers are never cut, and `kept`
+    columns only once no other text column can give more."""
     widths = list(widths)
+    kept = kept or [False] * len(widths)
     while sum(widths) + 2 * (len(widths) - 1) > limit:
         candidates = [i for i, w in enumerate(widths) if shrinkable[i] and w > MIN_TEXT_WIDTH]
         if not candidates:
             break
-        widest = max(candidates, key=lambda i: widths[i])
+        widest = max(candidates, key=lambda i: (not kept[i], widths[i]))
         widths[widest] -= 1
     return widths
 
@@ -57,9 +61,15 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def table(df: pl.DataFrame, float_digits: int = 4, width: int | None = None) -> str:
+def table(
+    df: pl.DataFrame,
+    float_digits: int = 4,
+    width: int | None = None,
+    keep: tuple[str, ...] = (),
+) -> str:
     """An aligned text table that fits `width` (default: the terminal, 120 without one):
-    text columns too wide are cut with an ellipsis (the --json output has every value)."""
+    text columns too wide are cut with an ellipsis (the --json output has every value),
+    the columns named in `keep` last."""
     if df.is_empty():
         return "(no rows)"
     cells = [[_cell(v, float_digits) for v in row] for row in df.iter_rows()]
@@ -70,7 +80,7 @@ def table(df: pl.DataFrame, float_digits: int = 4, width: int | None = None) -> 
         dtype == pl.String and not all(number.match(r[i]) for r in cells)
         for i, dtype in enumerate(df.dtypes)
     ]
-    widths = _fit(natural, text, width or terminal_width())
+    widths = _fit(natural, text, width or terminal_width(), [c in keep for c in df.columns])
 
     def line(values: list[str]) -> str:
         return "  ".join(

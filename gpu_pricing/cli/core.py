@@ -198,7 +198,8 @@ def rates(
         if json_out:
             emit_json({"rates": df.to_dicts(), "count": df.height})
         else:
-            print(table(short_columns(df)))
+            # the note says why a row is not ranked: cut it last
+            print(table(short_columns(df), keep=("provider", "pricing", "note")))
 
     run(body)
 

@@ -9,7 +9,7 @@ SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_g
        o.price_usd_per_hour, o.price_usd_per_gpu_hour, o.price_flag, o.host_included,
        o.provenance, o.is_verified, o.effective_at, o.fetched_at, o.load_id, o.cheapest_order,
        nullif(concat_ws('; ',
-           CASE WHEN NOT o.is_verified THEN o.provenance || ' price, not ranked by default' END,
+           CASE WHEN NOT o.is_verified THEN o.provenance || ' price, unranked' END,
            CASE WHEN NOT o.host_included THEN 'GPU only: host billed apart' END,
            o.price_flag), '') AS note
 FROM mart_gpu_offers_current o
