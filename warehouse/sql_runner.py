@@ -217,13 +217,14 @@ def materialise(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
 
 # the layers whose views are computed once per build (`computed_once`); the alert inputs
 # read alert_events, which the alerts check writes inside the same build
-COMPUTED_ONCE_LAYERS = ("intermediate",)
+COMPUTED_ONCE_LAYERS = ("intermediate", "marts")
 
 
 @contextmanager
 def computed_once(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> Iterator[list[str]]:
-    """Inside the block, each view of the intermediate layer is held as a temporary table of
-    the same name, built once in dependency order (each from those before it). DuckDB looks
+    """Inside the block, each view of the intermediate and mart layers (but the marts
+    `materialise` builds as tables) is held as a temporary table of the same name, built
+    once in dependency order (each from those before it). DuckDB looks
     a name up in the temporary schema first, also from inside a view, so the marts
     materialised and the data tests run in the block read those rows instead of recomputing
     the view stack once per reader (at a million offers, ~20 readers of the same few
@@ -232,11 +233,15 @@ def computed_once(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> It
     as before."""
     files = view_files(sql_dir)
     kinds = _kinds(con)
+    tables = set(materialized(sql_dir))  # built as tables by `materialise`, never held
     held: list[str] = []
     try:
         for name in build_order(sql_dir):
-            if name in files and files[name].parent.name in COMPUTED_ONCE_LAYERS and (
-                kinds.get(name) == "VIEW"
+            if (
+                name in files
+                and files[name].parent.name in COMPUTED_ONCE_LAYERS
+                and kinds.get(name) == "VIEW"
+                and name not in tables
             ):
                 run(con, f"CREATE TEMPORARY TABLE {name} AS SELECT * FROM main.{name}")
                 held.append(name)
