@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from connectors.kit.decode import PAGE_COLUMNS
+from connectors.kit.decode import PAGE_COLUMNS, guard_pages
 from connectors.kit.money import decimal, usd
 from connectors.kit.normalise import verdict
 from connectors.nebius import settings as s
@@ -51,10 +51,13 @@ KEY = ["load_id", "_region", "_platform", "_preset", "_spot"]
 
 def _items(pages: pl.DataFrame, field: str) -> pl.DataFrame:
     """One row per element of each page's `field` list, with the page's region (a page
-    is one region: few pages, decoded at once)."""
+    is one region: few pages, decoded at once). A page whose list is missing, null or
+    empty has drifted: every region lists its GPU platforms and their price estimates."""
     body = pl.col("_body")
+    decoded = pages.with_columns(_body=pl.col("payload").str.json_decode(PAGE))
+    guard_pages(decoded, body.struct.field(field), f"nebius {field}")
     return (
-        pages.select(*PAGE_COLUMNS, _body=pl.col("payload").str.json_decode(PAGE))
+        decoded.select(*PAGE_COLUMNS, "_body")
         .select(
             *PAGE_COLUMNS,
             _region=body.struct.field("region"),

@@ -27,7 +27,7 @@ GUARDED = {
     "digitalocean": ("sizes",), "vultr": ("plans", "plans_metal"),
     "cloudrift": ("instance_types",), "jarvislabs": ("server_meta",),
     "hotaisle": ("available_vms",), "crusoe": ("vm_types",), "fluidstack": ("configurations",),
-    "seeweb": ("plans",),
+    "seeweb": ("plans",), "nebius": ("estimates",),
 }  # fmt: skip
 # endpoints whose pages may hold an empty list, but never lose it
 MISSING_ONLY = {"aws": ("price_list", "savings_plans", "instance_types", "spot_advisor")}
