@@ -113,8 +113,12 @@ def refresh(
             from flows.direct import summary_markdown
 
             print(summary_markdown(summary))
-            print("\nCheapest per-GPU-hour offers now:\n")
-            print(table(cheapest))
+            print("\nCheapest per-GPU-hour offers now (median: of each provider's cheapest):\n")
+            shown = short_columns(cheapest).select(
+                "gpu", "gib", "pricing", "usd/gpu-h", "provider", "region", "instance_type",
+                "median", "providers",
+            )
+            print(table(shown, keep=("gpu", "pricing", "provider")))
         return summary.exit_code
 
     raise typer.Exit(run(body))
@@ -137,6 +141,9 @@ SHORT_COLUMNS = {
     "valid_to": "valid_to",
     "observed_at": "observed_at",
     "note": "note",  # illustrative, GPU-only, spot above on-demand
+    # refresh's cheapest table (mart_cheapest_gpu_hour)
+    "median_provider_usd_per_gpu_hour": "median",
+    "providers": "providers",
 }
 
 
