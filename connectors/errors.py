@@ -1,22 +1,15 @@
-"""The exception tree every connector raises from.
+"""The failures every connector raises (under common.errors.PricingError).
 
 Connectors raise the specific type low; flows decide whether to skip, retry or fail.
 Messages name the provider, the endpoint and the offending value, never a credential:
-every message is redacted (connectors.kit.redact) when the exception is built, and an
+every message is redacted (common.redact) when the exception is built, and an
 error excerpt is cut from the redacted text.
 """
 
 from __future__ import annotations
 
-from connectors.kit.redact import redact
-from warehouse.errors import AssertionsFailed, WarehouseError  # noqa: F401 (re-exported)
-
-
-class PricingError(Exception):
-    """Root of everything gpu-pricing raises on purpose. Its text arguments are redacted."""
-
-    def __init__(self, *args: object) -> None:
-        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
+from common.errors import PricingError
+from common.redact import redact
 
 
 class ConnectorError(PricingError):
@@ -44,6 +37,3 @@ class UnexpectedResponse(ConnectorError):
         super().__init__(provider, endpoint, detail)
 
 
-class InvalidInput(PricingError, ValueError):
-    """Bad user input (a snapshot, a flag, a config value, a name given to the Python API):
-    exit code 2. A ValueError too, as the API promises for bad input."""

@@ -41,7 +41,7 @@ PROVIDERS: dict[str, Connector] = discover()
 
 
 def get(name: str) -> Connector:
-    from connectors.errors import InvalidInput
+    from common.errors import InvalidInput
 
     try:
         return PROVIDERS[name]

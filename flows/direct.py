@@ -13,9 +13,9 @@ two ways, each step given by a `Steps`:
 Retries (exponential backoff with jitter) sit on the fetch step only, and only for
 retryable errors, with the same policy both ways; a connector whose fetch fails is recorded
 in `_loads` and the others go on. Before publishing, the budgets and rate rules of
-gpu-pricing.toml are checked on the refresh's own build (gpu_pricing.notify); an alert
+gpu-pricing.toml are checked on the refresh's own build (services.notify); an alert
 failure is logged and never fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step publishes the
-warehouse there as Iceberg tables (gpu_pricing.publish); a publish failure is logged, shown
+warehouse there as Iceberg tables (warehouse.publish); a publish failure is logged, shown
 in the summary and retried at the next run (publishing is idempotent), and never undoes the
 refresh.
 """
@@ -32,12 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from connectors.errors import InvalidInput, SourceUnavailable
+from common.errors import InvalidInput
+from connectors.errors import SourceUnavailable
 from connectors.kit.page import FetchContext, FetchFailure
 from flows import pipeline, progress
-from gpu_pricing import notify
-from gpu_pricing.config import Config
-from gpu_pricing.config import load as load_config
+from services import notify
+from services.config import Config
+from services.config import load as load_config
+from warehouse import staging
 
 # the fetch retry policy, for the Prefect task and the direct run alike: two retries after
 # ~10 s and ~20 s (Prefect's exponential backoff, each delay spread +-50%), only for
@@ -123,7 +125,7 @@ def summary_markdown(summary: pipeline.RunSummary) -> str:
 
 
 def publish_step(path: Path, cfg: Config) -> dict:
-    from gpu_pricing import publish as pub
+    from warehouse import publish as pub
 
     result = pub.publish(
         path,
@@ -205,7 +207,7 @@ def run_refresh(
     names = providers or cfg.connector_names()
     contexts = {
         name: FetchContext(
-            watermarks=pipeline.watermarks(path, name),
+            watermarks=staging.watermarks(path, name),
             regions=tuple(regions) if regions else cfg.regions_for(name),
         )
         for name in names

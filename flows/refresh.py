@@ -15,9 +15,10 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.tasks import exponential_backoff
 
-from connectors.errors import InvalidInput, PricingError
+import connectors.registry  # noqa: F401 - builds every connector: redaction knows their credentials
+from common.errors import InvalidInput, PricingError
+from common.redact import install_logging, redact, redact_doc
 from connectors.kit.page import FetchContext
-from connectors.kit.redact import install_logging, redact, redact_doc
 from flows import artifacts, direct, pipeline
 from flows.direct import (
     FETCH_RETRIES,
@@ -28,8 +29,8 @@ from flows.direct import (
     fetch_step,
     summary_markdown,
 )
-from gpu_pricing import notify
-from gpu_pricing.config import Config
+from services import notify
+from services.config import Config
 
 
 def _retryable(task, task_run, state) -> bool:  # Prefect's retry_condition_fn signature

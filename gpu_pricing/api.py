@@ -14,7 +14,7 @@ are a thin layer over `plan_train` and `plan_serve`.
 This module is the engine: every read and decision the command line, the planner and the
 report give (rates, cheapest, history, estimates, plans, break-evens) is answered here,
 and they print what it returns, so the same question gets the same answer at every door.
-Names are read by one parser (gpu_pricing.names): GPUs, providers, regions and pricing
+Names are read by one parser (services.names): GPUs, providers, regions and pricing
 models in any case and alias (`rates(gpu="h100 sxm", provider="AWS", pricing="on-demand")`);
 an unknown name raises naming the closest, never returns an empty frame.
 
@@ -38,8 +38,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from connectors.errors import InvalidInput
-from gpu_pricing import names, queries
+from common.errors import InvalidInput, WarehouseError
 from gpu_pricing import plan as planner
 from models import _validate, breakeven, capacity, inference, memory_fit, serving, training
 from models.conventions import (
@@ -51,8 +50,8 @@ from models.conventions import (
     SERVING_UTILIZATION,
 )
 from models.costs import SECONDS_PER_HOUR
-from warehouse import db
-from warehouse.errors import WarehouseError
+from services import names
+from warehouse import db, queries
 
 SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"
 SPEC_SCHEMA = {
@@ -77,7 +76,7 @@ def warehouse_path(warehouse: str | Path | None = None) -> Path:
     gpu-pricing.toml's `warehouse` (the file in the working directory or
     $GPU_PRICING_CONFIG), else the project's warehouse/gpu_pricing.duckdb, whatever the
     working directory (`warehouse.db.project_path`)."""
-    from gpu_pricing.config import load
+    from services.config import load
 
     cfg = load()
     if warehouse or cfg.warehouse is not None:
@@ -115,7 +114,7 @@ def _where(warehouse: str | Path | duckdb.DuckDBPyConnection | None) -> str:
 
 
 def _query(warehouse: str | Path | None, name: str, params: dict | None = None) -> pl.DataFrame:
-    """The rows of query `name` (gpu_pricing/queries/<name>.sql) in the warehouse."""
+    """The rows of query `name` (warehouse/queries/<name>.sql) in the warehouse."""
     with connect(warehouse) as con:
         return queries.read(con, name, params)
 

@@ -9,7 +9,7 @@ included, a survey's unverified dated rows drawn apart); spot price bands (p5-p9
 region of that GPU; cost per 1M training tokens per GPU; buy-vs-rent break-even; the
 training plan frontier of the workload in gpu-pricing.toml's `[plan]`
 (gpu_pricing.report_plan); active alerts. A section is a `gpu_pricing.report_section.Section`.
-Each section reads its relation on its own, through a query of `gpu_pricing/queries/`: a
+Each section reads its relation on its own, through a query of `warehouse/queries/`: a
 mart that is missing or empty makes that section say "no data" (a missing one: run
 `gpu-pricing refresh`) and the others go on. The report computes no figure itself: cost per
 token and break-evens are `mart_cost_per_token`'s and `mart_breakeven_onprem`'s.
@@ -28,14 +28,15 @@ import plotly.graph_objects as go
 import polars as pl
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from common.errors import WarehouseError
+from common.schemas import PRICING_MODELS
 from connectors.kit.page import utc_now
 from flows.artifacts import fmt as _fmt
-from gpu_pricing import api, queries
+from gpu_pricing import api
 from gpu_pricing.report_plan import plan_section, serve_section
 from gpu_pricing.report_section import Section
 from gpu_pricing.report_section import chart as _chart
-from warehouse.errors import WarehouseError
-from warehouse.schemas import PRICING_MODELS
+from warehouse import queries
 
 log = logging.getLogger(__name__)
 

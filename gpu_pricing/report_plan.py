@@ -38,7 +38,7 @@ TABLE_COLUMNS = [
 
 
 def plan_section(con, gpu: str, workload: Any = None) -> Any:
-    from gpu_pricing.config import PlanWorkload
+    from services.config import PlanWorkload
 
     w = workload or PlanWorkload()
     limits = [
@@ -150,8 +150,8 @@ def serve_section(con, gpu: str, workload: Any = None) -> Any:
     offer at the replica size and batch that serve a token cheapest while each user gets
     the default latency bound (gpu_pricing.plan.serve_candidates, models.serving)."""
     from gpu_pricing import plan as planner
-    from gpu_pricing.config import PlanWorkload
     from models import serving
+    from services.config import PlanWorkload
 
     w = workload or PlanWorkload()
     s = Section(

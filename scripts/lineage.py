@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import sys
 
+from common.errors import WarehouseError
 from warehouse import lineage, sql_runner
-from warehouse.errors import WarehouseError
 
 
 def lines(selector: str = "") -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SQL = [*ROOT.glob("sql/**/*.sql"), *ROOT.glob("gpu_pricing/queries/*.sql")]
+SQL = [*ROOT.glob("sql/**/*.sql"), *ROOT.glob("warehouse/queries/*.sql")]
 PY = [
     p
     for folder in ("connectors", "gpu_pricing", "models", "flows", "warehouse")
@@ -30,7 +30,7 @@ TABLE = [
     ),
     (
         "names people type (GPU, provider, region, pricing model)",
-        "`gpu_pricing/names.py`",
+        "`services/names.py`",
     ),
     (
         "every read and decision (rates, history, estimates, plans, break-evens)",

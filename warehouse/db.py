@@ -23,13 +23,8 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from warehouse.errors import StorageFull, WarehouseError, no_space
-from warehouse.schemas import (
-    BOOKKEEPING_DDL,
-    RENAMED_COLUMNS,
-    RENAMED_TABLES,
-    staging_migrations,
-)
+from common.errors import StorageFull, WarehouseError, no_space
+from common.schemas import BOOKKEEPING_DDL, RENAMED_COLUMNS, RENAMED_TABLES, staging_migrations
 
 ENV_VAR = "GPU_PRICING_WAREHOUSE"
 DEFAULT_RELATIVE = Path("warehouse") / "gpu_pricing.duckdb"

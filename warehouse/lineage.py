@@ -18,7 +18,7 @@ from functools import cache
 
 import duckdb
 
-from warehouse.errors import WarehouseError
+from common.errors import WarehouseError
 
 # the header of a table macro, before its body: `CREATE [OR REPLACE] MACRO name(...) AS TABLE`
 _MACRO_BODY = re.compile(r"\bAS\s+TABLE\b", re.I)

@@ -11,7 +11,7 @@ every spot price point (`int_spot_prices_unioned`, the feeds of `fct_spot_prices
   (every GPU-keyed mart joins it). One new GPU never stops the refresh: its offers are
   held back, the refresh summary names the GPU, and adding its row publishes them.
 - **Sanity ceiling**: a point above `MAX_USD_PER_GPU_HOUR` per GPU-hour, or not positive
-  (warehouse.schemas states it; the offers meet it in `connectors.kit.normalise`).
+  (common.schemas states it; the offers meet it in `connectors.kit.normalise`).
 - **Floor**: a per-GPU-hour price below `floor_fraction` x the median per-GPU-hour price of
   the verified offers of the same GPU (every provider's current staged offers, where at
   least `floor_min_offers` are priced). The median, not the cheapest price, so one junk
@@ -36,8 +36,8 @@ from datetime import datetime
 import duckdb
 import polars as pl
 
+from common.schemas import MAX_USD_PER_GPU_HOUR
 from warehouse.db import query, run
-from warehouse.schemas import MAX_USD_PER_GPU_HOUR
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class Checks:
     floor_fraction: float = 0.05
     floor_min_offers: int = 2
     jump_factor: float = 10.0
-    # the offer-count guard (flows.pipeline): a provider whose staged offers fall by more
+    # the offer-count guard (warehouse.staging): a provider whose staged offers fall by more
     # than this share from its last good load keeps them, unless accepted
     max_drop_pct: float = 50.0
 

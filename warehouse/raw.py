@@ -24,9 +24,9 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from common.schemas import canonical_json, raw_table_source, utc_now
 from warehouse.db import insert_frame, query, run
 from warehouse.rawstore import REPAIR, DamagedObject, RawStore
-from warehouse.schemas import canonical_json, raw_table_source, utc_now
 
 log = logging.getLogger(__name__)
 

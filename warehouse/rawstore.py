@@ -39,7 +39,7 @@ from pathlib import Path
 import pyarrow as pa
 import zstandard
 
-from warehouse.errors import WarehouseError
+from common.errors import WarehouseError
 
 log = logging.getLogger(__name__)
 

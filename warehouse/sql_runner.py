@@ -1,6 +1,6 @@
 """The SQL runner: seeds, views in dependency order, table macros, and assertions.
 
-- `sql/seeds/<table>.csv` -> table `<table>` (declared in warehouse.schemas.SEED_DDL; its
+- `sql/seeds/<table>.csv` -> table `<table>` (declared in common.schemas.SEED_DDL; its
   description and data tests in `<table>.yml` beside it, its columns in the README there),
   reloaded on every build so an edited seed takes effect.
 - `sql/intermediate/*.sql`, `sql/marts/*.sql`, `sql/alert_inputs/*.sql`: one SELECT per file; the
@@ -11,7 +11,7 @@
   order: a mart that is its table macro at the defaults (`select * from macro()`) is built
   after the macro, and the macro after the views it reads.
 - `sql/snapshots/<table>.sql`: the statements that maintain an effective-dated history
-  table (dbt's "snapshot"; the table's DDL is in warehouse.schemas), run by `run_snapshot`
+  table (dbt's "snapshot"; the table's DDL is in common.schemas), run by `run_snapshot`
   with named parameters (`$as_of`, ...) in one transaction.
 - `sql/tests/assert_*.sql`: each returns zero rows when healthy.
 - `sql/**/*.yml` (dbt's schema-file format, version 2), one beside each model, macro and
@@ -45,10 +45,10 @@ import duckdb
 import polars as pl
 import yaml
 
+from common.errors import AssertionsFailed, WarehouseError
+from common.schemas import SEED_DDL
 from warehouse import lineage
 from warehouse.db import query, run, transaction
-from warehouse.errors import AssertionsFailed, WarehouseError
-from warehouse.schemas import SEED_DDL
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 VIEW_LAYERS = ("intermediate", "marts", "alert_inputs")

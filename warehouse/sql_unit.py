@@ -41,10 +41,10 @@ import polars as pl
 import yaml
 from polars.testing import assert_frame_equal
 
+from common.errors import WarehouseError
+from common.schemas import BOOKKEEPING_DDL, SEED_DDL
 from warehouse import lineage, sql_runner
 from warehouse.db import query
-from warehouse.errors import WarehouseError
-from warehouse.schemas import BOOKKEEPING_DDL, SEED_DDL
 
 
 @dataclass(frozen=True)

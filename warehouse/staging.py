@@ -1,13 +1,36 @@
-"""Staging tables and quarantine: replace a provider's staged offers with the parse of its
-current raw pages; add newly rejected records to quarantine with their reasons."""
+"""Staging: a connector's current pages (read back from the raw store) parsed, normalised
+and staged, one transaction per provider, and what decides whether that is needed.
+
+- `stage_provider`: parse and stage a provider's current pages, or nothing when they and
+  the parsing code (`code_digest`) are the ones its staged offers came from; a series
+  endpoint's older pages are not re-read; a fall in offers beyond the allowed share raises
+  `OfferDrop`; rejected records go to quarantine with their reasons;
+- `hold_back`: the plausibility rules over the re-staged providers;
+- `watermarks`: where a provider's incremental fetches start;
+- `sql_digest`: the SQL a refresh builds and asserts with (unchanged: nothing re-asserted);
+- `replace_staged`, `quarantine`: the staged tables and the quarantine themselves.
+"""
 
 from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
 
 import duckdb
 import polars as pl
 
+from common.errors import PricingError
+from common.schemas import OFFER_KEY, staging_ddl, staging_migrations
+from connectors import registry
+from connectors.errors import UnexpectedResponse
+from connectors.kit.connector import Connector, Series, StagedTable
+from connectors.kit.normalise import Normalised, combine, normalise
+from connectors.kit.page import pages_frame, utc_now
+from warehouse import db, plausibility, raw, sql_runner
 from warehouse.db import insert_frame, run
-from warehouse.schemas import staging_ddl, staging_migrations
+from warehouse.rawstore import RawStore
 
 
 def replace_staged(
@@ -42,3 +65,318 @@ def quarantine(con: duckdb.DuckDBPyConnection, rejected: pl.DataFrame, at) -> in
         return run(con, "SELECT count(*) FROM quarantine")[0][0] - before
     finally:
         con.unregister("_rejected")
+
+
+@dataclass
+class ProviderSummary:
+    provider: str
+    fetched: int = 0  # pages fetched
+    unchanged: int = 0  # pages already stored
+    loaded: int = 0  # offers staged (current state)
+    rejected: int = 0  # records quarantined by this parse
+    excluded: int = 0
+    unknown_gpu: int = 0
+    failed: list[str] = field(default_factory=list)  # "endpoint/scope: error"
+    notes: list[str] = field(default_factory=list)  # held back by the checks: why
+    skipped: list[str] = field(default_factory=list)
+    parse_failed: bool = False  # pages landed, but no offers could be staged from them
+    reused: bool = False  # current pages unchanged since the last parse: staged offers kept
+    fetch_seconds: float = 0.0  # set by the caller that fetched (flows.refresh)
+    land_seconds: float = 0.0
+    stage_seconds: float = 0.0  # parse, normalise, stage, quarantine
+
+    @property
+    def status(self) -> str:
+        if (self.failed and not self.fetched) or self.parse_failed:
+            return "failed"  # no price from this run landed (the last good data stays)
+        if self.failed:
+            return "partial"
+        return "ok" if self.fetched or not self.skipped else "skipped"
+
+
+def watermarks(path: Path, provider: str) -> dict[tuple[str, str], datetime]:
+    """What incremental fetches start from, per (endpoint, scope) already published:
+    - by default the newest successful load's finish time;
+    - where the connector declares its source versions to be publication times
+      (`Connector.source_version_format`), the newest version stored, so an unchanged
+      file is recognised before it is downloaded;
+    - for a time series it stages (a `StagedTable` with a `Series`), the newest point
+      stored per scope, so the next fetch starts where the stored series ends.
+    Empty when the warehouse does not exist yet."""
+    if not path.exists():
+        return {}
+    connector = registry.get(provider)
+    con = db.connect_readonly(path)
+    try:
+        rows = db.query(
+            con,
+            """SELECT endpoint, scope,
+                      coalesce(max(try_strptime(source_version, $version_format)),
+                               max(l.finished_at)) AS at
+               FROM _loads l WHERE provider = $p AND status = 'ok' GROUP BY ALL""",
+            {"p": provider, "version_format": connector.source_version_format},
+        )
+        for table, series in connector.series_tables:
+            if not db.run(
+                con, "SELECT 1 FROM duckdb_tables() WHERE table_name = $t", {"t": table.name}
+            ):
+                continue
+            points = db.query(
+                con,
+                f"""SELECT $endpoint AS endpoint, {series.scope} AS scope,
+                           max({series.time}) AS at
+                    FROM {table.name} GROUP BY {series.scope}""",
+                {"endpoint": series.endpoint},
+            )
+            rows = pl.concat([rows, points], how="vertical_relaxed").unique(
+                ["endpoint", "scope"], keep="last", maintain_order=True
+            )
+    finally:
+        con.close()
+    return {(r["endpoint"], r["scope"]): r["at"] for r in rows.iter_rows(named=True)}
+
+
+BATCH_BYTES = 64 << 20
+
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def code_digest(name: str) -> str:
+    """A digest of the code a connector's offers are parsed and staged with (its package,
+    the shared connector modules, the staged schema): a change re-parses its pages even
+    when they did not change, so a parser fix reaches the staged offers and history."""
+    files = sorted(
+        [
+            *(_ROOT / "connectors" / name).rglob("*.py"),
+            *(_ROOT / "connectors" / name).rglob("*.csv"),
+            *(_ROOT / "connectors" / "kit").glob("*.py"),  # the connector kit
+            _ROOT / "common" / "schemas.py",
+            _ROOT / "warehouse" / "staging.py",
+        ]
+    )
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(_ROOT).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def sql_digest() -> str:
+    """A digest of the SQL a refresh builds and asserts with (views, macros, seeds,
+    assertions): with no provider re-staged and the same SQL, nothing needs re-asserting."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in sql_runner.SQL_DIR.rglob("*") if p.is_file()):
+        h.update(f.relative_to(sql_runner.SQL_DIR).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def _normalise_in_batches(
+    connector: Connector, index: pl.DataFrame, store: RawStore
+) -> Normalised:
+    """Parse the batched endpoint's pages ~BATCH_BYTES at a time, read straight from the
+    raw store (each batch with every page of the other endpoints), so a million-item
+    crawl never sits in memory whole."""
+    big = connector.batched_endpoint
+    rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
+    index = index.filter(pl.col("endpoint") == big)
+    batches: list[Normalised] = []
+    for batch in raw.iter_batches(index, store, BATCH_BYTES):
+        pages = pages_frame(batch)
+        if rest.height:
+            pages = pl.concat([rest, pages], how="vertical")
+        batches.append(normalise(connector.parse(pages).offers))
+    if not batches and rest.height:  # only the other endpoints have pages
+        batches.append(normalise(connector.parse(rest).offers))
+    if not batches:
+        raise UnexpectedResponse(connector.name, big, "no current pages to parse")
+    return combine(batches)
+
+
+def unique_offers(offers: pl.DataFrame) -> pl.DataFrame:
+    """One staged row per offer key (checked once, here; history relies on it): where a
+    source lists a key twice, the latest fetch wins, then the lower price."""
+    if not offers.select(pl.struct(OFFER_KEY).is_duplicated().any()).item():
+        return offers
+    return offers.sort(
+        ["fetched_at", "price_usd_per_hour"], descending=[True, False], nulls_last=True
+    ).unique(OFFER_KEY, keep="first", maintain_order=True)
+
+
+def _since(con, index: pl.DataFrame, connector: Connector, run_id: str) -> pl.DataFrame:
+    """`index` without the series endpoints' pages that a successful load of `run_id` (the
+    last parse) or of an earlier run listed: those were parsed. By sha256, not by the load
+    that first stored a page: that load may have failed, its pages parsed by none."""
+    appended = [series.endpoint for _, series in connector.series_tables]
+    parsed = db.query(
+        con,
+        """SELECT DISTINCT p.sha256 FROM _load_pages p JOIN _loads l ON l.load_id = p.load_id
+           WHERE l.provider = $p AND l.status = 'ok' AND l.run_id <= $r
+             AND l.endpoint IN (SELECT unnest($e))""",
+        {"p": connector.name, "r": run_id, "e": appended},
+    )["sha256"]
+    return index.filter(~pl.col("endpoint").is_in(appended) | ~pl.col("sha256").is_in(parsed.implode()))
+
+
+def _latest(con, connector: Connector) -> dict[str, pl.DataFrame]:
+    """The newest stored row of each series of the connector's series tables: what its
+    parse gets in place of the series pages it does not re-read."""
+    latest = {}
+    for table, series in connector.series_tables:
+        latest[table.name] = db.query(
+            con,
+            f"""SELECT * FROM {table.name} QUALIFY row_number() OVER (
+                    PARTITION BY {", ".join(series.series)} ORDER BY {series.time} DESC) = 1""",
+        )
+    return latest
+
+
+def _append_rows(con, table: StagedTable, series: Series, rows: pl.DataFrame) -> None:
+    """Add the rows of the newly landed series pages whose key is not staged yet (one
+    staged row per key, checked here, once: an earlier load keeps a row that a later page
+    repeats)."""
+    con.register("_new_rows", rows.to_arrow())
+    try:
+        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in series.key)
+        run(
+            con,
+            f"""INSERT INTO {table.name} BY NAME
+                SELECT n.* FROM _new_rows n ANTI JOIN {table.name} t ON {same}""",
+        )
+    finally:
+        con.unregister("_new_rows")
+
+
+def stage_provider(
+    con,
+    run_id: str,
+    name: str,
+    summary: ProviderSummary,
+    store: RawStore | None = None,
+    *,
+    max_drop_pct: float = 0.0,
+) -> bool:
+    """Parse and stage a provider's current pages; False (nothing done) when they and the
+    parsing code are the ones its staged offers came from. Raises `OfferDrop` when its
+    offers fall by more than `max_drop_pct` percent from the ones staged (0: no limit)."""
+    connector = registry.get(name)
+    store = store or RawStore.beside(_database_path(con))
+    index = raw.current_index(con, name, connector.endpoints)  # the ledger only
+    digest = raw.pages_digest(index)
+    code = code_digest(name)
+    staged = run(
+        con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
+    )
+    if staged and staged[0][:2] == (digest, code):
+        summary.reused = True
+        summary.loaded = run(con, f"SELECT count(*) FROM {connector.staging_table}")[0][0]
+        return False
+    # same parsing code as the last parse: a series endpoint's older pages are parsed
+    # already (their rows are staged), so only the pages landed since then are read
+    since = staged[0][2] if staged and staged[0][1] == code and connector.series_tables else None
+    if connector.batched_endpoint:
+        result = _normalise_in_batches(connector, index, store)
+    else:
+        if since is not None:
+            index = _since(con, index, connector, since)
+        pages = pages_frame(raw.with_payloads(index, store))
+        parsed = connector.parse(pages, None if since is None else _latest(con, connector))
+        del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
+        for table in connector.staged:
+            if since is not None and table.series is not None:
+                _append_rows(con, table, table.series, parsed.staged[table.name])
+            else:
+                replace_staged(con, table.name, parsed.staged[table.name], ddl=table.ddl)
+        result = normalise(parsed.offers)
+        del parsed
+    if result.offers.is_empty():
+        # a price source that answers with no prices is broken (schema drift, an error
+        # body with HTTP 200): keep the last good offers rather than retract them all
+        raise UnexpectedResponse(
+            name,
+            "*",
+            f"the current pages parse to no offers ({result.rejected.height} rejected, "
+            f"{int(result.excluded['n'].sum()) if result.excluded.height else 0} excluded); "
+            "keeping the last good data",
+        )
+    offers = unique_offers(result.offers)
+    _check_drop(con, connector.staging_table, name, offers.height, max_drop_pct)
+    replace_staged(con, connector.staging_table, offers)
+    summary.rejected = quarantine(con, result.rejected, utc_now())
+    summary.loaded = offers.height
+    summary.excluded = int(result.excluded["n"].sum()) if result.excluded.height else 0
+    summary.unknown_gpu = int(result.unknown_gpu["n"].sum()) if result.unknown_gpu.height else 0
+    counts = (
+        pl.concat(
+            [
+                offers.group_by("load_id").len("rows"),
+                result.rejected.group_by("load_id").len("rejected"),
+                result.excluded.group_by("load_id").agg(pl.col("n").sum().alias("excluded")),
+                result.unknown_gpu.rename({"n": "unknown_gpu"}),
+            ],
+            how="diagonal_relaxed",
+        )
+        .group_by("load_id")
+        .agg(pl.col("rows", "rejected", "excluded", "unknown_gpu").sum().cast(pl.Int32))
+    )
+    raw.update_counts(con, run_id, counts)
+    run(
+        con,
+        "INSERT OR REPLACE INTO _staged VALUES (?, ?, ?, ?, ?)",
+        [name, digest, code, run_id, utc_now()],
+    )
+    return True
+
+
+def hold_back(
+    con, refreshed: list[str], summaries: dict[str, ProviderSummary], checks
+) -> None:
+    """The plausibility rules (warehouse.plausibility) over the re-staged providers: what
+    they hold back is quarantined and counted in the provider's summary, and a GPU without
+    a reference row is named there."""
+    series = [
+        plausibility.SeriesTable(name, table.name, (*s.series, s.time))
+        for name in refreshed
+        for table, s in registry.get(name).series_tables
+    ]
+    held = plausibility.hold_back(con, refreshed, series, checks, utc_now())
+    for name, n in held.quarantined.items():
+        if name in summaries:
+            summaries[name].rejected += n
+            summaries[name].loaded -= held.offers.get(name, 0)
+            summaries[name].notes.extend(held.unknown_gpus.get(name, []))
+
+
+class OfferDrop(PricingError):
+    """A provider's offers fell by more than the allowed share from its last good load: its
+    previous offers are kept (a drifted or half-empty source), unless accepted."""
+
+
+def _check_drop(con, table: str, name: str, now: int, max_drop_pct: float) -> None:
+    if max_drop_pct <= 0:
+        return
+    exists = run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table])
+    before = run(con, f"SELECT count(*) FROM {table}")[0][0] if exists else 0
+    if before and now < before * (1 - max_drop_pct / 100):
+        raise OfferDrop(
+            f"{name}: offers fell from {before} to {now} (more than {max_drop_pct:g}% since "
+            f"its last good load); keeping the previous offers (accept with "
+            f"`gpu-pricing refresh --accept-drop {name}`)"
+        )
+
+
+def _database_path(con) -> Path:
+    (path,) = run(
+        con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+    )[0]
+    return Path(str(path).removesuffix(".next"))
+
+
+def migrate_raw(path: Path) -> int:
+    """Move the raw payloads of a warehouse written before the raw store (`raw_*` tables)
+    into the store beside it, publishing the smaller file atomically; what the first
+    refresh of such a warehouse does anyway. Returns the number of pages moved."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    with db.building(path) as con:
+        return raw.migrate_legacy(con, RawStore.beside(path))

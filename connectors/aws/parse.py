@@ -141,7 +141,7 @@ def _offers(
 
 
 def parse(pages: pl.DataFrame, latest: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Canonical offers (warehouse.schemas.OFFER_SCHEMA) from every AWS endpoint. `latest`:
+    """Canonical offers (common.schemas.OFFER_SCHEMA) from every AWS endpoint. `latest`:
     the newest stored spot point of each series, when `pages` holds only the spot pages
     landed since the last parse (the snapshot endpoints' pages are always whole)."""
     return _offers(pages, _spot_points_all(pages), instance_specs(pages), latest)

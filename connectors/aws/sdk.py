@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from common.redact import register
 from connectors.aws import settings as s
 from connectors.errors import (
     ConnectorError,
@@ -22,7 +23,6 @@ from connectors.errors import (
 )
 from connectors.kit.http import RetryPolicy
 from connectors.kit.page import FetchContext
-from connectors.kit.redact import register
 
 log = logging.getLogger(__name__)
 

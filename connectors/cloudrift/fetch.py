@@ -14,8 +14,9 @@ from typing import Any
 
 import httpx
 
+from common.errors import PricingError
 from connectors.cloudrift import settings as s
-from connectors.errors import PricingError, UnexpectedResponse
+from connectors.errors import UnexpectedResponse
 from connectors.kit.checks import require_items
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now

@@ -4,7 +4,7 @@
   is signed (settings: HMAC-SHA256, `X-Crusoe-Timestamp`, `Authorization: Bearer
   1.0:<access key>:<signature>`). Any of the three missing: MissingCredentials (skipped).
   Neither key nor signature is stored or logged (each signature is registered with
-  connectors.kit.redact, so an error that echoes it is masked).
+  common.redact, so an error that echoes it is masked).
 - Paging: none; each endpoint returns `{"items": [...]}`.
 - 429/5xx retried with backoff (connectors.kit.http); each attempt is re-signed with a
   fresh timestamp by signing per request (an httpx auth flow).
@@ -21,12 +21,13 @@ from datetime import UTC, datetime
 
 import httpx
 
+from common.errors import PricingError
+from common.redact import register
 from connectors.crusoe import settings as s
-from connectors.errors import MissingCredentials, PricingError
+from connectors.errors import MissingCredentials
 from connectors.kit.checks import require_items
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
-from connectors.kit.redact import register
 
 
 def signature(secret_key: str, path: str, query: str, method: str, timestamp: str) -> str:

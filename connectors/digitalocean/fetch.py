@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 import httpx
 
+from common.errors import PricingError
 from connectors.digitalocean import settings as s
-from connectors.errors import PricingError
 from connectors.kit.checks import env_credential, require_items
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now

@@ -26,11 +26,11 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from common.redact import redact
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
 from connectors.gcp import settings as s
 from connectors.kit.http import CrossOriginRedirect, bind_session_to_host
 from connectors.kit.page import FetchContext, FetchFailure, Page, per_scope, utc_now
-from connectors.kit.redact import redact
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,8 @@ from urllib.parse import quote
 
 import httpx
 
-from connectors.errors import MissingCredentials, PricingError, UnexpectedResponse
+from common.errors import PricingError
+from connectors.errors import MissingCredentials, UnexpectedResponse
 from connectors.hotaisle import settings as s
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, get_page, make_client
 from connectors.kit.page import FetchContext, FetchFailure, Page

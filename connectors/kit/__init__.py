@@ -10,6 +10,5 @@ connectors package to the flows, the warehouse loaders, the command line and the
 - `decode`: pages to rows (`explode_pages`) with the per-page drift guard;
 - `money`, `fx`, `gpu`: exact money, recorded conversion rates, GPU form factors;
 - `normalise`: the rules every provider's offers pass through after its parse;
-- `snapshot`: the snapshot directory format (record and replay);
-- `redact`: the masking every outward text passes through.
+- `snapshot`: the snapshot directory format (record and replay).
 """

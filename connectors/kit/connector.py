@@ -17,10 +17,10 @@ from typing import Any
 
 import polars as pl
 
-from connectors.errors import PricingError
+from common.errors import PricingError
+from common.redact import register_env
+from common.schemas import conform, table_ddl
 from connectors.kit.page import PAGES_SCHEMA, FetchContext, FetchFailure, Page
-from connectors.kit.redact import register_env
-from warehouse.schemas import conform, table_ddl
 
 APPEND = "append"  # every page ever landed is part of the current state (time series)
 SNAPSHOT = "snapshot"  # only the latest successful load of each scope is current
@@ -49,7 +49,7 @@ class Series:
 @dataclass(frozen=True)
 class StagedTable:
     """A table a connector stages besides `stg_<provider>__offers`, declared once: its DDL
-    is generated from these columns (warehouse.schemas.table_ddl) and every parse's rows
+    is generated from these columns (common.schemas.table_ddl) and every parse's rows
     for it are checked against them."""
 
     name: str
@@ -94,7 +94,7 @@ class Parsed:
     """What one parse of a provider's pages produces: the canonical offers and the rows of
     each declared staged table, by table name.
 
-    `offers` is conformed when built: exactly warehouse.schemas.OFFER_SCHEMA's columns in
+    `offers` is conformed when built: exactly common.schemas.OFFER_SCHEMA's columns in
     order (a column the parse left out is null; a value that does not cast to the declared
     type raises), plus `_item` where the parse kept it; a parse's own working columns are
     dropped here. Rejected and excluded rows carry their `status` and `reason`."""
@@ -144,7 +144,7 @@ class Connector:
     # connector that stages nothing but offers (a staged table needs every page at once)
     batched_endpoint: str | None = None
     # the environment variables its credentials are read from: every value is masked in
-    # every outward text and in data (connectors.kit.redact) once the connector exists
+    # every outward text and in data (common.redact) once the connector exists
     credentials: tuple[str, ...] = ()
     # its declared JSON endpoints (connectors.kit.rest.JsonEndpoint), when it is built from
     # them: tests point them at local servers through `FetchContext.settings`

@@ -17,7 +17,7 @@ import os
 
 import polars as pl
 
-from connectors.errors import PricingError
+from common.errors import PricingError
 
 PAGE_COLUMNS = ("endpoint", "load_id", "fetched_at")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from connectors.errors import InvalidInput
+from common.errors import InvalidInput
 
 RATES_CSV = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_fx_rates.csv"
 _NUMBER = r"^\d+(\.\d+)?$"

@@ -6,7 +6,7 @@ cannot be read falls back to the backoff. Any other 4xx is not
 retried: it raises UnexpectedResponse with an excerpt of the body. Secrets passed in
 headers or params never reach a log line or an exception message: URLs are shown
 without their query string, and every message and excerpt is redacted
-(connectors.kit.redact) before it is built into an error.
+(common.redact) before it is built into an error.
 
 Credentials stay with their host: a redirect to another origin (another host or port, or
 from https to http) is followed carrying only the headers that say nothing about the
@@ -31,9 +31,9 @@ from typing import Any
 
 import httpx
 
+from common.redact import CREDENTIAL_PARAM_NAMES, known_values, redact
 from connectors.errors import SourceUnavailable, UnexpectedResponse
 from connectors.kit.page import Page, utc_now
-from connectors.kit.redact import CREDENTIAL_PARAM_NAMES, known_values, redact
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from connectors.kit import fx, gpu
-from warehouse.schemas import (
+from common.schemas import (
     MAX_USD_PER_GPU_HOUR,
     OFFER_SCHEMA,
     PRICING_MODELS,
@@ -25,6 +24,7 @@ from warehouse.schemas import (
     STAGED_COLUMNS,
     conform,
 )
+from connectors.kit import fx, gpu
 
 # Published prices are rounded to the nano-dollar, the finest unit any source prices in
 # (GCP's unit prices are units + nanos / 1e9). Float division leaves binary noise (Polars

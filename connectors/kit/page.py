@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 import polars as pl
 
-from connectors.kit.redact import mask_credentials
-from warehouse.schemas import canonical_json as canonical_json  # a request's one text
-from warehouse.schemas import utc_now as utc_now  # naive UTC, the one clock of fetch times
+from common.redact import mask_credentials
+from common.schemas import canonical_json as canonical_json  # a request's one text
+from common.schemas import utc_now as utc_now  # naive UTC, the one clock of fetch times
 
 # Request keys that say which slice of a provider a page belongs to. A load covers one
 # (provider, endpoint, scope); the current state of an endpoint is the latest successful
@@ -190,8 +190,8 @@ class FetchFailure:
     def __post_init__(self) -> None:
         # The error's text is what `_loads.error`, the run summary and the CLI show: an
         # error that is not ours (its text unredacted) is replaced by its redacted text.
-        from connectors.errors import PricingError
-        from connectors.kit.redact import redact
+        from common.errors import PricingError
+        from common.redact import redact
 
         if not isinstance(self.error, PricingError):
             # one line, cut: an SDK's message may carry a whole response body
@@ -225,7 +225,7 @@ def per_scope(
 ) -> Any:
     """Run `fetch_one(scope)` (an iterator of pages) for every scope; a scope that raises
     yields a FetchFailure instead and the next scope still runs."""
-    from connectors.errors import PricingError
+    from common.errors import PricingError
 
     for scope in scopes:
         try:

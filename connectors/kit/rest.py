@@ -36,7 +36,8 @@ from typing import Any
 
 import httpx
 
-from connectors.errors import PricingError, UnexpectedResponse
+from common.errors import PricingError
+from connectors.errors import UnexpectedResponse
 from connectors.kit.checks import env_credential, require_items, require_list
 from connectors.kit.connector import SNAPSHOT, Connector, offers_only
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from connectors.errors import InvalidInput
+from common.errors import InvalidInput
 from connectors.kit.page import Page, dumps
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo_snapshot"

@@ -20,11 +20,8 @@ import logging
 import os
 from collections.abc import Iterator
 
-from connectors.errors import (
-    PricingError,
-    SourceUnavailable,
-    UnexpectedResponse,
-)
+from common.errors import PricingError
+from connectors.errors import SourceUnavailable, UnexpectedResponse
 from connectors.kit.checks import env_credential
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from connectors.nebius import settings as s

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import httpx
 
-from connectors.errors import PricingError
+from common.errors import PricingError
 from connectors.kit.checks import require_items
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now

@@ -16,7 +16,8 @@ from typing import Any
 
 import httpx
 
-from connectors.errors import PricingError, UnexpectedResponse
+from common.errors import PricingError
+from connectors.errors import UnexpectedResponse
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from connectors.runpod import settings as s

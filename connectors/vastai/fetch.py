@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from connectors.errors import PricingError
+from common.errors import PricingError
 from connectors.kit.checks import require_items
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now

@@ -5,7 +5,7 @@
   `{"grant_type": "client_credentials", "client_id", "client_secret"}` returns
   `{access_token, refresh_token, scope, token_type, expires_in}`; the access token is
   sent as `Authorization: Bearer`. Neither the secret nor the token is stored or logged;
-  the tokens are registered with connectors.kit.redact, so an error that echoes one is masked.
+  the tokens are registered with common.redact, so an error that echoes one is masked.
   No credentials: MissingCredentials (skipped, not failed).
 - Paging: none; both endpoints return a bare JSON array.
 - 429 and 5xx retried with backoff (connectors.kit.http); 4xx (a bad secret) fails.
@@ -19,10 +19,11 @@ from typing import Any
 
 import httpx
 
-from connectors.errors import MissingCredentials, PricingError, UnexpectedResponse
+from common.errors import PricingError
+from common.redact import register
+from connectors.errors import MissingCredentials, UnexpectedResponse
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
-from connectors.kit.redact import register
 from connectors.verda import settings as s
 
 _REQUIRED = {

@@ -13,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from connectors.kit.redact import RedactingStream, install_logging
+import connectors.registry  # noqa: F401 - builds every connector: redaction knows their credentials
+from common.redact import RedactingStream, install_logging
 from gpu_pricing.cli import _common, core, costs, ops, plan, publish
 
 app = typer.Typer(

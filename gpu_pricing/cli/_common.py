@@ -11,12 +11,10 @@ from typing import Annotated
 import duckdb
 import typer
 
+from common.errors import AssertionsFailed, InvalidInput, PricingError, StorageFull, WarehouseError
 from connectors import registry
-from connectors.errors import InvalidInput, PricingError
-from gpu_pricing import queries
 from gpu_pricing.cli._output import err
-from warehouse import db
-from warehouse.errors import AssertionsFailed, StorageFull, WarehouseError
+from warehouse import db, queries
 
 WarehouseOpt = Annotated[
     Path | None,

@@ -1,5 +1,5 @@
 """CLI output helpers: one JSON document on stdout with --json, else aligned tables.
-Everything they print is redacted first (connectors.kit.redact)."""
+Everything they print is redacted first (common.redact)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from connectors.kit.redact import redact, redact_doc
+from common.redact import redact, redact_doc
 
 
 def _default(value: Any) -> Any:

@@ -10,9 +10,8 @@ from typing import Annotated
 
 import typer
 
+from common.errors import InvalidInput
 from connectors import registry
-from connectors.errors import InvalidInput
-from gpu_pricing import queries
 from gpu_pricing.cli._common import (
     JsonOpt,
     WarehouseOpt,
@@ -22,7 +21,7 @@ from gpu_pricing.cli._common import (
     warehouse_path,
 )
 from gpu_pricing.cli._output import emit_json, err, table
-from warehouse import db
+from warehouse import db, queries
 
 app = typer.Typer()
 snapshot_app = typer.Typer(no_args_is_help=True, help="Record or export raw API responses.")
@@ -68,7 +67,7 @@ def refresh(
 
     def body() -> int:
         from connectors.kit import snapshot as kit_snapshot
-        from gpu_pricing.config import load
+        from services.config import load
 
         cfg = load(config)  # a bad config is exit 2 here, before Prefect starts
         path = cfg.warehouse_path(warehouse)
@@ -269,7 +268,7 @@ def snapshot_record(
     def body() -> int:
         from connectors.kit import snapshot as kit_snapshot
         from connectors.kit.page import FetchContext, FetchFailure
-        from flows.pipeline import watermarks
+        from warehouse.staging import watermarks
 
         names = parse_providers(providers) or list(registry.PROVIDERS)
         path = warehouse_path(warehouse)
@@ -323,7 +322,7 @@ def snapshot_export(
     """Write raw payloads already in the warehouse back out as a snapshot."""
 
     def body() -> None:
-        from gpu_pricing.snapshot_export import export_snapshot
+        from warehouse.snapshot_export import export_snapshot
 
         con = open_readonly(warehouse_path(warehouse))
         try:

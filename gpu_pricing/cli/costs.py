@@ -17,8 +17,8 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 
-from connectors.errors import InvalidInput
-from gpu_pricing import api, names
+from common.errors import InvalidInput
+from gpu_pricing import api
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, print_wrapped, table, wrapped_lines
 from models import breakeven
@@ -31,6 +31,7 @@ from models.conventions import (
     PUE,
     SERVING_UTILIZATION,
 )
+from services import names
 
 estimate_app = typer.Typer(
     no_args_is_help=True, help="Training and inference cost from current rates or --rate."

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from connectors.errors import InvalidInput
+from common.errors import InvalidInput
 from gpu_pricing.cli import _common
 from gpu_pricing.cli._common import ConfigOpt, JsonOpt, WarehouseOpt, open_readonly, run
 from gpu_pricing.cli._output import emit_json, err, table
@@ -35,8 +35,8 @@ def alerts_check(
 
         import polars as pl
 
-        from gpu_pricing import notify
-        from gpu_pricing.config import load
+        from services import notify
+        from services.config import load
 
         cfg = load(config)
         # each failed delivery is said once, below (the library also logs it, for
@@ -94,7 +94,7 @@ def report(
 
     def body() -> None:
         from gpu_pricing import report as report_mod
-        from gpu_pricing.config import load
+        from services.config import load
 
         cfg = load(config)
         con = open_readonly(cfg.warehouse_path(warehouse))
@@ -131,7 +131,7 @@ def serve(
 
     def body() -> None:
         from connectors.kit import snapshot as kit_snapshot
-        from gpu_pricing.config import load
+        from services.config import load
 
         cfg = load(config)  # before Prefect is even imported
         if snapshot is not None:

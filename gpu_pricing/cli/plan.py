@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 
-from connectors.errors import InvalidInput
+from common.errors import InvalidInput
 from connectors.kit.page import utc_now
 from gpu_pricing import api
 from gpu_pricing import plan as planner
@@ -168,7 +168,7 @@ def _frontier_table(frontier: pl.DataFrame) -> str:
 def _capacity_limits(flag: int | None) -> dict[str, int] | None:
     """The configured instance limits: gpu-pricing.toml's [plan] max_instances and
     [plan.capacity], with --max-instances for every offer over both."""
-    from gpu_pricing.config import load
+    from services.config import load
 
     limits = load().plan.limits
     if flag is not None:

@@ -1,5 +1,5 @@
 """`gpu-pricing publish`: the warehouse as Iceberg tables, the DuckDB file and a manifest on
-a local path or object storage (gpu_pricing.publish)."""
+a local path or object storage (warehouse.publish)."""
 
 from pathlib import Path
 from typing import Annotated
@@ -38,9 +38,9 @@ def publish(
     def body() -> None:
         import polars as pl
 
-        from connectors.errors import InvalidInput
-        from gpu_pricing import publish as pub
-        from gpu_pricing.config import load
+        from common.errors import InvalidInput
+        from services.config import load
+        from warehouse import publish as pub
 
         cfg = load(config)
         target = to or cfg.publish.to

@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from werkzeug import Response
 
-from gpu_pricing import config, notify
+from services import config, notify
 from warehouse import db
 
 H100_SKU = "Standard_ND96isr_H100_v5"  # the Azure size the azure_snapshot fixture edits

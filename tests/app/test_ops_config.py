@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gpu_pricing import config
 from gpu_pricing.cli import app
+from services import config
 from warehouse import db
 
 REPO = Path(__file__).resolve().parents[2]

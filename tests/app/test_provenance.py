@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import duckdb
 
-from gpu_pricing import config, notify, report
+from gpu_pricing import report
+from services import config, notify
 from tests._cli import cli, cli_json
 
 TRAIN = ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"]

@@ -18,8 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from connectors.kit.snapshot import DEMO_DIR
-from gpu_pricing import config, notify, report
+from gpu_pricing import report
 from gpu_pricing.cli import app
+from services import config, notify
 from tests._warehouse import copy_warehouse, refresh_from
 from warehouse import db
 

@@ -15,6 +15,7 @@ import duckdb
 import polars as pl
 import pytest
 
+from common.schemas import OFFER_SCHEMA
 from connectors import registry
 from connectors.kit.connector import (
     APPEND,
@@ -28,8 +29,7 @@ from connectors.kit.snapshot import DEMO_DIR, read_provider
 from connectors.lambdalabs import parse as lambda_parse
 from connectors.lambdalabs.settings import ENDPOINT as LAMBDA_ENDPOINT
 from flows import pipeline
-from warehouse import db
-from warehouse.schemas import OFFER_SCHEMA
+from warehouse import db, staging
 
 AT = datetime(2026, 11, 20, 2)
 
@@ -289,7 +289,7 @@ def test_a_declared_series_is_appended_and_watermarked_without_the_pipeline_know
     assert len(night2) == 5  # the repeated point is staged once, from the first night
     assert set(night1) <= set(night2)
     # where the next fetch of the scope starts: the newest point stored, from the table
-    assert pipeline.watermarks(path, "newcloud")[("ticks", "north")] == datetime(
+    assert staging.watermarks(path, "newcloud")[("ticks", "north")] == datetime(
         2026, 11, 20, 3, 30
     )
 
@@ -313,7 +313,7 @@ def test_a_parse_that_breaks_its_declaration_fails_that_provider_alone(tmp_path,
                       {TICKS.name: rows})
 
     monkeypatch.setitem(registry.PROVIDERS, "newcloud", newcloud([], parse_pages=drifted))
-    monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser change")  # re-parse
+    monkeypatch.setattr(staging, "code_digest", lambda name: "a parser change")  # re-parse
     summary = refresh()
     status = {p.provider: (p.status, p.failed) for p in summary.providers}
     assert status["cloudrift"] == ("ok", [])

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from common.errors import InvalidInput
 from connectors.azure import parse as azure_parse
-from connectors.errors import InvalidInput
 from connectors.kit import fx as kit_fx
 from connectors.kit.normalise import normalise
 from tests.connectors.azure.test_azure_parse import fixture, retail_pages

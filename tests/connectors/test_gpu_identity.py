@@ -9,7 +9,7 @@ import pytest
 
 from connectors.kit import gpu as _gpu
 from connectors.kit.normalise import normalise
-from gpu_pricing import names
+from services import names
 
 
 def offers(**columns) -> pl.DataFrame:
@@ -80,7 +80,7 @@ def test_every_name_the_rule_gives_is_in_the_gpu_reference_and_typed_names_agree
     reference = set(_gpu.reference_sizes())
     given = {name for _, name in _gpu.GPU_NAMES}
     assert given <= reference
-    # what a user types goes through the same words (gpu_pricing.names)
+    # what a user types goes through the same words (services.names)
     assert names.gpu("Radeon V620").name == "RADEON PRO V620"
     assert names.gpu("rtx 6000 ada").name == "RTX 6000 ADA"
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import connectors
+from common import redact
 from connectors import registry
-from connectors.kit import redact
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchContext, Page
 from tests._warehouse import query, refresh

@@ -13,11 +13,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from common.schemas import PRICING_MODELS, PROVENANCES
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.normalise import MAX_USD_PER_GPU_HOUR, normalise
 from connectors.kit.page import pages_frame
 from connectors.registry import PROVIDERS
-from warehouse.schemas import PRICING_MODELS, PROVENANCES
 
 DEMO = Path(kit_snapshot.DEMO_DIR)
 

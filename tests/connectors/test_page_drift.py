@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from connectors.errors import PricingError
+from common.errors import PricingError
 from connectors.kit import page as kit_page
 from connectors.kit import snapshot as kit_snapshot
 from connectors.registry import PROVIDERS

@@ -1,4 +1,4 @@
-"""connectors.kit.redact: what is masked, and where the masking is wired in (exceptions,
+"""common.redact: what is masked, and where the masking is wired in (exceptions,
 fetch failures, log records, command-line output)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from common import redact as kit_redact
+from common.redact import MASK, redact
 from connectors.errors import UnexpectedResponse
-from connectors.kit import redact as kit_redact
 from connectors.kit.page import FetchFailure
-from connectors.kit.redact import MASK, redact
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -112,9 +112,9 @@ def test_every_connector_parses_its_demo_pages_into_the_declared_contract(name):
     DDL creates."""
     import duckdb
 
+    from common.schemas import OFFER_SCHEMA
     from connectors.kit.connector import Parsed
     from warehouse import db
-    from warehouse.schemas import OFFER_SCHEMA
 
     connector = registry.get(name)
     parsed = connector.parse(_demo_pages(name))

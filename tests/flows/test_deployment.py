@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from gpu_pricing import config, notify
+from services import config, notify
 from warehouse import db
 
 pytestmark = pytest.mark.slow

@@ -90,7 +90,7 @@ def test_any_http_answer_counts_as_reachable_and_a_closed_port_does_not():
 @pytest.mark.slow  # two refreshes in a child process
 def test_a_failed_alert_delivery_is_one_gpu_pricing_line_on_every_refresh(tmp_path):
     """A target that cannot be reached is retried at each refresh; each attempt says so
-    in the command's own voice, not as a raw `WARNING:gpu_pricing.notify:` record."""
+    in the command's own voice, not as a raw `WARNING:services.notify:` record."""
     import os
     import subprocess
     import sys

@@ -205,7 +205,7 @@ def test_the_alerts_are_checked_on_the_refresh_s_own_build(no_prefect_api, tmp_p
 
 def test_a_failing_alerts_check_leaves_the_refresh_published(no_prefect_api, tmp_path, monkeypatch):
     from flows import direct as direct_mod
-    from gpu_pricing import notify
+    from services import notify
     from warehouse import db
 
     def broken(con, *args, **kwargs):

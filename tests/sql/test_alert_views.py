@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from gpu_pricing import config, notify
+from services import config, notify
 from tests._warehouse import refresh_from
 from warehouse import db
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from common.errors import AssertionsFailed, WarehouseError
+from common.schemas import PRICING_MODELS
 from warehouse import sql_runner
-from warehouse.errors import AssertionsFailed, WarehouseError
-from warehouse.schemas import PRICING_MODELS
 
 SCHEMA = """
 version: 2

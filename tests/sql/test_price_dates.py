@@ -7,7 +7,8 @@ from datetime import datetime, timedelta
 
 import duckdb
 
-from gpu_pricing import config, notify, report
+from gpu_pricing import report
+from services import config, notify
 from tests._cli import cli
 
 TRAIN = ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"]

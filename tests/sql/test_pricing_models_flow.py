@@ -9,10 +9,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from common.schemas import PRICING_MODELS
 from gpu_pricing import report
 from gpu_pricing.cli import app
 from warehouse import db
-from warehouse.schemas import PRICING_MODELS
 
 NEW = ("capacity_block", "flex", "savings_plan_1y", "savings_plan_3y")
 

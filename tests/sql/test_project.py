@@ -10,9 +10,9 @@ import duckdb
 import pytest
 import yaml
 
+from common.errors import WarehouseError
+from common.schemas import SEED_DDL
 from warehouse import lineage, sql_runner
-from warehouse.errors import WarehouseError
-from warehouse.schemas import SEED_DDL
 
 SQL = sql_runner.SQL_DIR
 

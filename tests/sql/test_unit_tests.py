@@ -9,8 +9,8 @@ import time
 
 import pytest
 
+from common.errors import WarehouseError
 from warehouse import sql_unit
-from warehouse.errors import WarehouseError
 
 TESTS = {t.name: t for t in sql_unit.unit_tests()}
 

@@ -10,11 +10,11 @@ import duckdb
 import polars as pl
 import pytest
 
+from common.errors import WarehouseError
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import Page
 from tests._warehouse import query, refresh
 from warehouse import db, sql_runner
-from warehouse.errors import WarehouseError
 
 
 def azure_demo() -> list[Page]:

@@ -14,14 +14,13 @@ import polars as pl
 import pytest
 import zstandard
 
+from common.schemas import raw_ddl, raw_table
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import Page, canonical_json
-from flows import pipeline
-from gpu_pricing.snapshot_export import export_snapshot
 from tests._warehouse import query, refresh
-from warehouse import db
+from warehouse import db, staging
 from warehouse.rawstore import RawStore
-from warehouse.schemas import raw_ddl, raw_table
+from warehouse.snapshot_export import export_snapshot
 
 MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour"]
 
@@ -76,7 +75,7 @@ def test_a_parser_change_re_parses_unchanged_pages(tmp_path, monkeypatch):
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": demo()})
     assert refresh(path, {"azure": demo()}).providers[0].reused
-    monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser fix")
+    monkeypatch.setattr(staging, "code_digest", lambda name: "a parser fix")
     again = refresh(path, {"azure": demo()})
     assert not again.providers[0].reused and again.providers[0].loaded > 0
 
@@ -134,7 +133,7 @@ def test_a_csv_file_page_round_trips_byte_for_byte(tmp_path):
 
 def downgrade(path: Path) -> None:
     """Rewrite a warehouse into the layout earlier versions wrote: every payload in a
-    `raw_<provider>__<endpoint>` table (DDL `warehouse.schemas.raw_ddl`) as compact JSON
+    `raw_<provider>__<endpoint>` table (DDL `common.schemas.raw_ddl`) as compact JSON
     text, hashed over the canonical request and that text; `_load_pages` with only
     load_id, seq, sha256 and unchanged; no raw store."""
     store = RawStore.beside(path)
@@ -199,7 +198,7 @@ def test_moving_raw_tables_to_the_store_loses_nothing(tmp_path):
     payloads = query(path, "SELECT _sha256, _payload FROM raw_azure__retail_prices")
     assert payloads.height == 17
     exported_before = export(path, tmp_path / "before")  # read from the raw tables
-    assert pipeline.migrate_raw(path) == 17
+    assert staging.migrate_raw(path) == 17
 
     tables = query(path, "SELECT table_name FROM duckdb_tables()")["table_name"].to_list()
     assert not [t for t in tables if t.startswith("raw_")]
@@ -227,7 +226,7 @@ def test_moving_raw_tables_out_shrinks_the_published_file(tmp_path, monkeypatch)
     # the file also holds the materialised marts (as many rows as offers here): at this
     # small size the payloads moved out free just under half of it
     monkeypatch.setattr(db, "COMPACT_FREE_FRACTION", 0.4)
-    assert pipeline.migrate_raw(path) == 20
+    assert staging.migrate_raw(path) == 20
     # DuckDB never shrinks a file: the free blocks the payloads left are compacted away
     assert path.stat().st_size < size_before / 2
     assert query(path, "SELECT count(*) AS n FROM mart_gpu_offers_current")["n"].item() == 10000

@@ -16,7 +16,7 @@ from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchFailure, Page
 from flows import pipeline
 from tests._warehouse import query, refresh
-from warehouse import db, sql_runner
+from warehouse import db, sql_runner, staging
 from warehouse.rawstore import RawStore
 
 MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", "fct_spot_prices"]
@@ -209,8 +209,8 @@ def test_every_current_offer_traces_back_to_its_raw_page(tmp_path):
 def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
     tmp_path, monkeypatch
 ):
+    from common.errors import AssertionsFailed
     from warehouse import sql_runner
-    from warehouse.errors import AssertionsFailed
 
     path = tmp_path / "w.duckdb"
     refresh(path, {"azure": azure_demo()})
@@ -321,7 +321,7 @@ def test_a_provider_whose_pages_no_longer_parse_keeps_its_last_good_data(tmp_pat
 
 
 def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(tmp_path):
-    from warehouse.schemas import OFFER_SCHEMA
+    from common.schemas import OFFER_SCHEMA
 
     assert "host_included" in OFFER_SCHEMA
     path = tmp_path / "w.duckdb"
@@ -350,9 +350,9 @@ def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(tmp_path
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_parsing_in_batches_publishes_exactly_what_one_parse_does(tmp_path, monkeypatch):
     whole, batched = tmp_path / "whole.duckdb", tmp_path / "batched.duckdb"
-    monkeypatch.setattr(pipeline, "BATCH_BYTES", 1 << 40)
+    monkeypatch.setattr(staging, "BATCH_BYTES", 1 << 40)
     one = refresh(whole, {"azure": azure_demo()})
-    monkeypatch.setattr(pipeline, "BATCH_BYTES", 1)  # every page its own batch
+    monkeypatch.setattr(staging, "BATCH_BYTES", 1)  # every page its own batch
     many = refresh(batched, {"azure": azure_demo()})
     assert (one.providers[0].loaded, one.providers[0].rejected, one.providers[0].excluded) == (
         many.providers[0].loaded,
@@ -403,7 +403,7 @@ def test_a_parser_fix_reaches_the_open_history_rows_in_place(tmp_path, monkeypat
     # a form factor read by a newer parser (gpu_variant) reaches the open row too
     con.execute("UPDATE snp_offers_history SET gpu_variant = 'WRONG'")
     con.close()
-    monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser fix")
+    monkeypatch.setattr(staging, "code_digest", lambda name: "a parser fix")
     summary = refresh(path, {"azure": azure_demo()})
     assert summary.history == {"opened": 0, "closed": 0}
     assert count(path, "SELECT count(*) FROM fct_gpu_prices WHERE gpu_name = 'WRONG'") == 0

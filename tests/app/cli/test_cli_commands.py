@@ -94,7 +94,7 @@ def test_history_returns_effective_dated_rows(demo_warehouse):
 
 
 def test_an_unknown_pricing_model_is_a_usage_error(demo_warehouse):
-    # ("preemptible" is now an alias of spot: gpu_pricing.names)
+    # ("preemptible" is now an alias of spot: services.names)
     result = cli("rates", "--pricing", "hourly", "--warehouse", str(demo_warehouse))
     assert result.exit_code == 2
     assert "--pricing 'hourly'" in result.stderr
@@ -134,7 +134,7 @@ def test_refresh_rejects_a_missing_snapshot_directory(tmp_path):
 
 
 def test_a_malformed_snapshot_file_names_the_file_and_changes_nothing(tmp_path, demo_warehouse):
-    from connectors.errors import InvalidInput
+    from common.errors import InvalidInput
     from connectors.kit import snapshot as kit_snapshot
 
     bad = tmp_path / "snap" / "azure" / "retail_prices"

@@ -9,7 +9,7 @@ from datetime import datetime
 import duckdb
 import pytest
 
-from gpu_pricing import config, names, notify
+from services import config, names, notify
 from tests._cli import cli, cli_json
 
 TRAIN = ["estimate", "train", "--tokens", "2e12", "--gpu", "H100", "--rate", "2"]
@@ -230,7 +230,7 @@ def test_every_door_reads_provider_and_region_in_any_case(demo_warehouse):
 
 def test_every_pricing_model_the_warehouse_holds_is_taken_everywhere(demo_warehouse):
     import gpu_pricing
-    from warehouse.schemas import PRICING_MODELS
+    from common.schemas import PRICING_MODELS
 
     held = set(gpu_pricing.rates(warehouse=demo_warehouse)["pricing_model"])
     assert {"capacity_block", "savings_plan_1y", "savings_plan_3y"} <= held

@@ -8,8 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 import gpu_pricing
-from gpu_pricing import config, report
+from gpu_pricing import report
 from gpu_pricing.cli import app
+from services import config
 
 
 def test_the_plan_section_charts_the_frontier_of_the_configured_workload(con_demo, demo_warehouse):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from connectors.errors import InvalidInput
-from gpu_pricing import config
-from gpu_pricing import publish as pub
+from common.errors import InvalidInput
+from services import config
+from warehouse import publish as pub
 
 
 def parse(text: str, tmp_path: Path) -> config.Config:

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from gpu_pricing import publish as pub
+from warehouse import publish as pub
 
 
 def _pins(warehouse):

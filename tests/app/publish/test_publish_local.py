@@ -11,9 +11,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from gpu_pricing import publish as pub
 from gpu_pricing.cli import app
 from tests.app.publish.test_publish_s3 import NAMES, duck, same_rows
+from warehouse import publish as pub
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine

@@ -1,4 +1,4 @@
-"""`gpu_pricing.publish` against a real S3-compatible server (moto, loopback): two nights
+"""`warehouse.publish` against a real S3-compatible server (moto, loopback): two nights
 published, read back with pyiceberg and Polars, compared with the DuckDB marts; time travel
 to the first night; an interrupted publish leaves the previous night readable."""
 
@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from gpu_pricing import publish as pub
 from tests.app.publish.conftest import refresh_night2
+from warehouse import publish as pub
 
 pytestmark = pytest.mark.slow
 

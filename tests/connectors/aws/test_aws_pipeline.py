@@ -22,7 +22,7 @@ from connectors.kit.page import FetchContext, FetchFailure
 from flows import pipeline
 from gpu_pricing.cli import app
 from samples.aws import aws_instance_type_item, aws_spot_price_item
-from warehouse import db
+from warehouse import db, staging
 
 FAST = RetryPolicy(attempts=2, backoff_s=0.001, max_backoff_s=0.001)
 T0 = datetime(2026, 11, 18, 0, 0)
@@ -83,7 +83,7 @@ def test_second_refresh_stores_exactly_the_new_points_and_asks_from_the_watermar
         path, {"aws": pipeline.fetch_pages("aws", snap, FetchContext())}, source="snap1"
     )
     assert len(stored_points(path)) == 4
-    marks = pipeline.watermarks(path, "aws")
+    marks = staging.watermarks(path, "aws")
     assert marks[("spot_price_history", "us-east-1")] == at(9.5)  # newest point, not load time
 
     # the nightly walk: AWS answers from the watermark, repeating the prices in effect then
@@ -164,7 +164,7 @@ def test_second_refresh_stores_exactly_the_new_points_and_asks_from_the_watermar
     assert len({(z, o) for z, _, o, _ in points}) == 6
     newest = {(z, o): load for z, _, o, load in points}
     assert newest[("us-east-1a", at(11))] != newest[("us-east-1a", at(7))]  # new load, old kept
-    assert pipeline.watermarks(path, "aws")[("spot_price_history", "us-east-1")] == at(12.25)
+    assert staging.watermarks(path, "aws")[("spot_price_history", "us-east-1")] == at(12.25)
 
     con = db.connect_readonly(path)
     try:
@@ -193,7 +193,7 @@ def test_a_rerun_of_the_same_snapshot_adds_no_points_or_history(tmp_path):
 
 
 def test_offer_csv_watermark_is_the_stored_file_version(demo_warehouse):
-    marks = pipeline.watermarks(demo_warehouse, "aws")
+    marks = staging.watermarks(demo_warehouse, "aws")
     assert marks[("offer_csv", "eu-west-1")] == datetime(2026, 11, 18, 17, 0)
 
 
@@ -367,7 +367,7 @@ def test_a_new_spot_page_is_parsed_alone_and_a_parser_change_re_parses_the_histo
 
     # a parser change (another code digest): the whole history is parsed again, to the
     # very same staged points and offers (load ids included)
-    monkeypatch.setattr(pipeline, "code_digest", lambda name: "a parser fix")
+    monkeypatch.setattr(staging, "code_digest", lambda name: "a parser fix")
     refresh(night2)
     assert read == [1, 1, 2]
     assert staged() == (points, offers)
@@ -376,7 +376,7 @@ def test_a_new_spot_page_is_parsed_alone_and_a_parser_change_re_parses_the_histo
     monkeypatch.undo()
     full = tmp_path / "full.duckdb"
     for snap in (night1, night2):
-        monkeypatch.setattr(pipeline, "code_digest", lambda name, s=snap: str(s))
+        monkeypatch.setattr(staging, "code_digest", lambda name, s=snap: str(s))
         pipeline.load_and_publish(
             full, {"aws": pipeline.fetch_pages("aws", snap, FetchContext())}, source=str(snap)
         )

@@ -54,9 +54,8 @@ from urllib.parse import urlparse
 import duckdb
 import pyarrow as pa
 
-from connectors.errors import InvalidInput, PricingError
-from gpu_pricing import queries
-from warehouse import db
+from common.errors import InvalidInput, PricingError
+from warehouse import db, queries
 
 log = logging.getLogger(__name__)
 

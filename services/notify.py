@@ -20,7 +20,7 @@ Secrets: a target's Apprise URL is read from its environment variable or Prefect
 block at delivery time and kept only in memory. Apprise's own log lines stay inside the
 send (its DEBUG lines print URLs): captured at WARNING and scrubbed of every part of the
 URL before they become a delivery error. The URL is also registered with the process-wide
-redaction (connectors.kit.redact), so no log line, output or stored error shows it.
+redaction (common.redact), so no log line, output or stored error shows it.
 """
 
 from __future__ import annotations
@@ -39,13 +39,12 @@ from urllib.parse import unquote, urlsplit
 
 import polars as pl
 
-from connectors.errors import InvalidInput
+from common.errors import InvalidInput
+from common.redact import redact, register
 from connectors.kit.page import utc_now
-from connectors.kit.redact import redact, register
-from gpu_pricing import queries
-from gpu_pricing.config import Config, Target
 from models import alert_rules as rules
-from warehouse import db, sql_runner
+from services.config import Config, Target
+from warehouse import db, queries, sql_runner
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ and the config file.
   reference seeds (`sql/seeds/seed_gpu_specs.csv`, `seed_gpu_variants.csv`).
 - Providers: case-insensitive (`AWS` -> `aws`); the registered connectors and every
   provider their rows are about (the price sheets' `coreweave`, `paperspace` ...).
-- Pricing models: every model the warehouse holds (warehouse.schemas.PRICING_MODELS), any
+- Pricing models: every model the warehouse holds (common.schemas.PRICING_MODELS), any
   case, with hyphens or spaces (`On-Demand`, `capacity block`, `Savings-Plan-1y`), and
   aliases: `ondemand`, `OD` -> on_demand; `preemptible`, `interruptible` -> spot; `1y`,
   `ri-3y` ... -> reserved_1y / reserved_3y; `sp1y` -> savings_plan_1y; `flex-start` -> flex.
@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from connectors.errors import InvalidInput
+from common.errors import InvalidInput
+from common.schemas import PRICING_MODELS
 from connectors.kit import gpu as _gpu
-from warehouse.schemas import PRICING_MODELS
 
 SEEDS = Path(__file__).resolve().parent.parent / "sql" / "seeds"
 VENDOR_PREFIXES = ("NVIDIA", "AMD", "TESLA", "GEFORCE", "RADEON INSTINCT", "INSTINCT")

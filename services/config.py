@@ -40,11 +40,11 @@ from pydantic import (
     model_validator,
 )
 
+from common.redact import register_env
 from connectors import registry
-from connectors.kit.redact import register_env
-from gpu_pricing import config_checks as check
-from gpu_pricing import names
-from gpu_pricing.config_checks import (  # ConfigError and gpu_specs are public here too
+from services import config_checks as check
+from services import names
+from services.config_checks import (
     ConfigError,
     Name,
     NonNegative,
@@ -198,7 +198,7 @@ class Target(check.Table):
 
 class _GpuEntry(check.Table):
     """A budget or a rule: a GPU (any case, memory may ride along: "h100", "A100-80GB",
-    gpu_pricing.names) and optionally its memory, one of the sizes seed_gpu_specs lists."""
+    services.names) and optionally its memory, one of the sizes seed_gpu_specs lists."""
 
     name: Name
     gpu: str

@@ -2,7 +2,7 @@
 
 Log records (a filter on the root logger and every handler, and a log-record factory, so
 handlers that Prefect or Apprise create later are covered too), exception messages
-(`connectors.errors.PricingError` redacts its message when it is built, so an error
+(`common.errors.PricingError` redacts its message when it is built, so an error
 excerpt is cut from redacted text), command-line output, stored failure reasons, Prefect
 artifacts and alert payloads all go through `redact()`.
 
@@ -37,8 +37,8 @@ MASK = "***"
 # The environment variables of the platform's own credentials (Prefect Cloud). Each
 # connector declares the variables it reads its credentials from (`Connector.credentials`,
 # connectors/<provider>/__init__.py), registered here when the connector is built
-# (`register_env`); `install_logging()`, which every command and run starts with, loads
-# the registry, so every connector's are known from the first line a process prints.
+# (`register_env`); the command line and the flow load the registry before they call
+# `install_logging()`, so every connector's are known from the first line they print.
 CREDENTIAL_ENV_VARS = ("PREFECT_API_KEY",)
 # Any other variable whose name says it holds a secret; its value is masked when it is at
 # least SECRET_NAME_MIN_LEN long (so a flag such as FOO_TOKEN=1 does not mask every "1").
@@ -318,9 +318,9 @@ def install_logging() -> None:
     """Redact every log record of this process: a factory that redacts each record when
     it is made (covering handlers configured later, e.g. Prefect's API log handler that
     writes to Prefect's database), plus the filter on the root logger and on every handler
-    that exists now; and load the registry, so every connector's credential variables are
-    known (`Connector.credentials`). Idempotent."""
-    import connectors.registry  # noqa: F401 - builds (and so registers) every connector
+    that exists now. Idempotent. The entry points (the command line, the flow) load the
+    connector registry before they call it, so every connector's credential variables
+    (`Connector.credentials`) are known from the first line they print."""
     global _factory_installed
     with _lock:
         if not _factory_installed:

@@ -1,4 +1,5 @@
-"""The app layer's queries, one `.sql` file each, read by name.
+"""The queries the command line, the API, the report, the alerts and the publish read, one
+`.sql` file each, read by name.
 
 The command line, the Python API and the report read the warehouse through these files
 only; each reads marts, intermediate views or table macros (`sql/`) and never re-derives a
@@ -17,15 +18,15 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from common.errors import WarehouseError
 from warehouse import db
-from warehouse.errors import WarehouseError
 
 QUERIES_DIR = Path(__file__).resolve().parent
 
 
 @cache
 def sql(name: str) -> str:
-    """The text of `gpu_pricing/queries/<name>.sql`."""
+    """The text of `warehouse/queries/<name>.sql`."""
     path = QUERIES_DIR / f"{name}.sql"
     if not path.is_file():
         raise KeyError(f"no query named {name!r} in {QUERIES_DIR}")

@@ -1,4 +1,4 @@
-"""The checks behind gpu-pricing.toml's models (gpu_pricing.config): each value type's
+"""The checks behind gpu-pricing.toml's models (services.config): each value type's
 validator, the base of every table (its keys are its fields; any other key is an error
 naming the known ones), and pydantic's first error as this file's one line naming the
 file, the key and the value, masked where it looks like a credential."""
@@ -22,11 +22,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from common.errors import InvalidInput
+from common.redact import masked_value
+from common.schemas import PRICING_MODELS
 from connectors import registry
-from connectors.errors import InvalidInput
-from connectors.kit.redact import masked_value
-from gpu_pricing import names
-from warehouse.schemas import PRICING_MODELS
+from services import names
 
 SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"
 
@@ -64,7 +64,7 @@ def key_of(loc: tuple) -> str:
 def one_line(exc: ValidationError, source: Path | None) -> ConfigError:
     """pydantic's first error as this file's one line: file, key, problem and (when there is
     one) the offending value, masked where it looks like a credential (a URL shows only its
-    scheme and host, a key-shaped string only its length: connectors.kit.redact.masked_value)."""
+    scheme and host, a key-shaped string only its length: common.redact.masked_value)."""
     err = exc.errors(include_url=False)[0]
     ctx = err.get("ctx") or {}
     if err["type"] == "config":
@@ -122,7 +122,7 @@ def strings(value: Any, *at: str | int) -> tuple[str, ...]:
 
 
 def named(read, value: str, *at: str | int):
-    """A name read by gpu_pricing.names; a miss is this file's one-line error."""
+    """A name read by services.names; a miss is this file's one-line error."""
     try:
         return read(value)
     except names.UnknownName as exc:

@@ -1,0 +1,12 @@
+"""The services the flows and the user-facing commands share, above the connectors and the
+warehouse (they read the registered providers and the warehouse) and below the flows:
+
+- `config`: gpu-pricing.toml as pydantic models, its checks and one-line errors in
+  `config_checks`;
+- `names`: the one parser of GPU, provider and pricing-model names;
+- `notify`: alert rules checked over the built marts, state changes recorded in
+  `alert_events` and delivered through Apprise.
+
+Nothing here imports the flows or `gpu_pricing` (the command line, the Python API, the
+planner, the report).
+"""
