@@ -42,7 +42,11 @@ def test_a_key_echoed_in_a_200_body_is_masked_before_staging(httpserver, monkeyp
     assert all(TOKEN.encode() not in f.read_bytes() for f in (tmp_path / "snap").rglob("*") if f.is_file())  # fmt: skip
 
 
-def test_the_request_log_shows_no_query_string(httpserver, caplog):
+def test_the_request_log_shows_no_query_string(httpserver, caplog, monkeypatch):
+    # a logging configuration loaded earlier in the same process (Prefect's) may have
+    # disabled or detached the httpx logger: this test needs its records
+    monkeypatch.setattr(logging.getLogger("httpx"), "disabled", False)
+    monkeypatch.setattr(logging.getLogger("httpx"), "propagate", True)
     httpserver.expect_request("/prices").respond_with_json({})
     with caplog.at_level(logging.INFO, logger="httpx"), make_client() as client:
         client.get(httpserver.url_for("/prices"), params={"api_key": "QueryKey0123456789"})
