@@ -113,10 +113,10 @@ def refresh(
 
             print(summary_markdown(summary))
             print("\nCheapest per-GPU-hour offers now (median: of each provider's cheapest):\n")
-            shown = short_columns(cheapest).select(
-                "gpu", "gib", "pricing", "usd/gpu-h", "provider", "region", "instance_type",
-                "median", "providers",
-            )
+            shown = short_columns(cheapest)  # (a column without a value is left out)
+            order = ["gpu", "gib", "pricing", "usd/gpu-h", "provider", "region",
+                     "instance_type", "median", "providers"]  # fmt: skip
+            shown = shown.select([c for c in order if c in shown.columns])
             print(table(shown, keep=("gpu", "pricing", "provider")))
         return summary.exit_code
 

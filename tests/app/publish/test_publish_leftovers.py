@@ -24,7 +24,7 @@ def test_a_killed_publishs_pin_is_removed_by_the_next_publish(warehouse, tmp_pat
     code = (
         "import os, sys, signal\n"
         "from pathlib import Path\n"
-        "from gpu_pricing import publish as pub\n"
+        "from warehouse import publish as pub\n"
         "with pub.pinned(Path(sys.argv[1]), Path(sys.argv[2])):\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
     )
