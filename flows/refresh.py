@@ -235,14 +235,14 @@ def serve_nightly(cfg: Config, *, name: str, warehouse: Path, snapshot: str | No
         entrypoint_type=EntrypointType.MODULE_PATH,
     )
     full_name = f"{refresh.name}/{name}"
-    print(
-        f"serving {full_name} ({cfg.schedule.cron}, {cfg.schedule.timezone}) from "
-        f"{direct.prefect_api_url()}; run it now with `uv run prefect deployment run '{full_name}'`; "
-        "Ctrl-C stops serving",
-        flush=True,
-    )
     previous = signal.getsignal(signal.SIGTERM)
-    try:
+    try:  # from here on, Ctrl-C and SIGTERM stop serving cleanly
+        print(
+            f"serving {full_name} ({cfg.schedule.cron}, {cfg.schedule.timezone}) from "
+            f"{direct.prefect_api_url()}; run it now with `uv run prefect deployment run '{full_name}'`; "
+            "Ctrl-C stops serving",
+            flush=True,
+        )
         asyncio.run(serving())
     except (KeyboardInterrupt, asyncio.CancelledError, TerminationSignal):
         pass

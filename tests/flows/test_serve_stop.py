@@ -155,6 +155,8 @@ def start_serving(served, name: str) -> tuple[subprocess.Popen, Path, dict]:
     )
     found = wait_for(lambda: deployment(url, name), 120, proc, log)
     wait_for(lambda: runs(url, found["id"], "SCHEDULED"), 60, proc, log)  # pre-created
+    # a user presses Ctrl-C once serve says it serves
+    wait_for(lambda: "Ctrl-C stops serving" in log.read_text(), 60, proc, log)
     return proc, log, found
 
 
