@@ -136,8 +136,9 @@ def name_of(text: str, memory: float | None = None) -> str | None:
     )
 
 
-# a memory size in the source's words: "48GB", "80G", "32 GiB", "-48gb"
-_MEMORY = r"(?i)(?:^|[^0-9])(\d{1,3})\s*(?:gib|gb|g)(?:[^a-z0-9]|$)"
+# a memory size in the source's words: "48GB", "80G", "32 GiB", "-48gb"; a whole token, so
+# the G of "A10G" or "T4G" is no size
+_MEMORY = r"(?i)(?:^|[^a-z0-9])(\d{1,3})\s*(?:gib|gb|g)(?:[^a-z0-9]|$)"
 
 
 def stated_memory(words: pl.Expr) -> pl.Expr:
