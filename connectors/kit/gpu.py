@@ -22,7 +22,8 @@ own. Every provider's rows pass through `identify()` in the shared normalise ste
 - `gpu_memory_gib`: a memory the connector read from a number of the source, snapped to
   the reference size of that GPU within 10% (AWS reports 22,888 MiB for the 24 GB A10G);
   else the instance family's; else a size the words state that the reference lists for
-  that GPU ("A100_SXM4_40GB"); else the reference's size when the GPU comes in one size.
+  that GPU ("A100_SXM4_40GB"); else, where the words state no size at all, the reference's
+  size when the GPU comes in one size.
 """
 
 from __future__ import annotations
@@ -135,8 +136,9 @@ def name_of(text: str, memory: float | None = None) -> str | None:
     )
 
 
-# a memory size in the source's words: "48GB", "80G", "32 GiB", "-48gb"
-_MEMORY = r"(?i)(?:^|[^0-9])(\d{1,3})\s*(?:gib|gb|g)(?:[^a-z0-9]|$)"
+# a memory size in the source's words: "48GB", "80G", "32 GiB", "-48gb"; a whole token, so
+# the G of "A10G" or "T4G" is no size
+_MEMORY = r"(?i)(?:^|[^a-z0-9])(\d{1,3})\s*(?:gib|gb|g)(?:[^a-z0-9]|$)"
 
 
 def stated_memory(words: pl.Expr) -> pl.Expr:
@@ -196,7 +198,11 @@ def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
         _family_memory=family_memory,
     )
     name = pl.col("gpu_name")
-    single = name.replace_strict(single_sizes(), default=None, return_dtype=pl.Float64)
+    # the reference's only size, unless the words state another (FluidStack's
+    # "Quadro_RTX_6000_16GB" is not silently made the 24 GB card)
+    single = pl.when(stated_memory(words).is_null()).then(
+        name.replace_strict(single_sizes(), default=None, return_dtype=pl.Float64)
+    )
     return named.with_columns(
         gpu_memory_gib=pl.coalesce(
             snap(name, given), "_family_memory", _listed(name, words), single

@@ -73,7 +73,8 @@ def test_a_connectors_own_variant_wins():
         ("GH200", "GH200", 96.0),  # not the H200 inside its name
         ("GB200", "GB200", 186.0),  # not the B200 inside its name
         ("L40S-48GB", "L40S", 48.0),  # not the L40
-        ("A10G", "A10G", 24.0),  # not the A10
+        ("A10G", "A10G", 24.0),  # not the A10, and its G is no memory size
+        ("T4G", "T4G", 16.0),
         ("p4d.24xlarge", None, None),  # an AWS family, not the P4
         ("RX 7900 XTX", None, None),
     ],
