@@ -127,9 +127,12 @@ def test_a_refresh_loads_nothing_of_the_app():
 @pytest.mark.parametrize(
     "module",
     ["gpu_pricing", "gpu_pricing.cli", "gpu_pricing.cli.core", "gpu_pricing.cli.costs",
-     "gpu_pricing.cli.plan", "gpu_pricing.cli.ops", "gpu_pricing.cli.publish",
+     "gpu_pricing.cli.estimate", "gpu_pricing.cli.breakeven", "gpu_pricing.cli.plan",
+     "gpu_pricing.cli.ops", "gpu_pricing.cli.publish", "gpu_pricing.api.estimates",
+     "gpu_pricing.api.breakevens", "gpu_pricing.plan.serve", "gpu_pricing.plan.train",
      "gpu_pricing.report", "flows.refresh", "services.config", "services.config_checks",
-     "services.names", "services.notify", "services.alerts", "warehouse.publish", "warehouse.snapshot_export",
+     "services.names", "services.notify", "services.alerts", "warehouse.publish",
+     "warehouse.publish_io", "warehouse.snapshot_export",
      "warehouse.queries", "warehouse.staging", "common.errors", "common.redact",
      "common.schemas"],
 )
