@@ -21,8 +21,8 @@ own. Every provider's rows pass through `identify()` in the shared normalise ste
   V100); `sql/seeds/seed_gpu_variants.csv` lists the others.
 - `gpu_memory_gib`: a memory the connector read from a number of the source, snapped to
   the reference size of that GPU within 10% (AWS reports 22,888 MiB for the 24 GB A10G);
-  else the instance family's; else a size the words state that the reference lists for
-  that GPU ("A100_SXM4_40GB"); else, where the words state no size at all, the reference's
+  else the instance family's; else a size the words state, snapped the same way
+  ("A100_SXM4_40GB", Verda's "8x B300 SXM6 268GB"); else, where the words state no size at all, the reference's
   size when the GPU comes in one size.
 """
 
@@ -146,23 +146,21 @@ def stated_memory(words: pl.Expr) -> pl.Expr:
     return words.str.extract(_MEMORY, 1).cast(pl.Float64, strict=False)
 
 
-def snap(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
-    """A memory the source states, as the reference size of that GPU it is within 10% of
-    (the marketed size), else as stated."""
-    out: pl.Expr = gib
+def near(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
+    """The reference size of that GPU a stated memory is within 10% of (the marketed size:
+    AWS's 22,888 MiB A10G is 24 GB, Verda's "268GB" B300 is 288 GB), else null."""
+    out: pl.Expr = pl.lit(None, dtype=pl.Float64)
     for gpu, sizes in reference_sizes().items():
         for size in sizes:
-            near = (name == gpu) & ((gib - size).abs() <= SNAP_TOLERANCE * size)
-            out = pl.when(near).then(pl.lit(size)).otherwise(out)
+            close = (name == gpu) & ((gib - size).abs() <= SNAP_TOLERANCE * size)
+            out = pl.when(close).then(pl.lit(size)).otherwise(out)
     return out
 
 
-def _listed(name: pl.Expr, words: pl.Expr) -> pl.Expr:
-    """A size the source's words state that the reference lists for that GPU, else null."""
-    known = {f"{n}|{m:g}": m for n, sizes in reference_sizes().items() for m in sizes}
-    return pl.format("{}|{}", name, stated_memory(words).cast(pl.Int64)).replace_strict(
-        known, default=None, return_dtype=pl.Float64
-    )
+def snap(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
+    """A memory the source states, as the marketed size it is near (`near`), else as
+    stated."""
+    return pl.coalesce(near(name, gib), gib)
 
 
 def _family() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -205,6 +203,6 @@ def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
     )
     return named.with_columns(
         gpu_memory_gib=pl.coalesce(
-            snap(name, given), "_family_memory", _listed(name, words), single
+            snap(name, given), "_family_memory", near(name, stated_memory(words)), single
         )
     ).drop(GPU_TEXT, "_family_memory", strict=False)
