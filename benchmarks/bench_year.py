@@ -98,8 +98,11 @@ FROM series s, range(1, $points_per_series + 1) AS r(k), load l
 
 def history(out: Path, days: int) -> Path:
     """A warehouse (and its raw store) holding `days` days of spot history up to the day
-    before the timed night."""
-    warehouse = out / f"year-{days}d" / "base.duckdb"
+    before the timed night, built by this code: a change of the parsing code re-parses the
+    stored pages, which hold only the first night (the rest was inserted)."""
+    from warehouse.staging import code_digest
+
+    warehouse = out / f"year-{days}d-{code_digest('aws')[:12]}" / "base.duckdb"
     if (warehouse.parent / ".done").exists():
         return warehouse
     shutil.rmtree(warehouse.parent, ignore_errors=True)

@@ -50,7 +50,9 @@ def checked_loads(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in run(con, f"SELECT load_id FROM temp.{CHECKED_LOADS} ORDER BY 1")]
 
 
-def _define(con: duckdb.DuckDBPyConnection, scoped: bool) -> None:
+def use_scope(con: duckdb.DuckDBPyConnection, scoped: bool) -> None:
+    """Define `checked_load(load_id)` for this connection: true for the loads `scope`
+    named (`scoped`), for every load otherwise."""
     if scoped:
         scope(con)
         body = f"id IN (SELECT load_id FROM temp.{CHECKED_LOADS})"
@@ -112,7 +114,7 @@ def run_assertions(
 ) -> list[AssertionResult]:
     """The `sql/tests/assert_*.sql` files, then the schema files' data tests; `scoped`:
     the appended relations on the loads `scope` named only (see the module's docstring)."""
-    _define(con, scoped)
+    use_scope(con, scoped)
     results = []
     for path in sorted((sql_dir / "tests").glob("assert_*.sql")):
         body = path.read_text().strip().rstrip(";")
@@ -147,3 +149,23 @@ def assert_healthy(
         )
         raise AssertionsFailed(f"warehouse assertions failed, nothing published: {detail}")
     return results
+
+
+def check_published(path: Path, *, full: bool) -> tuple[list[AssertionResult], list[str]]:
+    """The checks on a published warehouse, read-only: as its last refresh ran them (the
+    time series on that refresh's loads), or every row (`full`). Returns the results and
+    the loads checked (empty for a full check)."""
+    from warehouse.db import connect_readonly
+
+    con = connect_readonly(path)
+    try:
+        loads: list[str] = []
+        if not full:
+            loads = [r[0] for r in run(con, """
+                SELECT load_id FROM _loads WHERE run_id = (
+                    SELECT run_id FROM _runs WHERE status = 'ok'
+                    ORDER BY started_at DESC LIMIT 1)""")]  # fmt: skip
+            scope(con, loads)
+        return run_assertions(con, scoped=not full), loads
+    finally:
+        con.close()
