@@ -29,7 +29,7 @@ from flows.direct import (
     fetch_step,
     summary_markdown,
 )
-from services import notify
+from services import alerts
 from services.config import Config
 
 
@@ -66,7 +66,7 @@ def load_and_publish(
     cfg: Config,
     accept_drop: tuple[str, ...] = (),
     full_check: bool = False,
-) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
+) -> tuple[pipeline.RunSummary, alerts.CheckResult | None]:
     """Land, build, check the alerts on the build and publish (flows.direct)."""
     return direct.load_publish_and_check(path, fetched, source, cfg, accept_drop, full_check)
 
