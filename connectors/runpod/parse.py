@@ -14,7 +14,6 @@ import polars as pl
 
 from connectors.kit.decode import explode_pages
 from connectors.kit.gpu import form_factor
-from connectors.kit.normalise import verdict
 from connectors.runpod import settings as s
 
 _PRICE_FIELDS = ("securePrice", "communityPrice", "secureSpotPrice", "communitySpotPrice")
@@ -81,15 +80,14 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return variants.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.lit(s.REGION),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("id"),
         gpu_name=_gpu_name(pl.col("id").fill_null("")),
         gpu_variant=form_factor(pl.col("id"), s.GPU_VARIANT_PATTERNS),
         gpu_memory_gib=pl.col("memoryInGb").cast(pl.Float64, strict=False),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=price,
-        source_currency=pl.lit("USD"),
         source_price=price,
         source_unit=pl.format("USD per GPU-hour ({})", pl.col("_price_field")),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

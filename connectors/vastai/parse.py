@@ -14,7 +14,6 @@ import polars as pl
 
 from connectors.kit.decode import explode_pages
 from connectors.kit.gpu import form_factor
-from connectors.kit.normalise import verdict
 from connectors.vastai import settings as s
 
 _NUMBERS = (
@@ -118,7 +117,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce(pl.when(country != "").then(country), pl.lit(s.UNKNOWN_REGION)),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.format("offer-{}", pl.col("id")),
         gpu_name=pl.col("_gpu"),
         gpu_variant=form_factor(pl.col("gpu_name")),  # Vast's own name: "H100 PCIE", "H100 SXM"
@@ -131,6 +129,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         memory_gib=pl.when(cores > 0).then(
             _num("cpu_ram") * _num("cpu_cores_effective") / cores / s.MB_PER_GIB
         ),
-        source_currency=pl.lit("USD"),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

@@ -13,7 +13,7 @@ import polars as pl
 
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import cpu_only, verdict
+from connectors.kit.normalise import cpu_only
 from connectors.verda import settings as s
 
 _SIZE = pl.Struct({"description": pl.String, "size_in_gigabytes": pl.String})
@@ -84,7 +84,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.col("code"),
-        zone=pl.lit(None, dtype=pl.String),
         gpu_name=name,
         gpu_memory_gib=memory,
         gpu_count=usd(gpus),
@@ -94,5 +93,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         source_currency=pl.col("currency").str.to_uppercase(),
         source_price=usd(price),
         source_unit=pl.format("{} per hour ({}, whole instance)", pl.col("currency"), pl.col("_field")),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )
