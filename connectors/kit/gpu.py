@@ -58,10 +58,15 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 
 @cache
-def aliases() -> tuple[tuple[str, str, float | None], ...]:
-    """(pattern, gpu_name, stated memory the row requires or None), in the seed's order."""
+def aliases() -> tuple[tuple[str, str | None, float | None], ...]:
+    """(pattern, gpu_name, stated memory the row requires or None), in the seed's order. An
+    empty name is a GPU the words name that the reference lacks: matched, left unnamed."""
     return tuple(
-        ("(?i)" + r["pattern"], r["gpu_name"], float(m) if (m := r["stated_memory_gib"]) else None)
+        (
+            "(?i)" + r["pattern"],
+            r["gpu_name"] or None,
+            float(m) if (m := r["stated_memory_gib"]) else None,
+        )
         for r in _rows(SEED_GPU_ALIASES)
     )
 
@@ -113,7 +118,7 @@ def gpu_name(raw: pl.Expr, stated_memory: pl.Expr | None = None) -> pl.Expr:
         hit = raw.str.contains(pattern)
         if memory is not None:
             hit = hit & (stated_memory == memory) if stated_memory is not None else pl.lit(False)
-        out = pl.when(hit).then(pl.lit(name)).otherwise(out)
+        out = pl.when(hit).then(pl.lit(name, dtype=pl.String)).otherwise(out)
     return out
 
 

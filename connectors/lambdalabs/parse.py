@@ -15,7 +15,6 @@ import io
 import polars as pl
 
 from connectors.kit.decode import PageDrift
-from connectors.kit.gpu import form_factor
 from connectors.lambdalabs import settings as s
 
 ENTRY = pl.Struct(
@@ -80,13 +79,6 @@ def entries(pages: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(per_page).join(rows.select(_META).unique("load_id"), on="load_id", how="left")
 
 
-def _gpu_name(raw: pl.Expr) -> pl.Expr:
-    name: pl.Expr = pl.lit(None, dtype=pl.String)
-    for lambda_name, gpu in s.GPU_NAMES.items():
-        name = pl.when(raw == lambda_name).then(pl.lit(gpu)).otherwise(name)
-    return name
-
-
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
     items = entries(pages).with_columns(_item=pl.col("entry").str.json_decode(ENTRY))
     instance = pl.col("_item").struct.field("instance_type")
@@ -103,7 +95,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         )
         .explode("_regions", keep_nulls=True, empty_as_null=True)
         .with_columns(
-            _gpu_raw=pl.col("_desc").struct.field("2"),
             _gpu_n=pl.col("_desc").struct.field("1").cast(pl.Float64),
             _gpu_mem=pl.col("_desc").struct.field("3").cast(pl.Float64),
         )
@@ -121,9 +112,10 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         instance_type=instance.struct.field("name"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.when(pl.col("_regions").is_null()).then(pl.lit(s.NO_CAPACITY_DETAIL)),
-        gpu_name=_gpu_name(pl.col("_gpu_raw")),
-        # "8x H100 (80 GB SXM5)", "1x H100 (80 GB PCIe)"
-        gpu_variant=form_factor(instance.struct.field("description")),
+        # the description ("8x H100 (80 GB SXM5)", "1x RTX 6000 (24 GB)") and the memory it
+        # states: name and form factor by the shared GPU rule (connectors/kit/gpu.py); the
+        # 24 GB "RTX 6000" is the Quadro RTX 6000
+        gpu_text=instance.struct.field("description"),
         gpu_memory_gib=pl.col("_gpu_mem"),
         gpu_count=pl.coalesce(specs.struct.field("gpus"), pl.col("_gpu_n")),
         # Lambda says which regions have capacity, not how much: 0 where none has any,
