@@ -20,7 +20,8 @@ own. Every provider's rows pass through `identify()` in the shared normalise ste
   as the seed's default variant of that name and memory (the SXM part for H100, A100 and
   V100); `sql/seeds/seed_gpu_variants.csv` lists the others.
 - `gpu_memory_gib`: a memory the connector read from a number of the source, snapped to
-  the reference size of that GPU within 10% (AWS reports 22,888 MiB for the 24 GB A10G);
+  the reference size of that GPU within 10% (AWS reports 22,888 MiB for the 24 GB A10G;
+  null when it is near none of that GPU's sizes, as stated for a GPU the reference lacks);
   else the instance family's; else a size the words state, snapped the same way
   ("A100_SXM4_40GB", Verda's "8x B300 SXM6 268GB"); else, where the words state no size at all, the reference's
   size when the GPU comes in one size.
@@ -163,9 +164,12 @@ def near(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
 
 
 def snap(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
-    """A memory the source states, as the marketed size it is near (`near`), else as
-    stated."""
-    return pl.coalesce(near(name, gib), gib)
+    """A memory the source states, as the marketed size it is near (`near`); null when it
+    is near no size the reference lists for that GPU (Vast's driver reporting 60 GB for an
+    A100 is no A100 the reference knows, and is not guessed into one); as stated for a GPU
+    the reference lacks (AWS's RTX PRO 4500, 32 GB)."""
+    known = name.is_in(list(reference_sizes()))
+    return pl.when(known).then(near(name, gib)).otherwise(gib)
 
 
 def _family() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
