@@ -15,7 +15,6 @@ import polars as pl
 from connectors.kit import gpu
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import verdict
 from connectors.vultr import settings as s
 
 _COMMON = {
@@ -140,13 +139,11 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_region", pl.lit("any")),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("id"),
         gpu_count=usd(pl.col("_gpus")),
         memory_gib=usd(decimal(pl.col("ram"))) / MIB_PER_GIB,
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.format("USD per hour ({}, whole plan)", pl.col("_field")),
-        **verdict(pl.col("_excluded"), rejected),
+        _rejected=rejected,
     )
