@@ -31,7 +31,7 @@ import polars as pl
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import settings as s
 from connectors.kit.decode import explode_pages
-from connectors.kit.normalise import verdict
+from connectors.kit.normalise import parse_tail
 
 MONEY = pl.Struct({"currencyCode": pl.String, "units": pl.String, "nanos": pl.Int64})
 SKU = pl.Struct(
@@ -221,14 +221,18 @@ def classify(skus: pl.DataFrame) -> pl.DataFrame:
         .when(pl.col("serviceRegions").list.len().fill_null(0) == 0)
         .then(pl.lit("SKU lists no serviceRegions"))
     )
-    return with_resource.with_columns(
-        price_nanos=nanos,
-        source_currency=currency,
-        source_unit=unit,
-        effective_at=info.struct.field("effectiveTime")
-        .str.to_datetime(time_zone="UTC", strict=False)
-        .dt.replace_time_zone(None),
-        **verdict(excluded, rejected),
+    # the verdict now, not at the parse's end: deduplication and pricing read it
+    return parse_tail(
+        with_resource.with_columns(
+            price_nanos=nanos,
+            source_currency=currency,
+            source_unit=unit,
+            effective_at=info.struct.field("effectiveTime")
+            .str.to_datetime(time_zone="UTC", strict=False)
+            .dt.replace_time_zone(None),
+            _excluded=excluded,
+            _rejected=rejected,
+        )
     )
 
 
@@ -269,7 +273,6 @@ def _per_gpu(gpus: pl.DataFrame) -> pl.DataFrame:
     price = usd(pl.col("price_nanos"))
     return gpus.with_columns(
         provider=pl.lit(s.PROVIDER),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type="accelerator",
         pricing_detail=_flex_detail(
             pl.when("host_included")
@@ -371,7 +374,6 @@ def _composed(gpus: pl.DataFrame, hosts: pl.DataFrame) -> pl.DataFrame:
     return machines.with_columns(
         provider=pl.lit(s.PROVIDER),
         host_included=pl.lit(True),  # a whole machine: host cores and RAM priced in
-        zone=pl.lit(None, dtype=pl.String),
         instance_type="machine_type",
         pricing_detail=_flex_detail(detail),
         price_usd_per_hour=price,

@@ -20,6 +20,7 @@ import polars as pl
 from common.errors import PricingError
 from common.redact import register_env
 from common.schemas import conform, table_ddl
+from connectors.kit.normalise import parse_tail
 from connectors.kit.page import PAGES_SCHEMA, FetchContext, FetchFailure, Page
 
 APPEND = "append"  # every page ever landed is part of the current state (time series)
@@ -103,8 +104,9 @@ class Parsed:
     staged: Mapping[str, pl.DataFrame] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
-        kept = [c for c in OFFER_EXTRA_COLUMNS if c in self.offers.columns]
-        offers = conform(self.offers).with_columns(self.offers.select(kept).get_columns())
+        tail = parse_tail(self.offers)  # the defaults every parse leaves to the kit
+        kept = [c for c in OFFER_EXTRA_COLUMNS if c in tail.columns]
+        offers = conform(tail).with_columns(tail.select(kept).get_columns())
         object.__setattr__(self, "offers", offers)
         object.__setattr__(self, "staged", MappingProxyType(dict(self.staged)))
 

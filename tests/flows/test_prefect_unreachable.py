@@ -57,7 +57,7 @@ def test_serve_names_the_unreachable_url_and_the_command_that_starts_a_server(de
     assert result.exit_code == 2
     [line] = result.stderr.splitlines()
     assert f"no Prefect API answers at {dead_api}" in line
-    assert "`uv run prefect server start`" in line
+    assert "`uv run gpu-pricing server`" in line
     assert "unexpected" not in line
 
 

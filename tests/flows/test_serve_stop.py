@@ -66,7 +66,7 @@ def served(tmp_path_factory):
         PREFECT_RUNNER_POLL_FREQUENCY="2",
     )
     extra, argv = as_run_here(start, port)
-    assert argv[1:] == ["server", "start"]
+    assert argv[1:] == ["server"]
     log = root / "server.log"
     server = subprocess.Popen(
         argv,
