@@ -13,7 +13,7 @@ two ways, each step given by a `Steps`:
 Retries (exponential backoff with jitter) sit on the fetch step only, and only for
 retryable errors, with the same policy both ways; a connector whose fetch fails is recorded
 in `_loads` and the others go on. Before publishing, the budgets and rate rules of
-gpu-pricing.toml are checked on the refresh's own build (services.notify); an alert
+gpu-pricing.toml are checked on the refresh's own build (services.alerts); an alert
 failure is logged and never fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step publishes the
 warehouse there as Iceberg tables (warehouse.publish); a publish failure is logged, shown
 in the summary and retried at the next run (publishing is idempotent), and never undoes the
@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from common.errors import InvalidInput
 from connectors.errors import SourceUnavailable
 from connectors.kit.page import FetchContext, FetchFailure
 from flows import pipeline, progress
-from services import notify
+from services import alerts
 from services.config import Config
 from services.config import load as load_config
 from warehouse import staging
@@ -149,9 +150,10 @@ class Steps:
     # (warehouse, pages, source, config, connectors whose drop is accepted) -> the summary,
     # and the alert outcome (None when the alerts check failed): the alerts are checked
     # inside the refresh's own build
+    # ... and whether every row is checked (warehouse.checks)
     load_and_publish: Callable[
-        [Path, dict, str, Config, tuple[str, ...]],
-        tuple[pipeline.RunSummary, notify.CheckResult | None],
+        [Path, dict, str, Config, tuple[str, ...], bool],
+        tuple[pipeline.RunSummary, alerts.CheckResult | None],
     ]
     publish: Callable[[Path, Config], dict]
     # (summary, warehouse, alert outcome, publish line) -> None: the run's artifacts
@@ -166,18 +168,24 @@ def _fetch_in_threads(contexts: dict[str, FetchContext], snapshot: str | None, l
 
 
 def load_publish_and_check(
-    path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
-) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
+    path: Path,
+    fetched: dict,
+    source: str,
+    cfg: Config,
+    accept_drop: tuple[str, ...] = (),
+    full_check: bool = False,
+) -> tuple[pipeline.RunSummary, alerts.CheckResult | None]:
     """The refresh's build, with the budgets and rate rules checked on its marts before it
     publishes (in the same pass: no copy of the warehouse, no second build)."""
-    checked: list[notify.CheckResult] = []
+    checked: list[alerts.CheckResult] = []
     summary = pipeline.load_and_publish(
         path,
         fetched,
         source=source,
         checks=cfg.checks.rules(),
         accept_drop=accept_drop,
-        alerts=lambda con: checked.append(notify.check_built(con, path, cfg)),
+        alerts=lambda con: checked.append(alerts.check_built(con, path, cfg)),
+        full_check=full_check,
     )
     return summary, (checked[0] if checked else None)
 
@@ -199,8 +207,11 @@ def run_refresh(
     *,
     steps: Steps,
     accept_drop: list[str] | None = None,
+    full_check: bool | None = None,
 ) -> pipeline.RunSummary:
-    """The refresh, each step run as `steps` says."""
+    """The refresh, each step run as `steps` says. `full_check`: check every row of the
+    warehouse, not only the rows this refresh adds (None: as gpu-pricing.toml's
+    `[schedule] full_check` says for today, the weekly full check)."""
     log = steps.log()
     cfg = load_config(config)  # a bad config fails here, before the warehouse is touched
     path = cfg.warehouse_path(warehouse)
@@ -228,8 +239,10 @@ def run_refresh(
     if bad_input is not None:
         raise bad_input  # before anything is landed: the published warehouse stays as it was
     source = snapshot or "live"
+    if full_check is None:
+        full_check = cfg.schedule.full_check_due(datetime.now(UTC))
     summary, checked = steps.load_and_publish(
-        path, fetched, source, cfg, tuple(accept_drop or ())
+        path, fetched, source, cfg, tuple(accept_drop or ()), full_check
     )
     for p in summary.providers:
         p.fetch_seconds = seconds.get(p.provider, 0.0)
@@ -271,10 +284,12 @@ def refresh_direct(
     regions: list[str] | None = None,
     config: str | None = None,
     accept_drop: list[str] | None = None,
+    full_check: bool | None = None,
 ) -> pipeline.RunSummary:
     """The same refresh without Prefect (no API configured: nothing would keep the run)."""
     return run_refresh(
-        warehouse, snapshot, providers, regions, config, steps=DIRECT, accept_drop=accept_drop
+        warehouse, snapshot, providers, regions, config, steps=DIRECT, accept_drop=accept_drop,
+        full_check=full_check,
     )
 
 

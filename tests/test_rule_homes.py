@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SQL = [*ROOT.glob("sql/**/*.sql"), *ROOT.glob("warehouse/queries/*.sql")]
 PY = [
     p
-    for folder in ("connectors", "gpu_pricing", "models", "flows", "warehouse")
+    for folder in ("connectors", "gpu_pricing", "models", "flows", "services", "warehouse")
     for p in (ROOT / folder).rglob("*.py")
 ]
 
@@ -34,7 +34,7 @@ TABLE = [
     ),
     (
         "every read and decision (rates, history, estimates, plans, break-evens)",
-        "`gpu_pricing/api.py`",
+        "`gpu_pricing/api/`",
     ),
     (
         "hours per month and year, bytes per GiB, FLOPs and bytes per parameter, default "
@@ -137,3 +137,33 @@ def test_constants_come_from_seed_conventions(what, pattern):
     assert stated <= allowed, f"{what} restated in {sorted(stated - allowed)}"
     gcp = (ROOT / "connectors/gcp/settings.py").read_text(encoding="utf-8")
     assert "HOURS_PER_MONTH = 730" not in gcp.replace("GCP_BILLING_HOURS_PER_MONTH", "")
+
+
+def test_alerts_are_evaluated_in_one_place():
+    """The alert figures are read and the rules decided in services/alerts.py only: the
+    command line, the API and a refresh's alert step run it; notify only delivers."""
+    evaluating = (
+        r"alert_(rates_current|price_moves|source_freshness|row_drops|rule_states)"
+        r"|rules\.(price_level|spot_ratio|day_over_day|usage_budget|training_budget|transitions)\("
+    )
+    assert where(evaluating, PY) == {"services/alerts.py"}
+    assert where(r"notify\.(check|evaluate)\b", PY) == set()
+
+
+def test_the_parse_tail_defaults_are_the_kits():
+    """A connector states what its source says; the defaults of a parse's tail (USD when
+    no currency is named, a null zone, the status from the `_excluded` / `_rejected`
+    reason columns) are connectors/kit/normalise.py's `parse_tail`, and the per-GPU-hour
+    division its `normalise` (test_per_gpu_hour_is_divided_once)."""
+    connectors = [p for p in PY if "connectors" in p.parts and "kit" not in p.parts]
+    restated = {
+        "a null zone": r"zone\s*=\s*pl\.lit\(\s*None|pl\.lit\(\s*None[^)]*\)\s*\.alias\(\s*\"zone\"",
+        "USD as the currency": r"source_currency\s*=\s*pl\.lit\(\s*\"USD\"|"
+        r"pl\.lit\(\s*\"USD\"\s*\)\s*\.alias\(\s*\"source_currency\"",
+        "the verdict": r"\*\*\s*verdict\(|status\s*=\s*pl\.when\([^)]*reject",
+        "a per-GPU-hour division": r"/\s*pl\.col\(\s*\"gpu_count\"\s*\)",
+    }
+    for what, pattern in restated.items():
+        assert where(pattern, connectors) == set(), f"{what} restated in a connector"
+    kit = ROOT / "connectors" / "kit"
+    assert where(r"def\s+parse_tail\(", list(kit.glob("*.py"))) == {"connectors/kit/normalise.py"}

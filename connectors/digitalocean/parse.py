@@ -13,7 +13,6 @@ import polars as pl
 from connectors.digitalocean import settings as s
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import verdict
 
 SIZE = pl.Struct(
     {
@@ -35,11 +34,6 @@ SIZE = pl.Struct(
     }
 )
 PAGE = pl.Struct({"sizes": pl.List(SIZE)})
-GPUS = pl.DataFrame(
-    [(model, gpu, float(mem)) for model, (gpu, mem) in s.GPUS.items()],
-    schema={"_model": pl.String, "_gpu": pl.String, "_mem": pl.Float64},
-    orient="row",
-)
 MIB_PER_GIB = 1024
 
 
@@ -48,7 +42,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         explode_pages(pages.filter(pl.col("endpoint") == s.ENDPOINT), PAGE, "sizes")
         .unique("slug", keep="first", maintain_order=True)  # a size repeated across pages
         .with_columns(_model=pl.col("gpu_info").struct.field("model"))
-        .join(GPUS, on="_model", how="left")
     )
     is_gpu = pl.col("gpu_info").is_not_null()
     usable = pl.col("available").fill_null(True) & (pl.col("regions").list.len() > 0)
@@ -76,18 +69,17 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_region", pl.lit("any")),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("slug"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.col("_mem"),
+        # `gpu_info.model` ("nvidia_h100", "nvidia_rtx6000_ada"): the GPU is named by the
+        # shared GPU rule (connectors/kit/gpu.py), the size slug read where it is null
+        gpu_text=pl.col("_model"),
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.col("vcpus"))),
         memory_gib=usd(decimal(pl.col("memory"))) / MIB_PER_GIB,
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.lit("USD per hour (price_hourly, whole Droplet)"),
-        **verdict(pl.col("_excluded"), rejected),
+        _rejected=rejected,
     )

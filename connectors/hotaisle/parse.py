@@ -13,7 +13,7 @@ import polars as pl
 from connectors.hotaisle import settings as s
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import cpu_only, verdict
+from connectors.kit.normalise import cpu_only
 from models.conventions import BYTES_PER_GIB
 
 SPECS = pl.Struct(
@@ -26,11 +26,6 @@ SPECS = pl.Struct(
     }
 )
 ITEM = pl.Struct({"OnDemandPrice": pl.String, "Specs": SPECS})
-GPUS = pl.DataFrame(
-    [(m, gpu, float(mem)) for m, (gpu, mem) in s.GPUS.items()],
-    schema={"_model": pl.String, "_gpu": pl.String, "_mem": pl.Float64},
-    orient="row",
-)
 
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
@@ -42,7 +37,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     items = (
         explode_pages(wrapped, pl.Struct({"items": pl.List(ITEM)}), "items")
         .with_columns(_model=gpu.struct.field("model"), _gpus=decimal(gpu.struct.field("count")))
-        .join(GPUS, on="_model", how="left")
     )
     cents = decimal(pl.col("OnDemandPrice"))
     price = cents / pl.lit(s.CENTS_PER_USD).cast(pl.Decimal(38, 9))
@@ -56,18 +50,16 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return items.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.lit(s.REGION),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.format("{}x {} {}c", usd(pl.col("_gpus")).cast(pl.Int64), "_model", cores),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.col("_mem"),
+        gpu_text=pl.col("_model"),  # "MI300X": named by the shared GPU rule
         gpu_count=usd(pl.col("_gpus")),
         vcpus=usd(decimal(cores)),
         memory_gib=usd(decimal(specs.struct.field("ram_capacity"))) / BYTES_PER_GIB,
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(cents),
         source_unit=pl.lit("US cents per hour (OnDemandPrice, whole VM)"),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

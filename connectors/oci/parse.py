@@ -4,8 +4,8 @@ The price list has no shapes, only parts: a GPU part is billed "GPU Per Hour", a
 per GPU. The bundled shape table (shapes.csv) says which shapes use which part and how
 many GPUs they have, so each shape is one offer at part price x GPU count, region
 'global'. Shapes that allow preemptible capacity get a spot offer at the documented 50%.
-A GPU-hour part no shape uses is kept as one row per GPU (instance_type = the part
-number) with gpu_name null: counted, not guessed. Look-alike rows (software licences,
+A GPU-hour part no shape uses (its GPU and GPU count are not identified from a source:
+"H100T" B109480) is quarantined with a reason naming the part, never priced as a guess. Look-alike rows (software licences,
 on-premises appliances) are excluded with a reason.
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 import polars as pl
 
 from connectors.kit.decode import explode_pages
-from connectors.kit.normalise import verdict
 from connectors.oci import settings as s
 
 PRICE = pl.Struct({"model": pl.String, "value": pl.String})
@@ -116,6 +115,16 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
                 pl.col("name_token"),
             )
         )
+        .when(pl.col("shape").is_null())
+        .then(
+            pl.format(
+                "part {} ('{}') is a GPU-hour rental no shape in shapes.csv uses: which GPU "
+                "and how many it prices is not identified from a source, so it is not "
+                "priced (never guessed)",
+                pl.col("partNumber"),
+                pl.col("displayName"),
+            )
+        )
     )
     gpus = pl.col("gpu_count").fill_null(1.0)
     on_demand = items.with_columns(
@@ -131,12 +140,12 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([on_demand, spot]).with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.lit(s.REGION),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.coalesce("shape", "partNumber"),
         gpu_count=gpus,
         price_usd_per_hour=pl.col("_per_gpu") * gpus,
         source_currency=pl.col("_currency"),
         source_price=value,
         source_unit=pl.format("{} ({})", pl.col("metricName"), pl.col("partNumber")),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

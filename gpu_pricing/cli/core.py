@@ -60,6 +60,15 @@ def refresh(
             "in gpu-pricing.toml) is real: publish their new offers this once.",
         ),
     ] = None,
+    full_check: Annotated[
+        bool | None,
+        typer.Option(
+            "--full-check/--no-full-check",
+            help="Check every row of the warehouse, not only the rows this refresh adds "
+            "(default: on the day of [schedule] full_check in gpu-pricing.toml, Sundays).",
+            show_default=False,
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Refresh: fetch, land raw, normalise, publish, check alerts. Runs as a Prefect flow
@@ -100,6 +109,7 @@ def refresh(
                 regions=[r.strip() for r in regions.split(",")] if regions else None,
                 config=str(cfg.source) if cfg.source else None,
                 accept_drop=parse_providers(accept_drop),
+                full_check=full_check,
             )
         con = db.connect_readonly(path)
         try:

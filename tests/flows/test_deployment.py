@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +23,7 @@ import httpx
 import pytest
 
 from services import config, notify
+from tests._processes import free_port, stop
 from warehouse import db
 
 pytestmark = pytest.mark.slow
@@ -39,23 +38,6 @@ SERVED_CONFIG = """
 cron = "30 3 * * *"
 timezone = "Europe/Paris"
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def stop(proc: subprocess.Popen) -> None:
-    """End a process group this test started, politely first."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=15)
 
 
 class Server:
