@@ -148,3 +148,22 @@ def test_alerts_are_evaluated_in_one_place():
     )
     assert where(evaluating, PY) == {"services/alerts.py"}
     assert where(r"notify\.(check|evaluate)\b", PY) == set()
+
+
+def test_the_parse_tail_defaults_are_the_kits():
+    """A connector states what its source says; the defaults of a parse's tail (USD when
+    no currency is named, a null zone, the status from the `_excluded` / `_rejected`
+    reason columns) are connectors/kit/normalise.py's `parse_tail`, and the per-GPU-hour
+    division its `normalise` (test_per_gpu_hour_is_divided_once)."""
+    connectors = [p for p in PY if "connectors" in p.parts and "kit" not in p.parts]
+    restated = {
+        "a null zone": r"zone\s*=\s*pl\.lit\(\s*None|pl\.lit\(\s*None[^)]*\)\s*\.alias\(\s*\"zone\"",
+        "USD as the currency": r"source_currency\s*=\s*pl\.lit\(\s*\"USD\"|"
+        r"pl\.lit\(\s*\"USD\"\s*\)\s*\.alias\(\s*\"source_currency\"",
+        "the verdict": r"\*\*\s*verdict\(|status\s*=\s*pl\.when\([^)]*reject",
+        "a per-GPU-hour division": r"/\s*pl\.col\(\s*\"gpu_count\"\s*\)",
+    }
+    for what, pattern in restated.items():
+        assert where(pattern, connectors) == set(), f"{what} restated in a connector"
+    kit = ROOT / "connectors" / "kit"
+    assert where(r"def\s+parse_tail\(", list(kit.glob("*.py"))) == {"connectors/kit/normalise.py"}

@@ -108,7 +108,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return offers.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_regions", pl.lit(s.NO_CAPACITY_REGION)),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=instance.struct.field("name"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.when(pl.col("_regions").is_null()).then(pl.lit(s.NO_CAPACITY_DETAIL)),
@@ -125,10 +124,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         memory_gib=specs.struct.field("memory_gib"),
         # cents -> dollars in Decimal: a float division gives 69 / 100 = 0.6900000000000001
         price_usd_per_hour=(cents.cast(pl.Decimal(38, 6)) / s.CENTS_PER_USD).cast(pl.Float64),
-        source_currency=pl.lit("USD"),
         source_price=cents,
         source_unit=pl.lit("US cents per hour"),
-        status=pl.when(rejected.is_not_null()).then(pl.lit("rejected")).otherwise(pl.lit("ok")),
-        reason=rejected,
+        _rejected=rejected,
         record=pl.col("entry"),
     ).drop("_item", "entry")

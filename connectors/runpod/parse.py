@@ -13,7 +13,6 @@ from __future__ import annotations
 import polars as pl
 
 from connectors.kit.decode import explode_pages
-from connectors.kit.normalise import verdict
 from connectors.runpod import settings as s
 
 _PRICE_FIELDS = ("securePrice", "communityPrice", "secureSpotPrice", "communitySpotPrice")
@@ -73,7 +72,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return variants.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.lit(s.REGION),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("id"),
         # the GPU type id ("NVIDIA H100 PCIe", "NVIDIA RTX 6000 Ada Generation") and the
         # memory it states: name and form factor by the shared GPU rule (connectors/kit/gpu.py)
@@ -81,8 +79,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_memory_gib=pl.col("memoryInGb").cast(pl.Float64, strict=False),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=price,
-        source_currency=pl.lit("USD"),
         source_price=price,
         source_unit=pl.format("USD per GPU-hour ({})", pl.col("_price_field")),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

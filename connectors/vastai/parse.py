@@ -13,7 +13,6 @@ from __future__ import annotations
 import polars as pl
 
 from connectors.kit.decode import explode_pages
-from connectors.kit.normalise import verdict
 from connectors.vastai import settings as s
 
 _NUMBERS = (
@@ -94,7 +93,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce(pl.when(country != "").then(country), pl.lit(s.UNKNOWN_REGION)),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.format("offer-{}", pl.col("id")),
         # Vast's own GPU name ("H100 PCIE", "Tesla V100") and `gpu_ram` as the driver reports
         # it (an H100 80GB shows ~81 559 MB): the shared GPU rule (connectors/kit/gpu.py)
@@ -108,6 +106,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         memory_gib=pl.when(cores > 0).then(
             _num("cpu_ram") * _num("cpu_cores_effective") / cores / s.MB_PER_GIB
         ),
-        source_currency=pl.lit("USD"),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )
