@@ -128,6 +128,18 @@ def offers_only(parse_offers: Callable[[pl.DataFrame], pl.DataFrame]) -> ParseFn
 
 
 @dataclass(frozen=True)
+class ProviderDoc:
+    """A connector's row in docs/providers.md's provider table (written from the registry
+    by scripts/provider_table.py): its source and what it gives, in words; `auth` for a
+    connector whose credentials are not its kit JSON endpoints' (an SDK's chain, or none),
+    which the table otherwise derives from those endpoints' declarations."""
+
+    source: str
+    gives: str
+    auth: str = ""
+
+
+@dataclass(frozen=True)
 class Connector:
     name: str
     # endpoint -> SNAPSHOT | APPEND
@@ -155,6 +167,8 @@ class Connector:
     # `source_version`, kept in `_loads`) when a version is the source's publication time:
     # the next live fetch then starts from the newest version stored
     source_version_format: str | None = None
+    # its row in docs/providers.md (ProviderDoc)
+    doc: ProviderDoc | None = None
 
     def __post_init__(self) -> None:
         register_env(*self.credentials)
