@@ -215,3 +215,20 @@ def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
             snap(name, given), "_family_memory", near(name, stated_memory(words)), single
         )
     ).drop(GPU_TEXT, "_family_memory", strict=False)
+
+
+def identified(frame: pl.DataFrame, provider: str, instance_type: str, words: str) -> pl.DataFrame:
+    """`frame` with `gpu_name`, `gpu_memory_gib` and `gpu_variant` as this rule gives them
+    from its `words` column and its `instance_type` column, for a connector that needs a
+    GPU's identity inside its parse (Vultr divides a plan's memory by one GPU's; GCP
+    prices several machine shapes from one GPU SKU). The connector decides nothing."""
+    blank = {
+        "provider": pl.lit(provider),
+        "instance_type": pl.col(instance_type),
+        "gpu_name": pl.lit(None, dtype=pl.String),
+        "gpu_memory_gib": pl.lit(None, dtype=pl.Float64),
+        "gpu_variant": pl.lit(None, dtype=pl.String),
+    }
+    keep = [c for c in frame.columns if c not in blank]
+    out = identify(frame.select(keep).with_columns(**blank), frame[words])
+    return out.select(*keep, "gpu_name", "gpu_memory_gib", "gpu_variant")

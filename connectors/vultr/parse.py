@@ -40,25 +40,12 @@ METAL = pl.Struct(
 MIB_PER_GIB = 1024
 
 
-def _identified(plans: pl.DataFrame, words: str) -> pl.DataFrame:
-    """The plans with the GPU's name and memory as the shared GPU rule gives them
-    (connectors/kit/gpu.py: the source's words, then the plan's instance family): the GPU
-    count of a Cloud GPU plan is its memory over one GPU's."""
-    blank = {
-        "provider": pl.lit(s.PROVIDER),
-        "instance_type": pl.col("id"),
-        "gpu_name": pl.lit(None, dtype=pl.String),
-        "gpu_memory_gib": pl.lit(None, dtype=pl.Float64),
-        "gpu_variant": pl.lit(None, dtype=pl.String),
-    }
-    return gpu.identify(plans.with_columns(**blank), plans[words]).drop("provider", "instance_type")
-
-
 def _cloud_gpu(pages: pl.DataFrame) -> pl.DataFrame:
     plans = explode_pages(
         pages.filter(pl.col("endpoint") == s.PLANS), pl.Struct({"plans": pl.List(PLAN)}), "plans"
     )
-    plans = _identified(plans, "gpu_type")  # "NVIDIA_A100", "AMD_MI300X"
+    # the GPU of "NVIDIA_A100", "AMD_MI300X" and its memory, as the shared GPU rule gives them
+    plans = gpu.identified(plans, s.PROVIDER, "id", "gpu_type")
     share = decimal(pl.col("gpu_vram_gb")) / pl.col("gpu_memory_gib").cast(pl.Decimal(38, 9))
     excluded = (
         pl.when(pl.col("type") != "vcg")
@@ -90,7 +77,8 @@ def _bare_metal(pages: pl.DataFrame) -> pl.DataFrame:
             decimal(pl.coalesce(parts.struct.field("1"), pl.lit("1")))
         ),
     )
-    plans = _identified(plans, "_token")  # "h100", "l40" (an L40S machine: its family)
+    # "h100", "l40" (an L40S machine: its instance family)
+    plans = gpu.identified(plans, s.PROVIDER, "id", "_token")
     common = {
         "vcpus": usd(decimal(pl.col("cpu_threads"))),
         "_excluded": pl.when(pl.col("_token").is_null()).then(pl.lit(s.EXCLUDE_CPU_METAL)),
