@@ -489,10 +489,12 @@ def connector_sources() -> list[Path]:
 
 
 def schema_files(sql_dir: Path = SQL_DIR) -> list[Path]:
-    """The schema files: every `.yml` of the SQL project, and, for a project that declares
-    sources (sql/sources/), each connector's sources too."""
+    """The schema files: every `.yml` of the SQL project, and each connector's sources
+    with them in a whole project (one with sql/sources/ and the doc blocks of sql/docs/
+    their columns cite; a test's small project of a few files has neither)."""
     own = sorted([*sql_dir.rglob("*.yml"), *sql_dir.rglob("*.yaml")])
-    return own + connector_sources() if (sql_dir / "sources").is_dir() else own
+    whole = (sql_dir / "sources").is_dir() and (sql_dir / "docs").is_dir()
+    return own + connector_sources() if whole else own
 
 
 def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
