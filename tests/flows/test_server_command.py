@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,15 +16,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests._processes import free_port
+
 pytestmark = pytest.mark.slow
 
 GPU_PRICING = Path(sys.executable).parent / "gpu-pricing"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_server_answers_on_the_port_asked_for_and_stops_on_ctrl_c(tmp_path):
