@@ -41,7 +41,6 @@ from pydantic import (
 )
 
 from common.redact import register_env
-from connectors import registry
 from services import config_checks as check
 from services import names
 from services.config_checks import (
@@ -509,6 +508,8 @@ class Config(check.Table):
         return self.alerts.row_drop_pct
 
     def connector_names(self) -> list[str]:
+        from connectors import registry
+
         return list(self.providers) or list(registry.PROVIDERS)
 
     def regions_for(self, connector: str) -> tuple[str, ...] | None:

@@ -11,7 +11,6 @@ from typing import Annotated
 import typer
 
 from common.errors import InvalidInput
-from connectors import registry
 from gpu_pricing.cli._common import (
     JsonOpt,
     WarehouseOpt,
@@ -276,6 +275,7 @@ def snapshot_record(
     the warehouse exists, as the nightly refresh would; else from their look-back window."""
 
     def body() -> int:
+        from connectors import registry
         from connectors.kit import snapshot as kit_snapshot
         from connectors.kit.page import FetchContext, FetchFailure
         from warehouse.staging import watermarks

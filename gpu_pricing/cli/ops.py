@@ -1,6 +1,7 @@
-"""Operations commands: `report`, `serve` and `check` (on `app`), `alerts check` (on `alerts_app`). Each reads gpu-pricing.toml
-(`--config`, else $GPU_PRICING_CONFIG, else ./gpu-pricing.toml, else defaults); a bad file is
-exit 2 before anything else happens.
+"""Operations commands: `report`, `serve`, `server` and `check` (on `app`), `alerts check`
+(on `alerts_app`). Each but `server` reads gpu-pricing.toml (`--config`, else
+$GPU_PRICING_CONFIG, else ./gpu-pricing.toml, else defaults); a bad file is exit 2 before
+anything else happens.
 """
 
 from pathlib import Path
@@ -14,7 +15,7 @@ from gpu_pricing.cli._common import ConfigOpt, JsonOpt, WarehouseOpt, open_reado
 from gpu_pricing.cli._output import emit_json, err, table
 
 # what an error message or the docs tell a user to run, as it runs in a fresh clone
-PREFECT_SERVER_COMMAND = "uv run prefect server start"
+PREFECT_SERVER_COMMAND = "uv run gpu-pricing server"
 LOCAL_PREFECT_API = "http://127.0.0.1:4200/api"
 
 app = typer.Typer()
@@ -220,5 +221,38 @@ def serve(
                 f"serve stopped: {stopped.deployment} paused, "
                 f"{stopped.removed_runs} scheduled run(s) removed"
             )
+
+    run(body)
+
+
+@app.command()
+def server(
+    host: Annotated[
+        str, typer.Option(envvar="PREFECT_SERVER_API_HOST", help="Address to listen on.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int,
+        typer.Option(envvar="PREFECT_SERVER_API_PORT", min=1, max=65535, help="Port to listen on."),
+    ] = 4200,
+) -> None:
+    """Start the Prefect server that `serve` registers its schedule with (API and UI at
+    http://HOST:PORT), in the foreground until Ctrl-C.
+
+    It is Prefect's own server (`prefect server start`) with this project's settings (no
+    usage telemetry); its database lives under $PREFECT_HOME (default ~/.prefect)."""
+
+    def body() -> None:
+        import os
+        import sys
+
+        api = f"http://{host}:{port}/api"
+        print(
+            f"starting a Prefect server at {api}; then, in another shell: "
+            f"`PREFECT_API_URL={api} uv run gpu-pricing serve`",
+            flush=True,
+        )
+        # the process becomes Prefect's server: Ctrl-C and SIGTERM reach it directly
+        argv = ["prefect", "server", "start", "--host", host, "--port", str(port)]
+        os.execv(sys.executable, [sys.executable, "-m", *argv])
 
     run(body)
