@@ -13,7 +13,7 @@ two ways, each step given by a `Steps`:
 Retries (exponential backoff with jitter) sit on the fetch step only, and only for
 retryable errors, with the same policy both ways; a connector whose fetch fails is recorded
 in `_loads` and the others go on. Before publishing, the budgets and rate rules of
-gpu-pricing.toml are checked on the refresh's own build (services.notify); an alert
+gpu-pricing.toml are checked on the refresh's own build (services.alerts); an alert
 failure is logged and never fails the refresh. When gpu-pricing.toml sets `[publish] to`, the last step publishes the
 warehouse there as Iceberg tables (warehouse.publish); a publish failure is logged, shown
 in the summary and retried at the next run (publishing is idempotent), and never undoes the
@@ -36,7 +36,7 @@ from common.errors import InvalidInput
 from connectors.errors import SourceUnavailable
 from connectors.kit.page import FetchContext, FetchFailure
 from flows import pipeline, progress
-from services import notify
+from services import alerts
 from services.config import Config
 from services.config import load as load_config
 from warehouse import staging
@@ -151,7 +151,7 @@ class Steps:
     # inside the refresh's own build
     load_and_publish: Callable[
         [Path, dict, str, Config, tuple[str, ...]],
-        tuple[pipeline.RunSummary, notify.CheckResult | None],
+        tuple[pipeline.RunSummary, alerts.CheckResult | None],
     ]
     publish: Callable[[Path, Config], dict]
     # (summary, warehouse, alert outcome, publish line) -> None: the run's artifacts
@@ -167,17 +167,17 @@ def _fetch_in_threads(contexts: dict[str, FetchContext], snapshot: str | None, l
 
 def load_publish_and_check(
     path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
-) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
+) -> tuple[pipeline.RunSummary, alerts.CheckResult | None]:
     """The refresh's build, with the budgets and rate rules checked on its marts before it
     publishes (in the same pass: no copy of the warehouse, no second build)."""
-    checked: list[notify.CheckResult] = []
+    checked: list[alerts.CheckResult] = []
     summary = pipeline.load_and_publish(
         path,
         fetched,
         source=source,
         checks=cfg.checks.rules(),
         accept_drop=accept_drop,
-        alerts=lambda con: checked.append(notify.check_built(con, path, cfg)),
+        alerts=lambda con: checked.append(alerts.check_built(con, path, cfg)),
     )
     return summary, (checked[0] if checked else None)
 

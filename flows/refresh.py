@@ -29,7 +29,7 @@ from flows.direct import (
     fetch_step,
     summary_markdown,
 )
-from services import notify
+from services import alerts
 from services.config import Config
 
 
@@ -61,7 +61,7 @@ def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> Fe
 @task(task_run_name="load-and-publish", cache_policy=NO_CACHE)
 def load_and_publish(
     path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
-) -> tuple[pipeline.RunSummary, notify.CheckResult | None]:
+) -> tuple[pipeline.RunSummary, alerts.CheckResult | None]:
     """Land, build, check the alerts on the build and publish (flows.direct)."""
     return direct.load_publish_and_check(path, fetched, source, cfg, accept_drop)
 

@@ -129,7 +129,7 @@ def test_a_refresh_loads_nothing_of_the_app():
     ["gpu_pricing", "gpu_pricing.cli", "gpu_pricing.cli.core", "gpu_pricing.cli.costs",
      "gpu_pricing.cli.plan", "gpu_pricing.cli.ops", "gpu_pricing.cli.publish",
      "gpu_pricing.report", "flows.refresh", "services.config", "services.config_checks",
-     "services.names", "services.notify", "warehouse.publish", "warehouse.snapshot_export",
+     "services.names", "services.notify", "services.alerts", "warehouse.publish", "warehouse.snapshot_export",
      "warehouse.queries", "warehouse.staging", "common.errors", "common.redact",
      "common.schemas"],
 )

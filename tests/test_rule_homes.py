@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SQL = [*ROOT.glob("sql/**/*.sql"), *ROOT.glob("warehouse/queries/*.sql")]
 PY = [
     p
-    for folder in ("connectors", "gpu_pricing", "models", "flows", "warehouse")
+    for folder in ("connectors", "gpu_pricing", "models", "flows", "services", "warehouse")
     for p in (ROOT / folder).rglob("*.py")
 ]
 
@@ -137,3 +137,14 @@ def test_constants_come_from_seed_conventions(what, pattern):
     assert stated <= allowed, f"{what} restated in {sorted(stated - allowed)}"
     gcp = (ROOT / "connectors/gcp/settings.py").read_text(encoding="utf-8")
     assert "HOURS_PER_MONTH = 730" not in gcp.replace("GCP_BILLING_HOURS_PER_MONTH", "")
+
+
+def test_alerts_are_evaluated_in_one_place():
+    """The alert figures are read and the rules decided in services/alerts.py only: the
+    command line, the API and a refresh's alert step run it; notify only delivers."""
+    evaluating = (
+        r"alert_(rates_current|price_moves|source_freshness|row_drops|rule_states)"
+        r"|rules\.(price_level|spot_ratio|day_over_day|usage_budget|training_budget|transitions)\("
+    )
+    assert where(evaluating, PY) == {"services/alerts.py"}
+    assert where(r"notify\.(check|evaluate)\b", PY) == set()

@@ -35,7 +35,7 @@ def alerts_check(
 
         import polars as pl
 
-        from services import notify
+        from services import alerts, notify
         from services.config import load
 
         cfg = load(config)
@@ -45,7 +45,7 @@ def alerts_check(
         if not _common.DEBUG:
             quiet.setLevel(logging.ERROR)
         try:
-            result = notify.check(cfg.warehouse_path(warehouse), cfg)
+            result = alerts.check(cfg.warehouse_path(warehouse), cfg)
         finally:
             quiet.setLevel(logging.NOTSET)
         if json_out:

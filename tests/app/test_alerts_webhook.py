@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from werkzeug import Response
 
-from services import config, notify
+from services import alerts, config, notify
 from warehouse import db
 
 H100_SKU = "Standard_ND96isr_H100_v5"  # the Azure size the azure_snapshot fixture edits
@@ -148,14 +148,14 @@ def test_a_failed_delivery_is_recorded_and_retried_next_run_without_the_secret(
     httpserver.expect_ordered_request(f"/hook/{TOKEN}").respond_with_response(Response("down", 503))
     httpserver.expect_ordered_request(f"/hook/{TOKEN}").respond_with_data("ok")
 
-    first = notify.check(demo_copy, cfg)
+    first = alerts.check(demo_copy, cfg)
     assert [(t.rule, t.state) for t in first.fired] == [("rate:h100", "ALARM")]
     [failure] = first.failed_deliveries
     assert failure.target == "hook" and "503" in failure.error
     [event] = events(demo_copy)
     assert event["delivered"] is False and "503" in json.loads(event["pending_targets"])["hook"]
 
-    second = notify.check(demo_copy, cfg)  # nothing new fires; the old event goes out
+    second = alerts.check(demo_copy, cfg)  # nothing new fires; the old event goes out
     assert second.fired == [] and [d.delivered for d in second.deliveries] == [True]
     assert len(httpserver.log) == 2
     assert posted(httpserver)[1]["title"] == "[gpu-pricing] ALARM rate:h100"
@@ -163,7 +163,7 @@ def test_a_failed_delivery_is_recorded_and_retried_next_run_without_the_secret(
     [event] = events(demo_copy)
     assert event["delivered"] is True and event["pending_targets"] is None
 
-    assert notify.check(demo_copy, cfg).deliveries == []  # delivered: never sent again
+    assert alerts.check(demo_copy, cfg).deliveries == []  # delivered: never sent again
     assert len(httpserver.log) == 2
     # the token is nowhere: not in the warehouse file, not in logs or output
     assert TOKEN.encode() not in demo_copy.read_bytes()
@@ -181,8 +181,8 @@ def test_only_the_target_that_failed_is_retried(demo_copy, httpserver, monkeypat
     httpserver.expect_oneshot_request("/bad").respond_with_response(Response("no", 500))
     httpserver.expect_oneshot_request("/bad").respond_with_data("ok")
 
-    notify.check(demo_copy, cfg)
-    notify.check(demo_copy, cfg)
+    alerts.check(demo_copy, cfg)
+    alerts.check(demo_copy, cfg)
 
     paths = [req.path for req, _ in httpserver.log]
     assert sorted(paths[:2]) == ["/bad", "/good"] and paths[2:] == ["/bad"]
@@ -193,7 +193,7 @@ def test_only_the_target_that_failed_is_retried(demo_copy, httpserver, monkeypat
 def test_a_target_whose_variable_is_unset_is_a_recorded_failure_not_a_crash(demo_copy, monkeypatch):
     monkeypatch.delenv("NOT_SET_URL", raising=False)
     cfg = level_rule(12.0, '[{"name": "hook", "url_env": "NOT_SET_URL"}]')
-    result = notify.check(demo_copy, cfg)
+    result = alerts.check(demo_copy, cfg)
     assert [d.error for d in result.deliveries] == ["environment variable NOT_SET_URL is not set"]
     assert events(demo_copy)[0]["delivered"] is False
 
@@ -202,9 +202,9 @@ def test_rechecking_unchanged_figures_fires_nothing_and_a_removed_rule_is_closed
     demo_copy,
 ):
     cfg = level_rule(12.0)
-    assert [t.state for t in notify.check(demo_copy, cfg).fired] == ["ALARM"]
-    assert notify.check(demo_copy, cfg).fired == []
-    closed = notify.check(demo_copy, config.Config(alerts={"sheet_stale_after_days": 0}))
+    assert [t.state for t in alerts.check(demo_copy, cfg).fired] == ["ALARM"]
+    assert alerts.check(demo_copy, cfg).fired == []
+    closed = alerts.check(demo_copy, config.Config(alerts={"sheet_stale_after_days": 0}))
     assert [(t.rule, t.state, t.notify) for t in closed.fired] == [("rate:h100", "OK", False)]
     assert [e["state"] for e in events(demo_copy)] == ["ALARM", "OK"]
 
@@ -218,7 +218,7 @@ def test_the_check_publishes_through_a_build_and_never_writes_the_published_file
     before = demo_copy.read_bytes()
     monkeypatch.setattr(notify, "deliver_pending", boom)
     with pytest.raises(RuntimeError):
-        notify.check(demo_copy, level_rule(12.0))
+        alerts.check(demo_copy, level_rule(12.0))
     assert demo_copy.read_bytes() == before  # the half-done build was discarded
     con = duckdb.connect(str(demo_copy), read_only=True)
     assert con.execute("SELECT count(*) FROM alert_events").fetchall() == [(0,)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import duckdb
 
 from gpu_pricing import report
-from services import config, notify
+from services import alerts, config
 from tests._cli import cli, cli_json
 
 TRAIN = ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"]
@@ -115,7 +115,7 @@ def test_a_budget_is_never_priced_on_an_illustrative_rate(sheets_warehouse):
     )
     con = duckdb.connect(str(sheets_warehouse), read_only=True)
     try:
-        evaluations = notify.evaluate(con, cfg, __import__("datetime").datetime(2026, 11, 21))
+        evaluations = alerts.evaluate(con, cfg, __import__("datetime").datetime(2026, 11, 21))
     finally:
         con.close()
     messages = " ".join(e.message for e in evaluations if e.rule.startswith("budget"))

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from connectors.kit.snapshot import DEMO_DIR
 from gpu_pricing import report
 from gpu_pricing.cli import app
-from services import config, notify
+from services import alerts, config
 from tests._warehouse import copy_warehouse, refresh_from
 from warehouse import db
 
@@ -101,7 +101,7 @@ def report_warehouse(tmp_path_factory, demo_warehouse) -> Path:
             ],
         }
     )
-    notify.check(path, cfg, now=NOW)
+    alerts.check(path, cfg, now=NOW)
     return path
 
 

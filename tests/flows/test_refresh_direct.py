@@ -205,14 +205,14 @@ def test_the_alerts_are_checked_on_the_refresh_s_own_build(no_prefect_api, tmp_p
 
 def test_a_failing_alerts_check_leaves_the_refresh_published(no_prefect_api, tmp_path, monkeypatch):
     from flows import direct as direct_mod
-    from services import notify
+    from services import alerts
     from warehouse import db
 
     def broken(con, *args, **kwargs):
         db.run(con, "DELETE FROM _runs")  # a write the rollback must undo
         raise RuntimeError("rules unreadable")
 
-    monkeypatch.setattr(notify, "check_built", broken)
+    monkeypatch.setattr(alerts, "check_built", broken)
     path = tmp_path / "w.duckdb"
     summary = direct_mod.refresh_direct(warehouse=str(path), snapshot="demo", providers=["aws"])
     assert summary.exit_code == 0

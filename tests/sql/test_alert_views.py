@@ -7,14 +7,14 @@ from datetime import timedelta
 
 import pytest
 
-from services import config, notify
+from services import alerts, config
 from tests._warehouse import refresh_from
 from warehouse import db
 
 pytestmark = pytest.mark.slow  # every test here: over ~2 s on a quiet 2-core machine
 
 
-def states(result: notify.CheckResult) -> dict[str, str | None]:
+def states(result: alerts.CheckResult) -> dict[str, str | None]:
     return {e.rule: e.state for e in result.evaluations}
 
 
@@ -24,21 +24,21 @@ def test_a_refresh_that_drops_most_offers_raises_row_drop_and_the_next_one_clear
     path = tmp_path / "w.duckdb"
     cfg = config.Config(providers={"azure": None})
     refresh_from(path, "demo", "azure")
-    assert states(notify.check(path, cfg))["row_drop:azure"] == "OK"
+    assert states(alerts.check(path, cfg))["row_drop:azure"] == "OK"
 
     shrunk = azure_snapshot("shrunk", keep_items=5)  # 5 of the 25 items on each page
     # the refresh keeps the old offers of a provider that loses most of them ...
     assert refresh_from(path, shrunk, "azure").exit_code == 3
-    assert states(notify.check(path, cfg))["row_drop:azure"] == "OK"
+    assert states(alerts.check(path, cfg))["row_drop:azure"] == "OK"
     # ... until the drop is accepted as real: then it publishes, and the alert fires
     refresh_from(path, shrunk, "azure", accept_drop=("azure",))
-    result = notify.check(path, cfg)
+    result = alerts.check(path, cfg)
     [drop] = [e for e in result.evaluations if e.rule == "row_drop:azure"]
     assert drop.state == "ALARM" and drop.value > 50
     assert [t.rule for t in result.fired] == ["row_drop:azure"]
 
     refresh_from(path, shrunk, "azure")  # the same smaller catalogue again: nothing dropped this time
-    result = notify.check(path, cfg)
+    result = alerts.check(path, cfg)
     assert states(result)["row_drop:azure"] == "OK"
     assert [(t.rule, t.state) for t in result.fired] == [("row_drop:azure", "OK")]
 
@@ -48,7 +48,7 @@ def test_an_unchanged_refresh_is_not_a_row_drop(tmp_path):
     refresh_from(path, "demo", "azure")
     refresh_from(path, "demo", "azure")  # every page unchanged: _loads.rows is 0, offers are not
     [drop] = [
-        e for e in notify.check(path, config.Config()).evaluations if e.rule == "row_drop:azure"
+        e for e in alerts.check(path, config.Config()).evaluations if e.rule == "row_drop:azure"
     ]
     assert (drop.state, drop.value) == ("OK", 0.0)
 
@@ -60,7 +60,7 @@ def test_a_provider_not_loaded_for_36_hours_is_stale(tmp_path):
     last_ok = db.query(con, "SELECT max(finished_at) AS t FROM _loads WHERE provider = 'azure'")
     con.close()
     later = last_ok["t"][0] + timedelta(hours=37)
-    result = notify.check(path, config.Config(providers={"azure": None}), now=later)
+    result = alerts.check(path, config.Config(providers={"azure": None}), now=later)
     [stale] = [e for e in result.evaluations if e.rule == "stale_source:azure"]
     assert stale.state == "ALARM" and round(stale.value, 3) == 37.0
 
@@ -82,7 +82,7 @@ def test_day_over_day_compares_with_the_prices_valid_24_hours_before_the_latest_
     }
     [move] = [
         e
-        for e in notify.check(path, config.parse({"rules": [rule]})).evaluations
+        for e in alerts.check(path, config.parse({"rules": [rule]})).evaluations
         if e.rule == "rate:h100-move"
     ]
     assert move.state == "ALARM" and round(move.value, 6) == 20.0

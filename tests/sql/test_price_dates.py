@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import duckdb
 
 from gpu_pricing import report
-from services import config, notify
+from services import alerts, config
 from tests._cli import cli
 
 TRAIN = ["estimate", "train", "--params", "70e9", "--tokens", "2e12", "--gpu", "H100"]
@@ -84,7 +84,7 @@ def test_a_months_old_sheet_is_stale_though_it_was_read_minutes_ago(sheets_wareh
     now = loaded + timedelta(minutes=30)
     con = duckdb.connect(str(sheets_warehouse), read_only=True)
     try:
-        evaluations = notify.evaluate(
+        evaluations = alerts.evaluate(
             con, config.Config(providers={"sheets": None}, alerts={"row_drop_pct": 0}), now
         )
     finally:
@@ -106,7 +106,7 @@ def test_an_api_provider_is_still_dated_by_its_last_load(demo_warehouse):
     [(loaded,)] = rows(demo_warehouse, "select max(finished_at) from _loads where provider = 'aws'")
     con = duckdb.connect(str(demo_warehouse), read_only=True)
     try:
-        evaluations = notify.evaluate(
+        evaluations = alerts.evaluate(
             con, config.Config(providers={"aws": None}, alerts={"row_drop_pct": 0}), loaded + timedelta(hours=1)
         )
     finally:

@@ -9,7 +9,7 @@ from datetime import datetime
 import duckdb
 import pytest
 
-from services import config, names, notify
+from services import alerts, config, names
 from tests._cli import cli, cli_json
 
 TRAIN = ["estimate", "train", "--tokens", "2e12", "--gpu", "H100", "--rate", "2"]
@@ -149,7 +149,7 @@ def test_budgets_and_rules_can_name_sheet_providers(demo_warehouse):
     assert cfg.budgets[0].providers == ("coreweave",) and cfg.rules[0].pricing_model == "on_demand"
     con = duckdb.connect(str(demo_warehouse), read_only=True)
     try:
-        result = {e.rule: e for e in notify.evaluate(con, cfg, datetime(2026, 11, 21))}
+        result = {e.rule: e for e in alerts.evaluate(con, cfg, datetime(2026, 11, 21))}
     finally:
         con.close()
     # CoreWeave HGX H100 on-demand 49.24 / 8 = 6.155 per GPU-hour; Paperspace H100 3.09
