@@ -347,7 +347,6 @@ SEED_DDL = {
   serving_bytes_per_param DOUBLE NOT NULL,
   serving_headroom DOUBLE NOT NULL,
   default_mfu DOUBLE NOT NULL,
-  serving_utilization DOUBLE NOT NULL,
   decode_bandwidth_share DOUBLE NOT NULL,
   decode_compute_share DOUBLE NOT NULL,
   serving_memory_share DOUBLE NOT NULL,

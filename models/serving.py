@@ -57,9 +57,12 @@ INPUTS = (
     "bandwidth_share",
     "compute_share",
     "rate_usd_per_gpu_hour",
+    "prompt_tokens",
+    "output_tokens",
 )
 # the columns it adds (an input column of one of these names is replaced)
 OUTPUTS = (
+    "memory_needed_gib",
     "min_tp",
     "tp_efficiency",
     "weights_bytes",
@@ -74,6 +77,9 @@ OUTPUTS = (
     "input_tokens_per_second_per_gpu",
     "usd_per_1m_output_tokens",
     "usd_per_1m_input_tokens",
+    "gpu_seconds_per_request",
+    "tokens_per_second_per_gpu",
+    "usd_per_request",
 )
 _ROW = "_roofline_row"
 
@@ -113,10 +119,13 @@ def decode(
     bandwidth_share: float = DECODE_BANDWIDTH_SHARE,
     compute_share: float = DECODE_COMPUTE_SHARE,
     rate_usd_per_gpu_hour: float | None = None,
+    prompt_tokens: float | None = None,
+    output_tokens: float | None = None,
 ) -> dict[str, Any]:
     """The roofline of one decode step of one replica (the macro's columns, every input
     and output named); `tp` None = the fewest GPUs of `gpu_memory_gib` that hold it (1
-    without a memory size); with a rate, the cost per 1M output and input tokens."""
+    without a memory size); with a rate, the cost per 1M output and input tokens; with
+    `prompt_tokens` and `output_tokens`, the GPU-seconds and cost of one request."""
     if precision.lower() not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
 
@@ -145,6 +154,20 @@ def decode(
         "rate_usd_per_gpu_hour": optional(
             "rate_usd_per_gpu_hour", rate_usd_per_gpu_hour, _validate.non_negative
         ),
+        "prompt_tokens": optional("prompt_tokens", prompt_tokens, _validate.non_negative),
+        "output_tokens": optional("output_tokens", output_tokens, _validate.positive),
     }
     schema = {name: pl.Float64 for name in INPUTS} | {"precision": pl.String, "has_link": pl.Boolean}
     return roofline(pl.DataFrame([row], schema=schema)).row(0, named=True)
+
+
+def sizes(
+    params: float, precision: str = "bf16", kv_bytes_per_token: float | None = None
+) -> dict[str, float]:
+    """The bytes per weight and per token of KV cache the macro takes for a model (the
+    given KV size, else its default for the parameter count): for stating a plan's inputs."""
+    step = decode(
+        params, peak_tflops=1.0, memory_bandwidth_gbps=1.0, precision=precision,
+        kv_bytes_per_token=kv_bytes_per_token,
+    )
+    return {k: step[k] for k in ("weight_bytes_per_param", "kv_bytes_per_token")}

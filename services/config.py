@@ -42,9 +42,8 @@ from pydantic import (
 
 from common.redact import register_env
 from connectors import registry
-from services import budget_plans
+from services import budget_plans, names
 from services import config_checks as check
-from services import names
 from services.config_checks import (
     ConfigError,
     Name,

@@ -139,7 +139,9 @@ serving_cases as (
         has_gpu_link as has_link,
         bandwidth_share_assumed as bandwidth_share,
         compute_share_assumed as compute_share,
-        price_usd_per_gpu_hour as rate_usd_per_gpu_hour
+        price_usd_per_gpu_hour as rate_usd_per_gpu_hour,
+        null::double as prompt_tokens,
+        null::double as output_tokens
     from fitted
 )
 

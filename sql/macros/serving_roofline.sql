@@ -25,9 +25,15 @@
 -- Costs at rate_usd_per_gpu_hour (null rate: null costs):
 --   usd_per_1m_output_tokens = rate * tp * step_seconds / batch / 3600 * 1e6
 --   usd_per_1m_input_tokens  = rate * tp * prefill_seconds_per_token / 3600 * 1e6
+-- A request of prompt_tokens + output_tokens (null: no request figures) takes the
+-- replica's GPUs for its prefill and its share of the decode steps:
+--   gpu_seconds_per_request = tp * (prompt_tokens * prefill_seconds_per_token
+--                                   + output_tokens * step_seconds / batch)
+--   tokens_per_second_per_gpu = (prompt_tokens + output_tokens) / gpu_seconds_per_request
+--   usd_per_request = rate * gpu_seconds_per_request / 3600
 -- Tensor parallelism: min_tp is the fewest power of two GPUs of gpu_memory_gib whose
 -- serving_memory_share (0.9) holds the weights and the KV cache of the batch at its longest
--- (`longest_tokens`, default context_tokens); a null `tp` takes min_tp (then 1 when the
+-- (`longest_tokens`, default prompt_tokens + output_tokens, else context_tokens); a null `tp` takes min_tp (then 1 when the
 -- memory is unknown). tp_efficiency = e ^ log2(tp), e per doubling:
 -- tensor_parallel_efficiency_nvlink (0.9) where `has_link` (NVLink / Infinity Fabric),
 -- else tensor_parallel_efficiency_pcie (0.7).
@@ -43,8 +49,9 @@
 -- Input columns (all required; the nullable ones may hold NULL): params, precision,
 -- weight_bytes_per_param (nullable), kv_bytes_per_token (nullable), batch, context_tokens, longest_tokens (nullable),
 -- peak_tflops, memory_bandwidth_gbps, gpu_memory_gib (nullable), tp (nullable), has_link,
--- bandwidth_share, compute_share, rate_usd_per_gpu_hour (nullable). Other columns pass
--- through; none may be named like an output column.
+-- bandwidth_share, compute_share, rate_usd_per_gpu_hour (nullable), prompt_tokens and
+-- output_tokens (nullable). Other columns pass through; none may be named like an output
+-- column.
 --   with c as (select 70e9 as params, 'bf16' as precision, ... )
 --   select * from serving_roofline('c');
 CREATE OR REPLACE MACRO serving_roofline(inputs) AS TABLE
@@ -78,7 +85,13 @@ typed as (
                 2 * pow(i.params::double / (12 * 128.0 * 128.0), 1 / 3)
                     * 128.0 * pow(i.params::double / (12 * 128.0 * 128.0), 1 / 3) * 2
             ) as kv_bytes_per_token,
-            coalesce(i.longest_tokens::double, i.context_tokens::double) as longest_tokens,
+            i.prompt_tokens::double as prompt_tokens,
+            i.output_tokens::double as output_tokens,
+            coalesce(
+                i.longest_tokens::double,
+                i.prompt_tokens::double + i.output_tokens::double,
+                i.context_tokens::double
+            ) as longest_tokens,
             coalesce(
                 i.weight_bytes_per_param::double,
                 case lower(i.precision::varchar)
@@ -95,7 +108,10 @@ typed as (
 fitted as (
     select
         *,
-        -- the fewest power of two GPUs whose usable memory holds weights + KV cache
+        -- weights + the KV cache of the batch at its longest
+        (params * weight_bytes_per_param + batch * longest_tokens * kv_bytes_per_token)
+            / roofline_bytes_per_gib as memory_needed_gib,
+        -- the fewest power of two GPUs whose usable memory holds it
         pow(2, greatest(0, ceil(log2(
             (params * weight_bytes_per_param + batch * longest_tokens * kv_bytes_per_token)
             / (gpu_memory_gib * roofline_bytes_per_gib * roofline_memory_share)
@@ -140,6 +156,14 @@ timed as (
         roofline_flops_per_param * params / (tp * peak_tflops * 1e12 * compute_share)
             / tp_efficiency as prefill_seconds_per_token
     from stepped
+),
+
+per_request as (
+    select
+        *,
+        tp * (prompt_tokens * prefill_seconds_per_token + output_tokens * step_seconds / batch)
+            as gpu_seconds_per_request
+    from timed
 )
 
 select
@@ -151,5 +175,7 @@ select
     batch / step_seconds / tp as output_tokens_per_second_per_gpu,
     1 / (prefill_seconds_per_token * tp) as input_tokens_per_second_per_gpu,
     rate_usd_per_gpu_hour * tp * step_seconds / batch / 3600 * 1e6 as usd_per_1m_output_tokens,
-    rate_usd_per_gpu_hour * tp * prefill_seconds_per_token / 3600 * 1e6 as usd_per_1m_input_tokens
-from timed
+    rate_usd_per_gpu_hour * tp * prefill_seconds_per_token / 3600 * 1e6 as usd_per_1m_input_tokens,
+    (prompt_tokens + output_tokens) / gpu_seconds_per_request as tokens_per_second_per_gpu,
+    rate_usd_per_gpu_hour * gpu_seconds_per_request / 3600 as usd_per_request
+from per_request

@@ -183,13 +183,24 @@ def test_a_frame_of_cases_keeps_its_rows_and_order():
             "bandwidth_share": [0.61, 0.61, 0.61],
             "compute_share": [0.6, 0.6, 0.6],
             "rate_usd_per_gpu_hour": [2.0, None, 2.0],
+            "prompt_tokens": [None, None, 1024.0],
+            "output_tokens": [None, None, 256.0],
         }
     )
     out = serving.roofline(cases)
     assert out["name"].to_list() == ["a", "b", "c"]
     assert out["bound"].to_list() == ["memory", "memory", "compute"]
-    assert out["tp"].to_list() == [1.0, 2.0, 1.0]  # 140 GB > 0.9 x 141 GiB
+    # 140 GB > 0.9 x 141 GiB; the KV cache of 512 requests of 1,280 tokens (363 GB) needs 8
+    assert out["tp"].to_list() == [1.0, 2.0, 8.0]
     assert out["usd_per_1m_output_tokens"][1] is None  # no rate, no cost
+    # a request of 1024 + 256 tokens on the replica's 8 GPUs: prefill, then 256 steps
+    # shared by the batch of 512
+    c = out.row(2, named=True)
+    assert c["gpu_seconds_per_request"] == pytest.approx(
+        8 * (1024 * c["prefill_seconds_per_token"] + 256 * c["step_seconds"] / 512)
+    )
+    assert c["usd_per_request"] == pytest.approx(2.0 * c["gpu_seconds_per_request"] / 3600)
+    assert out["gpu_seconds_per_request"][0] is None  # no request given
     with pytest.raises(ValueError, match="input columns missing: batch"):
         serving.roofline(cases.drop("batch"))
 
