@@ -365,7 +365,7 @@ def estimate_infer(
             pl.lit(tokens).alias("tokens"),
             pl.col("tp").alias("gpus_per_replica"),
             pl.col("tp").alias("gpus"),
-            pl.col("min_tp").alias("min_gpus"),
+            pl.col("min_tp").cast(pl.Int64).alias("min_gpus"),
             pl.col("memory_needed_gib").alias("required_gib"),
             (pl.col("gpu_seconds_per_request") * requests).alias("gpu_seconds"),
             (pl.col("usd_per_request") * requests).alias("cost_usd"),
