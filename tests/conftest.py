@@ -50,6 +50,35 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+# The order xdist's workers take the test files in: longest first (tests/_schedule.py).
+_durations = None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests._schedule import LongestFileFirst
+
+    return LongestFileFirst(config, log)
+
+
+def pytest_runtest_logreport(report):
+    global _durations
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the controlling process records
+        return
+    if _durations is None:
+        from tests._schedule import Durations
+
+        _durations = Durations()
+    _durations.add(report)
+
+
+def pytest_sessionfinish(session):
+    if _durations is not None and not os.environ.get("PYTEST_XDIST_WORKER"):
+        _durations.save(session.config)
+
+
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One temporary Prefect API for the whole session (use it only where a flow runs)."""

@@ -16,7 +16,7 @@ import polars as pl
 from connectors.cloudrift import settings as s
 from connectors.kit.decode import PageDrift
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import cpu_only, verdict
+from connectors.kit.normalise import cpu_only
 from models.conventions import BYTES_PER_GIB
 
 _VARIANT_FIELDS = ("name", "cost_per_hour", "cpu_count", "logical_cpu_count", "dram", "gpu_count")
@@ -28,16 +28,6 @@ _ROWS = {
     "_dc": pl.String,
     "_nodes": pl.String,
 }
-
-
-def _gpu(brand: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    name: pl.Expr = pl.lit(None, dtype=pl.String)
-    memory: pl.Expr = pl.lit(None, dtype=pl.Float64)
-    for token, gpu, mem in reversed(s.GPUS):
-        hit = brand.str.contains(token, literal=True)
-        name = pl.when(hit).then(pl.lit(gpu)).otherwise(name)
-        memory = pl.when(hit).then(pl.lit(float(mem))).otherwise(memory)
-    return name, memory
 
 
 def _page_variants(load_id: str, payload: str) -> pl.DataFrame:
@@ -111,7 +101,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     gpus = decimal(pl.col("gpu_count"))
     cents = decimal(pl.col("cost_per_hour"))
     price = cents / pl.lit(s.CENTS_PER_USD).cast(pl.Decimal(38, 9))
-    name, memory = _gpu(pl.col("brand_short").fill_null(""))
     excluded = (
         # CPU nodes are listed under brand_short "CPU"
         pl.when(cpu_only(gpus, pl.col("brand_short").str.replace(r"(?i)^\s*cpu\s*$", "")))
@@ -128,20 +117,19 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return variants.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_dc", pl.lit("any")),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("name"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        gpu_name=name,
-        gpu_text=pl.col("brand_short"),  # the shared GPU rule reads it where the map has none
-        gpu_memory_gib=memory,
+        # `brand_short` ("RTX 4090", "RTX PRO 6000", "MI350X"): named by the shared GPU
+        # rule (connectors/kit/gpu.py), memory the reference's marketed size
+        gpu_text=pl.col("brand_short"),
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.coalesce("logical_cpu_count", "cpu_count"))),
         memory_gib=usd(decimal(pl.col("dram"))) / BYTES_PER_GIB,
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(cents),
         source_unit=pl.lit("US cents per hour (cost_per_hour, whole variant)"),
         record=pl.col("_item"),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     ).drop("_item")

@@ -13,7 +13,6 @@ import polars as pl
 
 from connectors.kit.decode import PAGE_COLUMNS, guard_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import verdict
 from connectors.nebius import settings as s
 
 PRESET = pl.Struct(
@@ -39,9 +38,6 @@ ESTIMATE = pl.Struct(
         "preemptible": pl.Boolean,
         "response": pl.Struct({"hourly_cost": COST}),
     }
-)
-GPUS = pl.DataFrame(
-    list(s.GPUS.items()), schema={"_token": pl.String, "_gpu": pl.String}, orient="row"
 )
 PAGE = pl.Struct(
     {"region": pl.String, "platforms": pl.List(PLATFORM), "estimates": pl.List(ESTIMATE)}
@@ -90,7 +86,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
             _preset=pl.col("_preset").struct.field("name"),
             _token=pl.col("_platform").str.extract(r"^gpu-([^-]+)"),
         )
-        .join(GPUS, on="_token", how="left")
     )
     estimates = _items(pages, "estimates").select(
         "load_id",
@@ -117,18 +112,19 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.col("_region"),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.format("{} {}", "_platform", "_preset"),
         pricing_model=pl.when(pl.col("_spot")).then(pl.lit("spot")).otherwise(pl.lit("on_demand")),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.when(pl.col("_gpu").is_not_null()).then(usd(decimal(pl.col("_mem")))),
+        # the platform's GPU token ("h100", "rtx6000") and the memory it states: named by
+        # the shared GPU rule (connectors/kit/gpu.py; "rtx6000" at 96 GB is the RTX PRO 6000)
+        gpu_text=pl.col("_token"),
+        gpu_memory_gib=usd(decimal(pl.col("_mem"))).cast(pl.Float64),
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.col("vcpu_count"))),
         memory_gib=usd(decimal(pl.col("memory_gibibytes"))),
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.lit("USD per hour (Estimate hourly_cost.general.total.cost, whole preset)"),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

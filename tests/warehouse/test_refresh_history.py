@@ -16,7 +16,7 @@ from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchFailure, Page
 from flows import pipeline
 from tests._warehouse import query, refresh
-from warehouse import db, sql_runner, staging
+from warehouse import checks, db, sql_runner, staging
 from warehouse.rawstore import RawStore
 
 MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", "fct_spot_prices"]
@@ -221,7 +221,7 @@ def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
     shutil.copytree(sql_runner.SQL_DIR, sql)
     (sql / "tests" / "assert_always_fails.sql").write_text("select 1 as broken")
     monkeypatch.setattr(sql_runner, "SQL_DIR", sql)
-    monkeypatch.setattr(sql_runner.assert_healthy, "__defaults__", (sql,))
+    monkeypatch.setattr(checks.assert_healthy, "__defaults__", (sql,))
     with pytest.raises(AssertionsFailed, match="assert_always_fails"):
         refresh(path, {"azure": with_price(
                 azure_demo(),
