@@ -35,7 +35,6 @@ def shapes() -> pl.DataFrame:
     return pl.read_csv(
         s.SHAPES_CSV,
         schema_overrides={
-            "gpu_memory_gib": pl.Float64,
             "gpu_count": pl.Float64,
             "vcpus": pl.Float64,
             "memory_gib": pl.Float64,
