@@ -38,7 +38,7 @@ def test_each_relation_has_its_own_schema_file_with_docs_and_a_data_test(name):
 
 def test_no_schema_file_declares_several_models():
     for path in sql_runner.schema_files():
-        if path.parent.name != "sources":
+        if path.parent.name != "sources" and path.name != "sources.yml":
             doc = yaml.safe_load(path.read_text())
             keys = ("models", "macros", "snapshots", "seeds")
             assert sum(len(doc.get(k) or []) for k in keys) == 1, path
@@ -54,6 +54,27 @@ def test_every_relation_a_statement_reads_is_declared():
     )
     sources = {n for n, r in declared.items() if r.kind == "source"}
     assert {"stg_aws__spot_prices", "stg_aws__spot_advisor", "_loads"} <= sources
+
+
+def test_each_staged_table_is_a_source_declared_beside_its_connector():
+    """Staging declared as sources: every table a connector stages besides its offers is a
+    source in its own folder's sources.yml, with exactly the columns its StagedTable
+    declares (the one home of those columns), and a connector's sources.yml declares
+    no table but its own."""
+    from connectors import registry
+
+    declared = sql_runner.relations()
+    for name, connector in registry.PROVIDERS.items():
+        for table in connector.staged:
+            rel = declared.get(table.name)
+            assert rel is not None and rel.kind == "source", f"{table.name} is not a source"
+            assert rel.path.parent.name == name and rel.path.name == "sources.yml", rel.path
+            assert list(rel.columns) == list(table.columns), table.name
+    for path in sql_runner.connector_sources():
+        doc = yaml.safe_load(path.read_text())
+        tables = [t["name"] for s in doc["sources"] for t in s["tables"]]
+        staged = {t.name for t in registry.PROVIDERS[path.parent.name].staged}
+        assert set(tables) == staged, path
 
 
 def test_the_lineage_holds_the_known_edges():
