@@ -142,6 +142,25 @@ def demo_warehouse(tmp_path_factory, demo_pages) -> Path:
     )
 
 
+@pytest.fixture(scope="session")
+def azure_warehouse(tmp_path_factory) -> Path:
+    """The demo snapshot's Azure pages refreshed once per run into an empty warehouse (what
+    `refresh(path, {"azure": pages})` gives), shared like `demo_warehouse`: read-only; a
+    test that refreshes on from there takes a copy (`copy_warehouse`)."""
+    from tests._warehouse import refresh, snapshot_pages
+
+    with built_once(tmp_path_factory, "azure") as (folder, built):
+        path = folder / "gpu_pricing.duckdb"
+        if not built:
+            summary = refresh(path, snapshot_pages("demo", "azure"))
+            assert summary.exit_code == 0, summary
+            (folder / "sha256").write_text(digest(path))
+    yield path
+    assert digest(path) == (folder / "sha256").read_text(), (
+        f"a test wrote to the shared Azure warehouse {path}: copy it first"
+    )
+
+
 @pytest.fixture(scope="module")
 def con(demo_warehouse):
     connection = duckdb.connect(str(demo_warehouse), read_only=True)
