@@ -23,11 +23,10 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from common.errors import InvalidInput
+from common.gpu import SEED_GPU_SPECS
 from common.redact import masked_value
 from common.schemas import PRICING_MODELS
 from services import names
-
-SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -28,13 +28,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
+from common import gpu as _gpu
 from common.errors import InvalidInput
 from common.schemas import PRICING_MODELS
-from connectors.kit import gpu as _gpu
 
-SEEDS = Path(__file__).resolve().parent.parent / "sql" / "seeds"
 VENDOR_PREFIXES = ("NVIDIA", "AMD", "TESLA", "GEFORCE", "RADEON INSTINCT", "INSTINCT")
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _MEMORY = re.compile(r"(?<![A-Z0-9])(\d+(?:\.\d+)?)\s*(?:GB|GIB|G)(?![A-Z0-9])")
@@ -106,7 +104,7 @@ def _closest(text: str, known: Iterable[str], n: int = 5) -> str:
 def known_gpus() -> dict[str, set[float]]:
     """gpu_name -> its memory sizes, from the GPU reference seed."""
     out: dict[str, set[float]] = {}
-    with (SEEDS / "seed_gpu_specs.csv").open(newline="", encoding="utf-8") as fh:
+    with _gpu.SEED_GPU_SPECS.open(newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             out.setdefault(row["gpu_name"], set()).add(float(row["gpu_memory_gib"]))
     return out
@@ -116,7 +114,7 @@ def known_gpus() -> dict[str, set[float]]:
 def known_variants() -> dict[str, set[str]]:
     """gpu_name -> the form factors the seeds list for it (base and extra variants)."""
     out: dict[str, set[str]] = {}
-    path = SEEDS / "seed_gpu_variants.csv"
+    path = _gpu.SEED_GPU_VARIANTS
     if path.exists():
         with path.open(newline="", encoding="utf-8") as fh:
             for row in csv.DictReader(fh):
@@ -150,7 +148,7 @@ def gpu(text: str, flag: str = "--gpu") -> Gpu:
         upper = (upper[: found.start()] + " " + upper[found.end() :]).strip()
         if variant == "NVL" and _key(upper + "NVL") in by_key:  # H100 NVL is its own part
             return _with_memory(Gpu(by_key[_key(upper + "NVL")], memory), raw, flag)
-    # the reference's own name, else the words sources use for it (connectors/kit/gpu.py,
+    # the reference's own name, else the words sources use for it (common/gpu.py,
     # the rule every connector's rows pass through: "Radeon V620", "RTX 6000 Ada Generation")
     name = by_key.get(_key(upper)) or _gpu.name_of(raw)
     if name is None or name not in known:

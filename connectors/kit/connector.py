@@ -28,7 +28,7 @@ SNAPSHOT = "snapshot"  # only the latest successful load of each scope is curren
 
 # Columns a parse may add to its offers besides the canonical ones: the raw record of a
 # row, kept for quarantine (connectors.kit.normalise turns it into `record`), and the
-# source's own words for the GPU (connectors/kit/gpu.py reads them where a map has no name)
+# source's own words for the GPU (common/gpu.py reads them where a map has no name)
 OFFER_EXTRA_COLUMNS = ("_item", "gpu_text")
 
 

@@ -14,10 +14,10 @@ import duckdb
 import polars as pl
 
 from common.errors import InvalidInput, WarehouseError
+from common.gpu import SEED_GPU_SPECS
 from services import names
 from warehouse import db, queries
 
-SEED_GPU_SPECS = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_gpu_specs.csv"
 SPEC_SCHEMA = {
     "gpu_name": pl.String,
     "gpu_memory_gib": pl.Float64,

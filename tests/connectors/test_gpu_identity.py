@@ -1,4 +1,4 @@
-"""One GPU identity rule for every provider (connectors/kit/gpu.py, applied in the shared
+"""One GPU identity rule for every provider (common/gpu.py, applied in the shared
 normalise step): the form factor, the name and the memory a source's own words state,
 where the connector's map left them open; only names of the GPU reference are given."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from connectors.kit import gpu as _gpu
+from common import gpu as _gpu
 from connectors.kit.normalise import normalise
 from services import names
 
