@@ -38,7 +38,7 @@ TABLE = [
     ),
     (
         "names people type (GPU, provider, region, pricing model)",
-        "`services/names.py`",
+        "`common/names.py`",
     ),
     (
         "every read and decision (rates, history, estimates, plans, break-evens)",
@@ -248,3 +248,10 @@ def test_the_old_flat_serving_rule_is_gone():
         r"|inference_flops_per_1m|inference_gpu_hours|usd_per_1m_inference"
     )
     assert where(flat, SQL + PY) == set()
+
+
+def test_the_provider_vocabulary_is_read_in_one_place():
+    """Which names are providers (a connector's own, or those its rows are about) is
+    registered by the connector when it is built and decided in common/providers.py."""
+    assert where(r"\.emits_providers\b", PY) == {"connectors/kit/connector.py"}
+    assert where(r"def\s+(known|relays)\(", PY) == {"common/providers.py"}

@@ -5,7 +5,7 @@ and the name helpers every question shares (a GPU or precision as typed)."""
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -13,9 +13,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from common import names
 from common.errors import InvalidInput, WarehouseError
 from common.gpu import SEED_GPU_SPECS
-from services import names
 from warehouse import db, queries
 
 SPEC_SCHEMA = {
@@ -158,7 +158,7 @@ def read_rates(
         "variant": choice.variant if choice else None,
         "memory": choice.memory_gib if choice else memory,
         "pricing": names.pricing_model(pricing) if pricing else None,
-        "provider": names.provider(provider, extra=read_providers(con)) if provider else None,
+        "provider": _provider(provider, extra=read_providers(con)) if provider else None,
         "limit": limit,
         "include_illustrative": include_illustrative,
         "include_gpu_only": include_gpu_only,
@@ -238,7 +238,7 @@ def read_history(
         "gpu": choice.name,
         "memory": choice.memory_gib,
         "pricing": model,
-        "provider": names.provider(provider, extra=read_providers(con)) if provider else None,
+        "provider": _provider(provider, extra=read_providers(con)) if provider else None,
         "since": since,
     }
     if model == "spot":  # every spot price point, per zone
@@ -283,6 +283,14 @@ def _gpu(gpu: str | names.Gpu, memory: float | None = None) -> names.Gpu:
 
 def _precision(precision: str) -> str:
     return names.precision(precision)[0]
+
+
+def _provider(text: str, flag: str = "--provider", extra: Iterable[str] = ()) -> str:
+    """A provider as typed (any case) -> the warehouse's name; the connectors are built
+    first (each registers its provider names, common.providers), only when one is named."""
+    import connectors.registry  # noqa: F401
+
+    return names.provider(text, flag, extra)
 
 
 @contextmanager

@@ -8,8 +8,8 @@ import polars as pl
 import pytest
 
 from common import gpu as _gpu
+from common import names
 from connectors.kit.normalise import normalise
-from services import names
 
 
 def offers(**columns) -> pl.DataFrame:
@@ -90,7 +90,7 @@ def test_every_name_the_rule_gives_is_in_the_gpu_reference_and_typed_names_agree
     reference = set(_gpu.reference_sizes())
     given = {name for _, name, _ in _gpu.aliases() if name is not None}
     assert given <= reference
-    # what a user types goes through the same words (services.names)
+    # what a user types goes through the same words (common.names)
     assert names.gpu("Radeon V620").name == "RADEON PRO V620"
     assert names.gpu("rtx 6000 ada").name == "RTX 6000 ADA"
 

@@ -6,7 +6,8 @@ and the config file.
   `a100 80gb`, `H100 NVL` -> gpu_name (+ memory, + variant). Known names come from the GPU
   reference seeds (`sql/seeds/seed_gpu_specs.csv`, `seed_gpu_variants.csv`).
 - Providers: case-insensitive (`AWS` -> `aws`); the registered connectors and every
-  provider their rows are about (the price sheets' `coreweave`, `paperspace` ...).
+  provider their rows are about (the price sheets' `coreweave`, `paperspace` ...), as
+  they register in `common.providers` (the caller loads `connectors.registry` first).
 - Pricing models: every model the warehouse holds (common.schemas.PRICING_MODELS), any
   case, with hyphens or spaces (`On-Demand`, `capacity block`, `Savings-Plan-1y`), and
   aliases: `ondemand`, `OD` -> on_demand; `preemptible`, `interruptible` -> spot; `1y`,
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from common import gpu as _gpu
+from common import providers
 from common.errors import InvalidInput
 from common.schemas import PRICING_MODELS
 
@@ -177,37 +179,13 @@ def gpu_and_memory(text: str, memory: float | None, flag: str = "--gpu") -> Gpu:
     return Gpu(choice.name, mem, choice.variant)
 
 
-def relay_connectors() -> dict[str, tuple[str, ...]]:
-    """Connectors whose rows are about other providers (the price sheets): name -> those
-    providers. Their own name is never a row's provider."""
-    from connectors import registry
-
-    return {
-        c.name: c.emits_providers
-        for c in registry.PROVIDERS.values()
-        if c.emits_providers and c.name not in c.emits_providers
-    }
-
-
-def known_providers(extra: Iterable[str] = ()) -> set[str]:
-    """Every provider a price row can carry: the registered connectors, the providers
-    their rows are about (price sheets: coreweave, paperspace ...), and any `extra` (a
-    warehouse's own, e.g. from a sheet added since)."""
-    from connectors import registry
-
-    names = set(registry.PROVIDERS) - set(relay_connectors())
-    for connector in registry.PROVIDERS.values():
-        names.update(connector.emits_providers)
-    return names | set(extra)
-
-
 def provider(text: str, flag: str = "--provider", extra: Iterable[str] = ()) -> str:
     """A provider prices are about, any case (`AWS` -> `aws`)."""
-    known = known_providers(extra)
+    known = providers.known(extra)
     name = text.strip().lower()
     if name in known:
         return name
-    relays = relay_connectors()
+    relays = providers.relays()
     if name in relays:
         about = ", ".join(p for p in relays[name] if p not in relays)
         raise UnknownName(
