@@ -13,6 +13,9 @@ process. Each repetition runs the yardstick and the refreshes back to back, so a
 taken within one pair even when the machine's speed drifts; reported are the median, min
 and max of every figure, the pair-by-pair ratios, and the load average before and after.
 A load average above half the processors prints a warning: the figures are then noisy.
+`azure` also times gpuhunt's Azure parse of the same pages (offline, its own reader and
+per-item loop; benchmarks.bench_azure.GPUHUNT_CHILD) when the `bench` dependency group
+is installed (`uv sync --group bench`), with the refresh's ratio to it.
 `demo` times the bundled demo refresh (new and again), `rates` and `--version`, paired with
 the floor of any command: a Python process that loads DuckDB and Polars and reads the
 same mart (no project code).
@@ -128,8 +131,11 @@ def tree_command(tree: Path | None) -> tuple[list[str], dict[str, str]]:
     return [sys.executable, "-m", "gpu_pricing.cli"], env
 
 
-def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str], trees):
+def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str], trees,
+                  peers: dict[str, list[str]]):  # fmt: skip
     steps = {"DuckDB read_json": lambda: run(yardstick)}
+    for name, argv in peers.items():
+        steps[name] = lambda a=argv: run(a)
     for label, tree in [("", None), *trees]:
         cli, env = tree_command(tree)
         target = warehouse.with_name(f"{label or 'this'}-{warehouse.name}")
@@ -143,7 +149,13 @@ def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[st
     return steps
 
 
-def compare(title: str, snap: Path, provider: str, yardstick: list[str], args) -> None:
+def compare(
+    title: str, snap: Path, provider: str, yardstick: list[str], args,
+    peers: dict[str, list[str]] | None = None,
+) -> None:  # fmt: skip
+    """`peers`: other whole-process parses of the same items (gpuhunt's), timed in the same
+    pairs; each new refresh is also given as a ratio to them."""
+    peers = peers or {}
     warehouse = Path(args.out) / f"bench_cli_{provider}.duckdb"
     trees = [tuple(t.split("=", 1)) for t in args.tree]
     trees = [(label, Path(tree).resolve()) for label, tree in trees]
@@ -158,7 +170,8 @@ def compare(title: str, snap: Path, provider: str, yardstick: list[str], args) -
         for target in targets:
             fresh(target)
 
-    got = paired(args.runs, refresh_steps(snap, provider, warehouse, yardstick, trees), clean)
+    steps = refresh_steps(snap, provider, warehouse, yardstick, trees, peers)
+    got = paired(args.runs, steps, clean)
     duck = got["DuckDB read_json"]
     ratios = {}
     for label in ["", *(label for label, _ in trees)]:
@@ -170,6 +183,10 @@ def compare(title: str, snap: Path, provider: str, yardstick: list[str], args) -
         ratios[f"{prefix}new / DuckDB (cpu)"] = [
             n["cpu_s"] / d["cpu_s"] for n, d in zip(new, duck, strict=True)
         ]
+        for peer in peers:
+            ratios[f"{prefix}new / {peer} (wall)"] = [
+                n["wall_s"] / g["wall_s"] for n, g in zip(new, got[peer], strict=True)
+            ]
         ratios[f"{prefix}unchanged / new (wall)"] = [
             a["wall_s"] / n["wall_s"] for a, n in zip(again, new, strict=True)
         ]
@@ -188,7 +205,11 @@ def azure(args) -> None:
     bench_azure.OUT = Path(args.out)
     snap = bench_azure.generate(args.items, 1000)
     yardstick = [sys.executable, "-c", bench_azure.DUCKDB_CHILD, bench_azure.duckdb_sql(snap)]
-    compare(f"{args.items:,} Azure items", snap, "azure", yardstick, args)
+    gpuhunt = bench_azure.gpuhunt_argv(snap)
+    if gpuhunt is None:
+        print("gpuhunt is not installed (`uv sync --group bench`): timed without it")
+    peers = {"gpuhunt Azure parse": gpuhunt} if gpuhunt else {}
+    compare(f"{args.items:,} Azure items", snap, "azure", yardstick, args, peers)
 
 
 def aws(args) -> None:

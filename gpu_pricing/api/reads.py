@@ -40,11 +40,13 @@ def warehouse_path(warehouse: str | Path | None = None) -> Path:
     gpu-pricing.toml's `warehouse` (the file in the working directory or
     $GPU_PRICING_CONFIG), else the project's warehouse/gpu_pricing.duckdb, whatever the
     working directory (`warehouse.db.project_path`)."""
+    if warehouse:  # the file is not read: it could only name another warehouse
+        return Path(warehouse)
     from services.config import load
 
     cfg = load()
-    if warehouse or cfg.warehouse is not None:
-        return cfg.warehouse_path(warehouse)
+    if cfg.warehouse is not None:
+        return cfg.warehouse_path()
     return db.project_path()
 
 
