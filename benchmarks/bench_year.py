@@ -104,6 +104,7 @@ import sys
 import duckdb
 path, sql, per_series = sys.argv[1], sys.argv[2], int(sys.argv[3])
 con = duckdb.connect(path)
+con.execute("SET enable_progress_bar = false")
 oldest = con.execute("SELECT min(observed_at) FROM stg_aws__spot_prices").fetchone()[0]
 con.execute(sql, {"first": oldest, "points_per_series": per_series})
 con.execute("CHECKPOINT")
