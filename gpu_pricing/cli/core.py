@@ -20,7 +20,7 @@ from gpu_pricing.cli._common import (
     run,
     warehouse_path,
 )
-from gpu_pricing.cli._output import emit_json, err, table
+from gpu_pricing.cli._output import emit_json, err, print_wrapped, table
 from warehouse import db, queries
 
 app = typer.Typer()
@@ -104,10 +104,13 @@ def refresh(
         con = db.connect_readonly(path)
         try:
             cheapest = db.query(con, queries.sql("cheapest_summary"))
+            left_out = dict(db.query(con, queries.sql("unverified_counts")).iter_rows())
         finally:
             con.close()
         if json_out:
-            emit_json({**summary.to_dict(), "cheapest": cheapest.to_dicts()})
+            emit_json(
+                {**summary.to_dict(), "cheapest": cheapest.to_dicts(), "left_out": left_out}
+            )
         else:
             from flows.direct import summary_markdown
 
@@ -118,9 +121,22 @@ def refresh(
                      "instance_type", "median", "providers"]  # fmt: skip
             shown = shown.select([c for c in order if c in shown.columns])
             print(table(shown, keep=("gpu", "pricing", "provider")))
+            if left_out:
+                print()
+                print_wrapped(left_out_line(left_out))
         return summary.exit_code
 
     raise typer.Exit(run(body))
+
+
+def left_out_line(counts: dict[str, int]) -> str:
+    """One line saying which current prices a ranking left out, by provenance."""
+    parts = ", ".join(f"{n:,} {provenance}" for provenance, n in sorted(counts.items()))
+    return (
+        f"Not ranked: {parts} price(s) (illustrative: invented for the demo snapshot or "
+        "not bookable; docs/prices.md); `gpu-pricing rates --include-illustrative` lists "
+        "them, marked."
+    )
 
 
 # the text tables' columns and their short headers (--json keeps every column, full names)
@@ -188,6 +204,8 @@ def rates(
     whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
+        import polars as pl
+
         from gpu_pricing import api
 
         df = api.rates(
@@ -201,11 +219,28 @@ def rates(
             include_gpu_only=include_gpu_only,
             warehouse=warehouse_path(warehouse),
         )
+        left_out: dict[str, int] = {}
+        if not include_illustrative:  # say what the default left out, by provenance
+            every = api.rates(
+                gpu,
+                memory=memory,
+                pricing=pricing,
+                provider=provider,
+                region=region,
+                limit=None,
+                include_illustrative=True,
+                include_gpu_only=include_gpu_only,
+                warehouse=warehouse_path(warehouse),
+            ).filter(~pl.col("is_verified"))
+            left_out = dict(every.group_by("provenance").len().iter_rows())
         if json_out:
-            emit_json({"rates": df.to_dicts(), "count": df.height})
+            emit_json({"rates": df.to_dicts(), "count": df.height, "left_out": left_out})
         else:
             # the note says why a row is not ranked: cut it last
             print(table(short_columns(df), keep=("provider", "pricing", "note")))
+            if left_out:
+                print()
+                print_wrapped(left_out_line(left_out))
 
     run(body)
 
