@@ -127,9 +127,12 @@ def test_a_refresh_loads_nothing_of_the_app():
 @pytest.mark.parametrize(
     "module",
     ["gpu_pricing", "gpu_pricing.cli", "gpu_pricing.cli.core", "gpu_pricing.cli.costs",
-     "gpu_pricing.cli.plan", "gpu_pricing.cli.ops", "gpu_pricing.cli.publish",
+     "gpu_pricing.cli.estimate", "gpu_pricing.cli.breakeven", "gpu_pricing.cli.plan",
+     "gpu_pricing.cli.ops", "gpu_pricing.cli.publish", "gpu_pricing.api.estimates",
+     "gpu_pricing.api.breakevens", "gpu_pricing.plan.serve", "gpu_pricing.plan.train",
      "gpu_pricing.report", "flows.refresh", "services.config", "services.config_checks",
-     "services.names", "services.notify", "services.alerts", "warehouse.publish", "warehouse.snapshot_export",
+     "services.names", "services.notify", "services.alerts", "warehouse.publish",
+     "warehouse.publish_io", "warehouse.snapshot_export",
      "warehouse.queries", "warehouse.staging", "common.errors", "common.redact",
      "common.schemas"],
 )
@@ -162,3 +165,36 @@ def test_scripts_and_benchmarks_do_not_import_the_tests():
         if name.split(".")[0] == "tests"
     ]
     assert offenders == []
+
+
+
+MAX_LINES = 600  # a module this long holds more than one role: cut it by role
+
+
+def repo_python_files() -> list[Path]:
+    """Every Python file of the repository, tests, scripts and benchmarks included; nothing
+    under a hidden folder (.venv, .git, caches), which is never walked."""
+    tops = [p for p in ROOT.iterdir() if not p.name.startswith(".")]
+    return sorted(
+        [p for p in tops if p.suffix == ".py"]
+        + [
+            p
+            for top in tops
+            if top.is_dir()
+            for p in top.rglob("*.py")
+            if not any(part.startswith(".") for part in p.relative_to(ROOT).parts)
+        ]
+    )
+
+
+def test_no_python_file_reaches_600_lines():
+    files = repo_python_files()
+    found = {p.relative_to(ROOT).parts[0] for p in files}
+    assert {"tests", "scripts", "benchmarks", "gpu_pricing", "connectors"} <= found
+    assert Path(__file__).resolve() in files
+    long = {
+        str(p.relative_to(ROOT)): lines
+        for p in files
+        if (lines := len(p.read_text(encoding="utf-8").splitlines())) >= MAX_LINES
+    }
+    assert long == {}, f"cut by role, each under {MAX_LINES} lines: {long}"

@@ -34,7 +34,7 @@ TABLE = [
     ),
     (
         "every read and decision (rates, history, estimates, plans, break-evens)",
-        "`gpu_pricing/api.py`",
+        "`gpu_pricing/api/`",
     ),
     (
         "hours per month and year, bytes per GiB, FLOPs and bytes per parameter, default "

@@ -33,450 +33,57 @@ standard chains of pyarrow's filesystems (AWS SDK, Google ADC, Azure) and are ne
 
 from __future__ import annotations
 
-import glob
-import hashlib
 import json
 import logging
-import os
 import re
-import shutil
 import sqlite3
 import tempfile
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
-from urllib.parse import urlparse
+from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 from common.errors import InvalidInput, PricingError
-from warehouse import db, queries
 
-log = logging.getLogger(__name__)
-
-MANIFEST_VERSION = 1
-DEFAULT_NAMESPACE = "gpu_pricing"
-CATALOG_NAME = "gpu_pricing"  # the SQL catalog's name: Spark/Trino must use the same one
-CATALOG_FILE = "catalog.db"
-DUCKDB_FILE = "gpu_pricing.duckdb"
-MANIFEST_FILE = "manifest.json"
-SUMMARY_PUBLISH_ID = "gpu-pricing.publish-id"
-SUMMARY_AS_OF = "gpu-pricing.as-of"
-
-# pyiceberg bins rows into files by in-memory Arrow size; zstd Parquet on disk is 3-10x
-# smaller, so 256 MiB here gives files of roughly 30-90 MB: large enough for object-store
-# reads, small enough that a query on one provider-month reads one or two files.
-TABLE_PROPERTIES = {
-    "write.target-file-size-bytes": str(256 * 1024 * 1024),
-    "write.parquet.compression-codec": "zstd",
-    "write.metadata.delete-after-commit.enabled": "true",
-    "write.metadata.previous-versions-max": "100",
-}
-SCHEMES = {"s3": "s3", "s3a": "s3", "gs": "gs", "gcs": "gs", "az": "abfs", "abfs": "abfs",
-           "abfss": "abfs"}  # fmt: skip
-
-
-class PublishError(PricingError):
-    """A publish failed: names the destination, the table and the cause."""
-
-
-@dataclass(frozen=True)
-class Relation:
-    """One published relation. `key`: for append tables, the columns that identify a row
-    already published. `partition`: (column, transform) with transform identity | month."""
-
-    name: str
-    mode: Literal["overwrite", "append"]
-    order: tuple[str, ...]
-    partition: tuple[tuple[str, str], ...] = ()
-    key: tuple[str, ...] = ()
-
-
-# Partitioned by what analysts filter on: history by provider and month (a provider's
-# quarter reads three partitions), the wide current marts by provider; the small marts
-# (tens to hundreds of rows) stay one file. Rows are sorted so that Parquet min/max
-# statistics prune on GPU and region within a partition.
-RELATIONS: tuple[Relation, ...] = (
-    Relation(
-        "mart_gpu_offers_current",
-        "overwrite",
-        ("provider", "gpu_name", "region", "instance_type", "pricing_model"),
-        (("provider", "identity"),),
-    ),
-    Relation(
-        "fct_gpu_prices",
-        "overwrite",
-        ("provider", "gpu_name", "region", "instance_type", "pricing_model", "valid_from"),
-        (("provider", "identity"), ("valid_from", "month")),
-    ),
-    Relation(
-        "fct_spot_prices",
-        "append",
-        ("provider", "gpu_name", "region", "zone", "instance_type", "observed_at"),
-        (("provider", "identity"), ("observed_at", "month")),
-        key=("provider", "region", "zone", "instance_type", "observed_at"),
-    ),
-    Relation(
-        "mart_spot_price_stats", "overwrite", ("provider", "gpu_name", "region", "instance_type")
-    ),
-    Relation(
-        "mart_cheapest_gpu_hour", "overwrite", ("gpu_name", "gpu_memory_gib", "pricing_model")
-    ),
-    Relation(
-        "mart_cost_per_token",
-        "overwrite",
-        ("provider", "gpu_name", "region", "instance_type", "pricing_model"),
-        (("provider", "identity"),),
-    ),
-    Relation("mart_breakeven_onprem", "overwrite", ("gpu_name", "gpu_memory_gib")),
-    Relation(
-        "mart_spot_breakeven", "overwrite", ("provider", "gpu_name", "region", "instance_type")
-    ),
-    Relation("dim_gpus", "overwrite", ("gpu_name", "gpu_memory_gib")),
-    Relation(
-        "_loads",
-        "append",
-        ("started_at", "load_id"),
-        (("provider", "identity"), ("started_at", "month")),
-        key=("load_id", "provider", "endpoint", "scope"),
-    ),
+# the publish's two sides and its spec; every name stays importable from here
+from warehouse.publish_io import (
+    _as_of,
+    _put_bytes,
+    _put_file,
+    _read_bytes,
+    _sha256,
+    _table_location,
+    _write_table,
+    pinned,
+    remove_stale_pins,  # noqa: F401
+)
+from warehouse.publish_spec import (  # noqa: F401
+    _SECRET_WORDS,
+    CATALOG_FILE,
+    CATALOG_NAME,
+    DEFAULT_NAMESPACE,
+    DUCKDB_FILE,
+    MANIFEST_FILE,
+    MANIFEST_VERSION,
+    RELATIONS,
+    SCHEMES,
+    SUMMARY_AS_OF,
+    SUMMARY_PUBLISH_ID,
+    TABLE_PROPERTIES,
+    Destination,
+    PublishError,
+    PublishResult,
+    Relation,
+    TableResult,
+    _scrub,
+    io_properties,
+    resolve_properties,
 )
 
-
-@dataclass(frozen=True)
-class Destination:
-    """Where to publish. `root`: a local absolute path, or `s3://bucket/prefix`,
-    `gs://bucket/prefix`, `abfs://container/prefix` (given as az://, abfs:// or abfss://)."""
-
-    root: str
-    scheme: str  # file | s3 | gs | abfs
-    account: str | None = None  # Azure storage account, from abfss://container@account.dfs...
-
-    @classmethod
-    def parse(cls, value: str) -> Destination:
-        text = str(value).strip()
-        if not text:
-            raise InvalidInput("--to: a local path or an s3://, gs:// or az:// URL is required")
-        parsed = urlparse(text)
-        if len(parsed.scheme) <= 1:  # no scheme (or a Windows drive letter): a local path
-            return cls(str(Path(text).expanduser().resolve()), "file")
-        if parsed.scheme == "file":
-            return cls(str(Path(parsed.path).resolve()), "file")
-        scheme = SCHEMES.get(parsed.scheme)
-        if scheme is None:
-            raise InvalidInput(
-                f"--to {parsed.scheme}://...: unsupported scheme (use a local path, s3://, gs:// or az://)"
-            )
-        account = None
-        if scheme == "abfs" and parsed.username and not parsed.password:
-            # the Hadoop form abfss://<container>@<account>.dfs.core.windows.net/<path>
-            bucket, account = parsed.username, (parsed.hostname or "").split(".")[0] or None
-        elif parsed.username or parsed.password:
-            raise InvalidInput(
-                "--to: credentials do not belong in the URL; they come from the standard chains"
-            )
-        else:
-            bucket = parsed.netloc
-        if not bucket:
-            raise InvalidInput(f"--to {parsed.scheme}://: names no bucket or container")
-        prefix = parsed.path.strip("/")
-        return cls(f"{scheme}://{bucket}" + (f"/{prefix}" if prefix else ""), scheme, account)
-
-    def join(self, *parts: str) -> str:
-        sep = os.sep if self.scheme == "file" else "/"
-        return sep.join([self.root.rstrip("/"), *parts])
-
-    @property
-    def is_local(self) -> bool:
-        return self.scheme == "file"
-
-
-@dataclass
-class TableResult:
-    name: str
-    mode: str
-    rows: int  # rows of the relation in the warehouse
-    # rows this publish wrote: all of them for overwrite, the new ones for append
-    rows_written: int
-    table_rows: int  # rows in the table's new snapshot
-    snapshot_id: int | None
-    metadata_location: str
-    schema_added: list[str] = field(default_factory=list)
-
-
-@dataclass
-class PublishResult:
-    to: str
-    publish_id: str
-    published_at: str
-    as_of: str | None
-    namespace: str
-    catalog: dict[str, str]
-    tables: list[TableResult]
-    duckdb: dict[str, Any] | None
-    manifest: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "tables": [asdict(t) for t in self.tables]}
-
-
-# -- configuration -------------------------------------------------------------------------
-
-_SECRET_WORDS = re.compile(r"secret|password|token|credential|access-key|account-key|sas", re.I)
-
-
-def resolve_properties(props: Mapping[str, str] | None, where: str) -> dict[str, str]:
-    """Catalog or FileIO properties from the config: a key ending in `_env` names an
-    environment variable holding the value (`uri_env = "GPU_PRICING_CATALOG_URI"` ->
-    `uri`), resolved only now and never echoed."""
-    out: dict[str, str] = {}
-    for key, value in (props or {}).items():
-        if key.endswith("_env"):
-            name = key[: -len("_env")]
-            if value not in os.environ:
-                raise InvalidInput(f"{where}.{key}: environment variable {value} is not set")
-            out[name] = os.environ[value]
-        else:
-            out[key] = str(value)
-    return out
-
-
-def io_properties(dest: Destination, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """FileIO properties: pyarrow's filesystems, region and endpoint from the standard AWS
-    variables when set (pyiceberg would otherwise ask S3 for the bucket's region), and the
-    configured extras. Keys and secrets stay with the filesystems' own credential chains."""
-    props = {"py-io-impl": "pyiceberg.io.pyarrow.PyArrowFileIO"}
-    if dest.scheme == "s3":
-        region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
-        if region:
-            props["s3.region"] = region
-        endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
-        if endpoint:
-            props["s3.endpoint"] = endpoint
-    if dest.scheme == "abfs" and (dest.account or os.environ.get("AZURE_STORAGE_ACCOUNT_NAME")):
-        props["adls.account-name"] = dest.account or os.environ["AZURE_STORAGE_ACCOUNT_NAME"]
-    props.update(extra or {})
-    return props
-
-
-def _scrub(message: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            message = message.replace(secret, "***")
-    return message.splitlines()[0] if message else message
-
-
-# -- the warehouse side --------------------------------------------------------------------
-
-
-@contextmanager
-def pinned(warehouse: Path, workdir: Path) -> Iterator[Path]:
-    """A read-only view of the published warehouse file that a concurrent refresh cannot
-    change: a refresh replaces the file by rename, so a hard link beside it keeps this
-    version; where no link can be made (another file system, a read-only directory), a
-    copy in `workdir`."""
-    warehouse = Path(warehouse)
-    if not warehouse.is_file():
-        raise InvalidInput(f"warehouse {warehouse} does not exist: run `gpu-pricing refresh` first")
-    remove_stale_pins(warehouse)
-    # the pid in the name says whose pin it is: a killed publish's pin is removed by the next
-    tmp = warehouse.with_name(f".{warehouse.name}.publish-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    try:
-        os.link(warehouse, tmp)
-    except OSError:
-        tmp = Path(workdir) / warehouse.name
-        shutil.copyfile(warehouse, tmp)
-    try:
-        yield tmp
-    finally:
-        tmp.unlink(missing_ok=True)
-        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's live process
-        return True
-    return True
-
-
-def remove_stale_pins(warehouse: Path) -> list[Path]:
-    """Remove the pins (`.<file>.publish-<pid>-<id>`, and their `.wal`) that a publish
-    killed before its cleanup left beside the warehouse: each holds a whole old version
-    of the file. A pin whose process still runs is kept; a pin without a pid in its name
-    (written before pins carried one) is stale by now."""
-    warehouse = Path(warehouse)
-    removed = []
-    for pin in warehouse.parent.glob(f".{glob.escape(warehouse.name)}.publish-*"):
-        owner = re.match(r"(\d+)-[0-9a-f]+(?:\.wal)?$", pin.name.rsplit(".publish-", 1)[1])
-        if owner and _alive(int(owner[1])):
-            continue  # a publish still running (this process's own included)
-        pin.unlink(missing_ok=True)
-        removed.append(pin)
-    if removed:
-        log.info("removed %d pin(s) a killed publish left: %s", len(removed), removed)
-    return removed
-
-
-def _select(
-    con: duckdb.DuckDBPyConnection, rel: Relation, published: pa.Table | None = None
-) -> pa.Table:
-    """The relation's rows in write order; with `published` (the key columns of the rows
-    already in the table), only the rows whose key is not among them (null-safe), so a
-    night's append reads its delta, not the whole history, into memory."""
-    return db.relation_arrow(con, rel.name, rel.order, without=published, key=rel.key)
-
-
-def _as_of(con: duckdb.DuckDBPyConnection) -> str | None:
-    # a warehouse without a ledger is a CatalogException, told apart by publish()
-    value = db.run(con, queries.sql("last_load_finished"))[0][0]
-    return value.isoformat() + "Z" if value is not None else None
-
-
-# -- the Iceberg side ----------------------------------------------------------------------
-
-
-def _table_location(dest: Destination, namespace: str, name: str) -> str:
-    return dest.join(namespace, name)
-
-
-def _partition_and_sort(txn, rel: Relation) -> None:
-    from pyiceberg.table.sorting import NullOrder
-    from pyiceberg.transforms import IdentityTransform, MonthTransform
-
-    transforms = {"identity": IdentityTransform, "month": MonthTransform}
-    if rel.partition:
-        with txn.update_spec() as spec:
-            for column, transform in rel.partition:
-                name = column if transform == "identity" else f"{column}_{transform}"
-                spec.add_field(column, transforms[transform](), name)
-    with txn.update_sort_order() as order:
-        for column in rel.order:
-            order.asc(column, IdentityTransform(), NullOrder.NULLS_LAST)
-
-
-def _write_table(
-    catalog,
-    ident: tuple[str, str],
-    location: str,
-    rel: Relation,
-    con: duckdb.DuckDBPyConnection,
-    props: dict[str, str],
-) -> TableResult:
-    from pyiceberg.exceptions import NoSuchTableError
-    from pyiceberg.io.pyarrow import _dataframe_to_data_files
-
-    schema = db.relation_schema(con, rel.name)
-    count = db.relation_rows(con, rel.name)
-    try:
-        table = catalog.load_table(ident)
-    except NoSuchTableError:
-        table = None
-    added: list[str] = []
-    if table is None:
-        txn = catalog.create_table_transaction(
-            ident, schema=schema, location=location, properties=TABLE_PROPERTIES
-        )
-        _partition_and_sort(txn, rel)
-        published = None
-    else:
-        txn = table.transaction()
-        known = {f.name for f in table.schema().fields}
-        added = [name for name in schema.names if name not in known]
-        # a new column in the warehouse is added (optional) to the table schema; a type
-        # change is allowed where Iceberg allows it (int -> long, float -> double), else
-        # it fails here with the column named
-        with txn.update_schema() as update:
-            update.union_by_name(schema)
-        published = table
-    if rel.mode == "append":
-        keys = None
-        if published is not None and published.current_snapshot() is not None:
-            keys = published.scan(selected_fields=rel.key).to_arrow()
-        new = _select(con, rel, keys)
-        txn.append(new, snapshot_properties=props)
-        written = new.num_rows
-    else:
-        # one OVERWRITE snapshot: every current data file out, the new files in. pyiceberg's
-        # Table.overwrite commits a DELETE and then an APPEND snapshot (two per night, the
-        # first one empty), so the snapshot is produced here with its file writer
-        # (_dataframe_to_data_files, the one Table.append uses; pyiceberg is pinned <0.13)
-        rows = _select(con, rel)
-        old_files = [task.file for task in published.scan().plan_files()] if published else []
-        with txn.update_snapshot(snapshot_properties=props).overwrite() as overwrite:
-            for data_file in old_files:
-                overwrite.delete_data_file(data_file)
-            if rows.num_rows:
-                for data_file in _dataframe_to_data_files(
-                    table_metadata=txn.table_metadata,
-                    write_uuid=overwrite.commit_uuid,
-                    df=rows,
-                    io=txn._table.io,
-                ):
-                    overwrite.append_data_file(data_file)
-        written = rows.num_rows
-    committed = txn.commit_transaction()
-    snapshot = committed.current_snapshot()
-    total = int(snapshot.summary["total-records"]) if snapshot and snapshot.summary else 0
-    return TableResult(
-        name=rel.name,
-        mode=rel.mode,
-        rows=count,
-        rows_written=written,
-        table_rows=total,
-        snapshot_id=snapshot.snapshot_id if snapshot else None,
-        metadata_location=committed.metadata_location,
-        schema_added=added,
-    )
-
-
-# -- files at the destination --------------------------------------------------------------
-
-
-def _read_bytes(io, location: str) -> bytes | None:
-    inp = io.new_input(location)
-    if not inp.exists():
-        return None
-    with inp.open() as fh:
-        return fh.read()
-
-
-def _put_file(io, dest: Destination, location: str, source: Path) -> None:
-    """Copy a local file to `location` so readers see the old or the new file, never a
-    part: a rename on a local path; a single PUT (or completed multipart upload) on object
-    storage."""
-    if dest.is_local:
-        target = Path(location)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}")
-        shutil.copyfile(source, partial)
-        os.replace(partial, target)
-        return
-    out = io.new_output(location)
-    with source.open("rb") as src, out.create(overwrite=True) as dst:
-        shutil.copyfileobj(src, dst, 8 * 1024 * 1024)
-
-
-def _put_bytes(io, dest: Destination, location: str, data: bytes, workdir: Path) -> None:
-    tmp = workdir / uuid.uuid4().hex
-    tmp.write_bytes(data)
-    _put_file(io, dest, location, tmp)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(8 * 1024 * 1024), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+log = logging.getLogger(__name__)
 
 
 # -- the publish ---------------------------------------------------------------------------

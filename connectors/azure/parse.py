@@ -120,16 +120,6 @@ def parse_resource_skus(pages: pl.DataFrame) -> pl.DataFrame:
     ).unique("arm_sku_name", keep="first")
 
 
-def _family(col: str) -> tuple[pl.Expr, pl.Expr]:
-    name: pl.Expr = pl.lit(None, dtype=pl.String)
-    mem: pl.Expr = pl.lit(None, dtype=pl.Float64)
-    for pattern, gpu, gib in reversed(s.GPU_FAMILIES):
-        hit = pl.col(col).str.contains(pattern)
-        name = pl.when(hit).then(pl.lit(gpu)).otherwise(name)
-        mem = pl.when(hit).then(pl.lit(float(gib))).otherwise(mem)
-    return name, mem
-
-
 # An item field the schema reads as text but that holds an object or an array
 # (`"retailPrice": {...}`): the declared decode cannot read such a page at all.
 _TEXT_FIELDS = tuple(
@@ -232,8 +222,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     )
     offers = items.with_columns(
         # a lookup per column, not a join: a join would copy every item column
-        _lookup(sizes, "gpu_name"),
-        _lookup(sizes, "gpu_memory_gib"),
         _lookup(sizes, "gpu_count"),
         _lookup(sizes, "vcpus"),
         _lookup(sizes, "memory_gib"),
@@ -325,14 +313,12 @@ def _lookup(sizes: pl.DataFrame, column: str) -> pl.Expr:
 
 
 def _sizes(pages: pl.DataFrame, items: pl.DataFrame) -> pl.DataFrame:
-    """Per distinct VM size (a few dozen, not a million rows): GPU family, FPGA flag and
-    specs, joined back onto the items."""
-    gpu_name, gpu_mem = _family("arm_sku_name")
+    """Per distinct VM size (a few dozen, not a million rows): FPGA flag and specs,
+    joined back onto the items (the GPU of a size is its instance family's, named by the
+    shared GPU rule, connectors/kit/gpu.py)."""
     sizes = items.select(
         pl.col("armSkuName").unique().drop_nulls().alias("arm_sku_name")
     ).with_columns(
-        gpu_name=gpu_name,
-        gpu_memory_gib=gpu_mem,
         is_fpga=pl.col("arm_sku_name").str.contains(s.FPGA_PATTERN),
     )
     return sizes.join(_specs(pages), on="arm_sku_name", how="left")

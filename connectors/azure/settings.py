@@ -77,24 +77,7 @@ EXCLUDE_FPGA = "FPGA size (NP-series, Xilinx U250), not a GPU"
 EXCLUDE_TERM = "reservation term outside reserved_1y/reserved_3y"
 EXCLUDE_SAVINGS_PLAN_TERM = "savings plan term outside savings_plan_1y/savings_plan_3y"
 
-# VM size (armSkuName) -> (gpu_name, gpu_memory_gib per GPU). First match wins, so the
-# patterns are anchored and mutually exclusive; tests pin one size per family.
-# Sources: learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/* (2026-11).
-GPU_FAMILIES: tuple[tuple[str, str, float], ...] = (
-    (r"^Standard_ND\d+isr_H200_v5$", "H200", 141),  # ND H200 v5: 8x H200 141GB
-    (r"^Standard_ND\d+isr_H100_v5$", "H100", 80),  # ND H100 v5: 8x H100 SXM 80GB
-    (r"^Standard_NCC?\d+adi?s_H100_v5$", "H100NVL", 94),  # NC(C) H100 v5: H100 NVL 94GB
-    (r"^Standard_ND\d+isr_MI300X_v5$", "MI300X", 192),  # ND MI300X v5
-    (r"^Standard_ND\d+amsr_A100_v4$", "A100", 80),  # NDm A100 v4: 8x A100 SXM 80GB
-    (r"^Standard_ND\d+asr_v4$", "A100", 40),  # ND A100 v4: 8x A100 SXM 40GB
-    (r"^Standard_NC\d+ads_A100_v4$", "A100", 80),  # NC A100 v4: A100 PCIe 80GB
-    (r"^Standard_NC\d+as_T4_v3$", "T4", 16),  # NCasT4_v3
-    (r"^Standard_NC\d+r?s_v3$", "V100", 16),  # NCv3: V100 PCIe 16GB
-    (r"^Standard_ND\d+rs_v2$", "V100", 32),  # NDv2: 8x V100 SXM2 32GB
-    (r"^Standard_NV\d+adm?s_A10_v5$", "A10", 24),  # NVadsA10 v5: fractions of an A10
-    (r"^Standard_NC\d+ads_A10_v4$", "A10", 24),  # NCads A10 v4
-    (r"^Standard_NV\d+s_v3$", "M60", 8),  # NVv3: Tesla M60 (8GB per GPU)
-    # NGads V620: fractions of an AMD Radeon PRO V620 32GB (vm_sizes.csv: 1/4 to 1)
-    (r"^Standard_NG\d+adm?s_V620_v1$", "RADEON PRO V620", 32),
-)
+# The GPU of each VM size is not here: its family (`Standard_NC24s_v3` -> V100 PCIe 16 GB)
+# is a row of sql/seeds/seed_instance_families.csv, citing Microsoft's page for that
+# series, read by the shared GPU rule (connectors/kit/gpu.py).
 FPGA_PATTERN = r"^Standard_NP\d+s$"

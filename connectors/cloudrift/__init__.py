@@ -2,12 +2,6 @@
 variant and datacenter."""
 
 from connectors.cloudrift import fetch, parse
-from connectors.cloudrift.settings import ENDPOINT, PROVIDER
-from connectors.kit.connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.rest import rest_connector
 
-CONNECTOR = Connector(
-    name=PROVIDER,
-    endpoints={ENDPOINT: SNAPSHOT},
-    fetch_live=fetch.fetch_live,
-    parse_pages=offers_only(parse.parse),
-)
+CONNECTOR = rest_connector(fetch.INSTANCE_TYPES, parse=parse.parse)

@@ -30,16 +30,6 @@ _ROWS = {
 }
 
 
-def _gpu(brand: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    name: pl.Expr = pl.lit(None, dtype=pl.String)
-    memory: pl.Expr = pl.lit(None, dtype=pl.Float64)
-    for token, gpu, mem in reversed(s.GPUS):
-        hit = brand.str.contains(token, literal=True)
-        name = pl.when(hit).then(pl.lit(gpu)).otherwise(name)
-        memory = pl.when(hit).then(pl.lit(float(mem))).otherwise(memory)
-    return name, memory
-
-
 def _page_variants(load_id: str, payload: str) -> pl.DataFrame:
     """One row per (variant, datacenter) of one page. `nodes_per_dc` is keyed by
     datacenter name, which a declared dtype cannot express, so the page is decoded with
@@ -111,7 +101,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     gpus = decimal(pl.col("gpu_count"))
     cents = decimal(pl.col("cost_per_hour"))
     price = cents / pl.lit(s.CENTS_PER_USD).cast(pl.Decimal(38, 9))
-    name, memory = _gpu(pl.col("brand_short").fill_null(""))
     excluded = (
         # CPU nodes are listed under brand_short "CPU"
         pl.when(cpu_only(gpus, pl.col("brand_short").str.replace(r"(?i)^\s*cpu\s*$", "")))
@@ -132,9 +121,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         instance_type=pl.col("name"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        gpu_name=name,
-        gpu_text=pl.col("brand_short"),  # the shared GPU rule reads it where the map has none
-        gpu_memory_gib=memory,
+        # `brand_short` ("RTX 4090", "RTX PRO 6000", "MI350X"): named by the shared GPU
+        # rule (connectors/kit/gpu.py), memory the reference's marketed size
+        gpu_text=pl.col("brand_short"),
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.coalesce("logical_cpu_count", "cpu_count"))),
         memory_gib=usd(decimal(pl.col("dram"))) / BYTES_PER_GIB,

@@ -1,4 +1,4 @@
-"""CloudRift settings: the instance-types RPC, its request body, and the GPU map."""
+"""CloudRift settings: the instance-types RPC and its request body."""
 
 from __future__ import annotations
 
@@ -17,14 +17,9 @@ REQUEST = {
     "data": {"selector": {"ByServiceAndLocation": {"services": ["vm"]}}},
 }
 
-# `brand_short` contains the GPU ("RTX 4090", "RTX PRO 6000", "MI350X"); first match wins,
-# so longer names come first. -> (gpu_name, marketed memory per GPU in GiB). Names missing
-# here are read from brand_short by the shared GPU rule (connectors/kit/gpu.py: RTX 5090);
-# one the reference lacks (MI350X) stays gpu_name null, counted.
-GPUS: tuple[tuple[str, str, float], ...] = (
-    ("RTX PRO 6000", "RTX PRO 6000", 96),
-    ("RTX 4090", "RTX 4090", 24),
-)
+# `brand_short` names the GPU ("RTX 4090", "RTX PRO 6000", "MI350X"): handed over as the
+# source's GPU words, named by the shared GPU rule (connectors/kit/gpu.py); one the
+# reference lacks (MI350X) stays gpu_name null, counted.
 CENTS_PER_USD = 100
 EXCLUDE_CPU = "variant without GPUs (gpu_count 0)"
 EXCLUDE_NO_DC = "no datacenter lists nodes for this variant"

@@ -8,6 +8,10 @@
 - Paging: none; each endpoint returns `{"items": [...]}`.
 - 429/5xx retried with backoff (connectors.kit.http); each attempt is re-signed with a
   fresh timestamp by signing per request (an httpx auth flow).
+
+Declared as connectors.kit.rest.JsonEndpoint's; the signing is the provider's own
+`httpx.Auth` (`CrusoeAuth`), plugged in as the kit's request-signing hook
+(connectors.kit.auth.Signed).
 """
 
 from __future__ import annotations
@@ -15,19 +19,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import os
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from datetime import UTC, datetime
 
 import httpx
 
-from common.errors import PricingError
 from common.redact import register
 from connectors.crusoe import settings as s
-from connectors.errors import MissingCredentials
-from connectors.kit.checks import require_items
-from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
-from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
+from connectors.kit.auth import Credential, Signed
+from connectors.kit.rest import JsonEndpoint, live_fetch
 
 
 def signature(secret_key: str, path: str, query: str, method: str, timestamp: str) -> str:
@@ -56,62 +56,28 @@ class CrusoeAuth(httpx.Auth):
         yield request
 
 
-def credentials_from_env() -> tuple[str, str, str]:
-    values = [
-        os.environ.get(n, "").strip() for n in (s.ACCESS_KEY_ENV, s.SECRET_KEY_ENV, s.PROJECT_ENV)
-    ]
-    if not all(values):
-        raise MissingCredentials(
-            s.PROVIDER,
-            s.VM_TYPES,
-            f"no credentials ({s.ACCESS_KEY_ENV}, {s.SECRET_KEY_ENV} and {s.PROJECT_ENV} are not all set)",
-        )
-    return values[0], values[1], values[2]
-
-
-def fetch_catalog(
-    client: httpx.Client,
-    auth: httpx.Auth,
-    project: str,
-    *,
-    api_url: str = s.API_URL,
-    policy: RetryPolicy = DEFAULT_RETRY,
-) -> Iterator[Page]:
-    for endpoint, path, keys in (
-        (
-            s.VM_TYPES,
-            s.VM_TYPES_PATH.format(project=project),
-            ("product_name", "gpu_type", "num_gpu"),
-        ),
-        (s.CAPACITIES, s.CAPACITIES_PATH, ("type", "location", "quantity")),
-    ):
-        url = f"{api_url}{s.API_VERSION}{path}"
-        body = request_json(
-            client, "GET", url, auth=auth, provider=s.PROVIDER, endpoint=endpoint, policy=policy
-        )
-        require_items(s.PROVIDER, endpoint, body, "items", keys)
-        yield Page(
-            provider=s.PROVIDER,
-            endpoint=endpoint,
-            fetched_at=utc_now(),
-            request={"url": url},
-            body=body,
-            source_url=url,
-        )
-
-
-def fetch_live(ctx: FetchContext) -> Iterator[Page | FetchFailure]:
-    try:
-        access, secret, project = credentials_from_env()
-        with make_client() as client:
-            yield from fetch_catalog(
-                client,
-                CrusoeAuth(access, secret),
-                project,
-                api_url=ctx.settings.get("crusoe_url", s.API_URL),
-            )
-    except PricingError as exc:
-        endpoint = getattr(exc, "endpoint", s.VM_TYPES)
-        yield FetchFailure(
-            s.PROVIDER, endpoint if endpoint == s.CAPACITIES else s.VM_TYPES, "", exc
-        )
+SIGNED = Signed(
+    credentials=(Credential(env=(s.ACCESS_KEY_ENV,)), Credential(env=(s.SECRET_KEY_ENV,))),
+    sign=CrusoeAuth,
+)
+VM_TYPES = JsonEndpoint(
+    provider=s.PROVIDER,
+    endpoint=s.VM_TYPES,
+    base=lambda: s.API_URL,
+    url=s.API_VERSION + s.VM_TYPES_PATH,
+    credential=Credential(env=(s.PROJECT_ENV,), path="project", secret=False),
+    auth=SIGNED,
+    items="items",
+    required=("product_name", "gpu_type", "num_gpu"),
+)
+CAPACITIES = JsonEndpoint(
+    provider=s.PROVIDER,
+    endpoint=s.CAPACITIES,
+    base=lambda: s.API_URL,
+    url=s.API_VERSION + s.CAPACITIES_PATH,
+    auth=SIGNED,
+    items="items",
+    required=("type", "location", "quantity"),
+)
+ENDPOINTS = (VM_TYPES, CAPACITIES)
+fetch_live = live_fetch(*ENDPOINTS)

@@ -30,14 +30,8 @@ TYPE = pl.Struct(
 )
 CAPACITY = pl.Struct({"type": pl.String, "location": pl.String, "quantity": pl.String})
 TABLE = pl.DataFrame(
-    [(t, gpu, float(mem), *s.GPU_PRICES.get(t, (None, None))) for t, (gpu, mem) in s.GPUS.items()],
-    schema={
-        "gpu_type": pl.String,
-        "_gpu": pl.String,
-        "_mem": pl.Float64,
-        "_od": pl.String,
-        "_spot": pl.String,
-    },
+    [(t, od, spot) for t, (od, spot) in s.GPU_PRICES.items()],
+    schema={"gpu_type": pl.String, "_od": pl.String, "_spot": pl.String},
     orient="row",
 )
 
@@ -109,8 +103,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         region=pl.coalesce("_region", pl.lit("any")),
         zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("product_name"),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.col("_mem"),
+        # `gpu_type` ("H100-SXM-80GB", "A100-PCIe-40GB"): the GPU, memory and form factor
+        # as the shared GPU rule reads them (connectors/kit/gpu.py)
+        gpu_text=pl.col("gpu_type"),
         gpu_count=usd(gpus),
         capacity_instances=usd(pl.col("_capacity")),
         vcpus=usd(decimal(pl.col("cpu_cores"))),

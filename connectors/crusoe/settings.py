@@ -43,19 +43,9 @@ GPU_PRICES: dict[str, tuple[str, str | None]] = {
     "A40-PCIe-48GB": ("0.90", "0.40"),
     "MI300X-192GB": ("3.45", "0.95"),
 }
-# `gpu_type` -> (gpu_name, marketed memory per GPU): gpuhunt's GPU_TYPE_MAP. Not mapped
-# on purpose (no row in sql/seeds/seed_gpu_specs.csv): GB200, MI355X.
-GPUS: dict[str, tuple[str, float]] = {
-    "A100-PCIe-40GB": ("A100", 40),
-    "A100-PCIe-80GB": ("A100", 80),
-    "A100-SXM-80GB": ("A100", 80),
-    "H100-SXM-80GB": ("H100", 80),
-    "H200-SXM-141GB": ("H200", 141),
-    "B200-SXM-180GB": ("B200", 180),
-    "L40S-48GB": ("L40S", 48),
-    "A40-PCIe-48GB": ("A40", 48),
-    "MI300X-192GB": ("MI300X", 192),
-}
+# `gpu_type` (gpuhunt's GPU_TYPE_MAP keys: "H100-SXM-80GB", "A100-PCIe-40GB") is handed over
+# as the source's GPU words: the shared GPU rule (connectors/kit/gpu.py) reads the name,
+# memory and form factor from it (GB200 and MI355X: GB200 named, MI355X null, counted).
 SPOT_DETAIL = "spot (published price)"
 EXCLUDE_CPU = "CPU-only VM type (no GPU)"
 EXCLUDE_NO_PRICE = "no published price for this GPU type"

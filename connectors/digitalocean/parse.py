@@ -35,11 +35,6 @@ SIZE = pl.Struct(
     }
 )
 PAGE = pl.Struct({"sizes": pl.List(SIZE)})
-GPUS = pl.DataFrame(
-    [(model, gpu, float(mem)) for model, (gpu, mem) in s.GPUS.items()],
-    schema={"_model": pl.String, "_gpu": pl.String, "_mem": pl.Float64},
-    orient="row",
-)
 MIB_PER_GIB = 1024
 
 
@@ -48,7 +43,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         explode_pages(pages.filter(pl.col("endpoint") == s.ENDPOINT), PAGE, "sizes")
         .unique("slug", keep="first", maintain_order=True)  # a size repeated across pages
         .with_columns(_model=pl.col("gpu_info").struct.field("model"))
-        .join(GPUS, on="_model", how="left")
     )
     is_gpu = pl.col("gpu_info").is_not_null()
     usable = pl.col("available").fill_null(True) & (pl.col("regions").list.len() > 0)
@@ -80,8 +74,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         instance_type=pl.col("slug"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.col("_mem"),
+        # `gpu_info.model` ("nvidia_h100", "nvidia_rtx6000_ada"): the GPU is named by the
+        # shared GPU rule (connectors/kit/gpu.py), the size slug read where it is null
+        gpu_text=pl.col("_model"),
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.col("vcpus"))),
         memory_gib=usd(decimal(pl.col("memory"))) / MIB_PER_GIB,

@@ -15,18 +15,10 @@ MAX_PAGES = 20
 # The token env names of DigitalOcean's own tools (doctl, pydo examples), then gpuhunt's.
 TOKEN_ENV = ("DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN", "DIGITAL_OCEAN_API_KEY")
 
-# `gpu_info.model` ("nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada"; gpuhunt's tests
-# and providers/digitalocean.py) -> (gpu_name, marketed memory per GPU in GiB). Not
-# mapped here: the RTX 4000/6000 Ada cards and the MI325X, named by the shared GPU rule
-# (connectors/kit/gpu.py) from the size slug where the reference has them, else null and
+# `gpu_info.model` ("nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada"; gpuhunt's tests and
+# providers/digitalocean.py) is handed over as the source's GPU words: the shared GPU rule
+# (connectors/kit/gpu.py) names it; a card the reference lacks (RTX 4000 Ada) stays null,
 # counted.
-GPUS: dict[str, tuple[str, float]] = {
-    "nvidia_h100": ("H100", 80),
-    "nvidia_h200": ("H200", 141),
-    "nvidia_b300": ("B300", 288),
-    "nvidia_l40s": ("L40S", 48),
-    "amd_mi300x": ("MI300X", 192),
-}
 
 # A size with `regions: []` is sold nowhere today ("An array containing the region slugs
 # where this size is available", DigitalOcean API reference); `available: false` means

@@ -23,18 +23,13 @@ ITEM = pl.Struct(
         "regions": pl.List(pl.String),
     }
 )
-GPUS = pl.DataFrame(
-    list(s.GPUS.items()), schema={"gpu_type": pl.String, "_gpu": pl.String}, orient="row"
-)
 
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
     wrapped = pages.filter(pl.col("endpoint") == s.ENDPOINT).with_columns(
         payload=pl.concat_str(pl.lit('{"items":'), pl.col("payload"), pl.lit("}"))
     )
-    items = explode_pages(wrapped, pl.Struct({"items": pl.List(ITEM)}), "items").join(
-        GPUS, on="gpu_type", how="left"
-    )
+    items = explode_pages(wrapped, pl.Struct({"items": pl.List(ITEM)}), "items")
     excluded = pl.when(pl.col("regions").list.len().fill_null(0) == 0).then(
         pl.lit("GPU type listed in no region")
     )
@@ -57,10 +52,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         instance_type=pl.col("gpu_type"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.when(pl.col("_gpu").is_not_null()).then(
-            usd(decimal(pl.col("gpu_type").str.extract(s.MEMORY_PATTERN)))
-        ),
+        # the GPU, its memory and form factor are read from gpu_type ("H100_PCIE_80GB")
+        # by the shared GPU rule (connectors/kit/gpu.py)
+        gpu_text=pl.col("gpu_type"),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=usd(price),
         source_currency=pl.lit("USD"),

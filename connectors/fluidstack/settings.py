@@ -15,28 +15,7 @@ CONFIGURATIONS_URL = "https://platform.fluidstack.io/list_available_configuratio
 API_KEY_ENV = "FLUIDSTACK_API_KEY"
 API_KEY_HEADER = "api-key"
 
-# `gpu_type` ("H100_SXM5_80GB", "RTX_A6000_48GB") -> gpu_name; memory per GPU is the
-# "<n>GB" suffix (marketed). Types as skypilot's GPU_MAP lists them. Not mapped on purpose
-# (no row in sql/seeds/seed_gpu_specs.csv): A30, the Quadro RTX 4000/5000/6000, RTX 3080;
-# gpu_name null, counted.
-GPUS: dict[str, str] = {
-    "H100_PCIE_80GB": "H100",
-    "H100_SXM5_80GB": "H100",
-    "H100_NVLINK_80GB": "H100",
-    "A100_PCIE_80GB": "A100",
-    "A100_NVLINK_80GB": "A100",
-    "A100_SXM4_80GB": "A100",
-    "A100_SXM4_40GB": "A100",
-    "A100_PCIE_40GB": "A100",
-    "Tesla_V100_SXM2_16GB": "V100",
-    "Tesla_V100_PCIE_16GB": "V100",
-    "A10_PCIE_24GB": "A10",
-    "A40_48GB": "A40",
-    "L40_48GB": "L40",
-    "T4_16GB": "T4",
-    "RTX_A6000_48GB": "RTX A6000",
-    "RTX_A5000_24GB": "RTX A5000",
-    "RTX_A4000_16GB": "RTX A4000",
-    "RTX_3090_24GB": "RTX 3090",
-}
-MEMORY_PATTERN = r"_(\d+)GB$"
+# `gpu_type` ("H100_SXM5_80GB", "RTX_A6000_48GB", types as skypilot's GPU_MAP lists them)
+# is handed over as the source's GPU words: the shared GPU rule (connectors/kit/gpu.py)
+# reads the name, the "<n>GB" memory and the PCIE / SXM form factor from it. Types whose
+# GPU the reference lacks (A30, Quadro RTX 4000/5000, RTX 3080) keep gpu_name null, counted.

@@ -26,11 +26,6 @@ SPECS = pl.Struct(
     }
 )
 ITEM = pl.Struct({"OnDemandPrice": pl.String, "Specs": SPECS})
-GPUS = pl.DataFrame(
-    [(m, gpu, float(mem)) for m, (gpu, mem) in s.GPUS.items()],
-    schema={"_model": pl.String, "_gpu": pl.String, "_mem": pl.Float64},
-    orient="row",
-)
 
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
@@ -42,7 +37,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     items = (
         explode_pages(wrapped, pl.Struct({"items": pl.List(ITEM)}), "items")
         .with_columns(_model=gpu.struct.field("model"), _gpus=decimal(gpu.struct.field("count")))
-        .join(GPUS, on="_model", how="left")
     )
     cents = decimal(pl.col("OnDemandPrice"))
     price = cents / pl.lit(s.CENTS_PER_USD).cast(pl.Decimal(38, 9))
@@ -60,8 +54,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         instance_type=pl.format("{}x {} {}c", usd(pl.col("_gpus")).cast(pl.Int64), "_model", cores),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.col("_mem"),
+        gpu_text=pl.col("_model"),  # "MI300X": named by the shared GPU rule
         gpu_count=usd(pl.col("_gpus")),
         vcpus=usd(decimal(cores)),
         memory_gib=usd(decimal(specs.struct.field("ram_capacity"))) / BYTES_PER_GIB,

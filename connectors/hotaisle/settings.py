@@ -17,8 +17,7 @@ TEAM_ENV = "HOTAISLE_TEAM_HANDLE"
 # location"); the API carries no region field.
 REGION = "us-michigan-1"
 
-# `Specs.gpus[0].model` -> (gpu_name, marketed memory per GPU in GiB). All Hot Aisle GPUs
-# are AMD Instinct. Not mapped on purpose (no row in sql/seeds/seed_gpu_specs.csv):
-# MI325X, MI355X; gpu_name null, counted.
-GPUS: dict[str, tuple[str, float]] = {"MI300X": ("MI300X", 192)}
+# `Specs.gpus[0].model` ("MI300X") is handed over as the source's GPU words: the shared GPU
+# rule (connectors/kit/gpu.py) names it (MI300X, MI325X); one the reference lacks (MI355X)
+# stays null, counted.
 CENTS_PER_USD = 100

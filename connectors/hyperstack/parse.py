@@ -13,6 +13,7 @@ from __future__ import annotations
 import polars as pl
 
 from connectors.hyperstack import settings as s
+from connectors.kit import gpu
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
 from connectors.kit.normalise import verdict
@@ -29,11 +30,6 @@ ITEM = pl.Struct(
     }
 )
 PAGE = pl.Struct({"items": pl.List(ITEM)})
-GPUS = pl.DataFrame(
-    [(name, gpu, float(mem)) for name, (gpu, mem) in s.GPUS.items()],
-    schema={"_base": pl.String, "_gpu": pl.String, "_mem": pl.Float64},
-    orient="row",
-)
 
 
 def _utc(col: str) -> pl.Expr:
@@ -59,7 +55,12 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         _spot=name.str.contains(s.SPOT_SUFFIX),
         _base=name.str.replace(s.SPOT_SUFFIX, ""),
     )
-    items = items.join(GPUS, on="_base", how="left")
+    # the GPU the entry names, as the shared GPU rule reads it (connectors/kit/gpu.py);
+    # a variant whose meaning the docs do not state ("-IB", "-k8s", "-sm") names none
+    unstated = pl.col("_base").str.contains(s.UNSTATED_VARIANT)
+    items = items.with_columns(
+        _words=pl.when(~unstated).then(pl.col("_base")).otherwise(pl.lit("")),
+    ).with_columns(_gpu=gpu.gpu_name(pl.col("_words")))
     excluded: pl.Expr = pl.when(pl.col("_gpu").is_null() & ~name.str.contains(s.GPU_SHAPED))
     excluded = excluded.then(pl.lit(s.EXCLUDE_OTHER))
     for pattern, reason in reversed(s.NON_GPU):
@@ -101,8 +102,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
             )
         )
         .otherwise(detail),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.col("_mem"),
+        gpu_text=pl.col("_words"),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=usd(price),
         source_currency=pl.lit("USD"),

@@ -22,31 +22,14 @@ REGION = "global"
 SPOT_SUFFIX = r"(?i)-spot$"
 SPOT_DETAIL = "spot VM"
 
-# Pricebook GPU name (spot suffix removed) -> (gpu_name, marketed memory per GPU, GiB).
-# Names as the live pricebook spells them (public collectors' recordings, 2026-08;
-# the docs example "RTX-A4000"). Memory: the "80G"/"141G" in the name, else the
-# vendor's datasheet (L40 48 GB, RTX A4000 16 GB, RTX A6000 48 GB, RTX PRO 6000
-# Blackwell Server Edition 96 GB, B200 180 GB as in sql/seeds/seed_gpu_specs.csv).
-# NVLink/SXM/PCIe are form factors of the same part, so they share a gpu_name.
-# Not mapped on purpose (no row in seed_gpu_specs, or a variant whose meaning the docs
-# do not state): RTX-5090, "-IB", "-k8s", "-sm" variants. They are kept with gpu_name
-# null and counted, never guessed.
-GPUS: dict[str, tuple[str, float]] = {
-    "A100-80G-PCIe": ("A100", 80),
-    "A100-80G-PCIe-NVLink": ("A100", 80),
-    "A100-80G-SXM4": ("A100", 80),
-    "H100-80G-PCIe": ("H100", 80),
-    "H100-80G-PCIe-NVLink": ("H100", 80),
-    "H100-80G-SXM5": ("H100", 80),
-    "H200-141G-SXM5": ("H200", 141),
-    "B200-SXM": ("B200", 180),
-    "B300-SXM": ("B300", 288),
-    "L40": ("L40", 48),
-    "RTX-A4000": ("RTX A4000", 16),
-    "RTX-A6000": ("RTX A6000", 48),
-    "RTX-PRO6000-SE": ("RTX PRO 6000", 96),
-    "RTX-4090": ("RTX 4090", 24),
-}
+# A pricebook GPU name (spot suffix removed: "H100-80G-PCIe", "RTX-PRO6000-SE", "L40") is
+# handed over as the source's GPU words: the shared GPU rule (connectors/kit/gpu.py) reads
+# the name, the "80G" memory (else the reference's size) and the PCIe / SXM form factor
+# (NVLink, SXM and PCIe entries of one part share its gpu_name). Names the live pricebook
+# spells so (public collectors' recordings, 2026-08; the docs example "RTX-A4000").
+# Variants whose meaning the docs do not state ("-IB", "-k8s", "-sm") are kept with
+# gpu_name null and counted, never guessed.
+UNSTATED_VARIANT = r"(?i)-(ib|k8s|sm)(-|$)"
 
 # The pricebook also prices non-GPU resources. (pattern, reason), first match wins;
 # each is excluded and counted with its reason. Names from public collectors'
@@ -60,8 +43,8 @@ NON_GPU: tuple[tuple[str, str], ...] = (
     (r"(?i)(storage|ssd|snapshot|volume)", "storage price, not a GPU rental"),
     (r"(?i)(publicip|ip address|bandwidth)", "network price, not a GPU rental"),
 )
-# A name that looks like a GPU model (RTX-..., H100-..., GB200-..., MI300X ...) but is
-# not in GPUS is kept as an offer, named by the shared GPU rule (connectors/kit/gpu.py) where
-# the reference has it (RTX-5090), else gpu_name null; anything else is excluded.
+# A name that looks like a GPU model (RTX-..., H100-..., GB200-..., MI300X ...) but that the
+# shared GPU rule does not name is kept as an offer with gpu_name null (counted); anything
+# else is excluded.
 GPU_SHAPED = r"(?i)^(RTX|GTX|G?[ABHL]\d{2,3}|MI\d{3})"
 EXCLUDE_OTHER = "pricebook entry not recognised as a GPU (no GPU model in its name)"

@@ -31,17 +31,10 @@ ROW = pl.Struct(
     }
 )
 PAGE = pl.Struct({"server_meta": pl.List(ROW)})
-GPUS = pl.DataFrame(
-    [(t, gpu, float(mem)) for t, (gpu, mem) in s.GPUS.items()],
-    schema={"gpu_type": pl.String, "_gpu": pl.String, "_mem": pl.Float64},
-    orient="row",
-)
 
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
-    rows = explode_pages(
-        pages.filter(pl.col("endpoint") == s.ENDPOINT), PAGE, "server_meta"
-    ).join(GPUS, on="gpu_type", how="left")
+    rows = explode_pages(pages.filter(pl.col("endpoint") == s.ENDPOINT), PAGE, "server_meta")
     workload = pl.col("workload_type").fill_null(s.NULL_WORKLOAD)
     on_demand = rows.with_columns(
         pricing_model=pl.lit("on_demand"),
@@ -66,8 +59,10 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         provider=pl.lit(s.PROVIDER),
         zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("gpu_type"),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.coalesce("_mem", usd(decimal(pl.col("vram")))),
+        # the GPU from gpu_type ("A100-80GB", "A6000") and the memory the API states
+        # (vram), named and snapped to the marketed size by the shared GPU rule
+        gpu_text=pl.col("gpu_type"),
+        gpu_memory_gib=usd(decimal(pl.col("vram"))).cast(pl.Float64),
         gpu_count=pl.lit(1.0),
         vcpus=usd(decimal(pl.col("cpus_per_gpu"))),
         memory_gib=usd(decimal(pl.col("ram_per_gpu"))),

@@ -1,4 +1,4 @@
-"""JarvisLabs settings: the server-meta endpoint, auth, and the GPU map."""
+"""JarvisLabs settings: the server-meta endpoint and auth."""
 
 from __future__ import annotations
 
@@ -11,21 +11,10 @@ ENDPOINT = "server_meta"
 SERVER_META_URL = "https://backendn.jarvislabs.net/misc/server_meta"
 API_KEY_ENV = ("JL_API_KEY", "JARVISLABS_API_KEY")
 
-# `gpu_type` -> (gpu_name, marketed memory per GPU). Tokens as the API spells them
-# ("A100-80GB", "RTX-PRO6000" and "RTX PRO 6000" for the same card: gpuhunt's reviewed
-# overrides). Not mapped on purpose: anything else (gpu_name null, counted).
-GPUS: dict[str, tuple[str, float]] = {
-    "H100": ("H100", 80),
-    "H200": ("H200", 141),
-    "A100": ("A100", 40),
-    "A100-80GB": ("A100", 80),
-    "L4": ("L4", 24),
-    "L40S": ("L40S", 48),
-    "A6000": ("RTX A6000", 48),
-    "A5000": ("RTX A5000", 24),
-    "RTX-PRO6000": ("RTX PRO 6000", 96),
-    "RTX PRO 6000": ("RTX PRO 6000", 96),
-}
+# `gpu_type` ("A100-80GB", "A6000", "RTX-PRO6000" and "RTX PRO 6000" for the same card, as
+# the API spells them) is handed over as the source's GPU words with the `vram` it states:
+# the shared GPU rule (connectors/kit/gpu.py) names them; a GPU the reference lacks stays
+# null, counted.
 
 # Rows come per workload: "vm", "container", or null (older VM-capable rows, e.g. the
 # EU H100/H200: gpuhunt provisioned a VM from one). The same GPU and region can be listed

@@ -1,22 +1,29 @@
-"""GPU identity: the one rule that turns what a source says about a GPU (its own GPU name,
-description or instance type) into the reference name, memory and form factor.
+"""GPU identity: the one rule that turns what a source says about a GPU (its own GPU words,
+its instance type, the memory it states) into the reference name, memory and form factor.
 
-Every provider's rows pass through `identify()` in the shared normalise step
-(connectors/kit/normalise.py), after the connector's own parse:
+Connectors hand over the source's own words and numbers; they keep no GPU map of their
+own. Every provider's rows pass through `identify()` in the shared normalise step
+(connectors/kit/normalise.py), after the connector's parse:
 
-- `gpu_variant` (form factor, SXM or PCIe): where the source's words state one ("NVIDIA
-  H100 PCIe", "8x H100 (80 GB SXM5)", Vast's "H100 PCIE", FluidStack's `H100_PCIE_80GB`,
-  Hyperstack's `H100-80G-PCIe-NVLink`), from `gpu_text` (the column a connector hands
-  over with the source's GPU words) else the instance type. A null variant is costed as
-  the seed's default variant of that name and memory (the SXM part for H100 and A100, which
-  multi-GPU cloud instances carry); `sql/seeds/seed_gpu_variants.csv` lists the others.
-- `gpu_name`: a connector's own map names the GPUs its source lists; where it leaves one
-  unnamed, the shared map below reads the same words (`RTX 6000 Ada`, `RTX-5090`,
-  `Standard_NG8ads_V620_v1`), and only a name of the GPU reference
-  (`sql/seeds/seed_gpu_specs.csv`) is ever given.
-- `gpu_memory_gib`: where the connector gives none, a size the source's words state that
-  the reference lists for that GPU ("gpu-6000adax1-48gb"), else the reference's size when
-  the GPU comes in one size only.
+- `gpu_text`: the column a connector fills with the source's words for the GPU ("NVIDIA
+  H100 PCIe", "H100_PCIE_80GB", "nvidia_h100", "1x RTX 6000 (24 GB)"); where it is null the
+  instance type is read instead.
+- `gpu_name`: the first row of `sql/seeds/seed_gpu_aliases.csv` whose pattern the words
+  match (a row may also require the memory the source states: a bare "RTX 6000" is the
+  Quadro at 24 GB, the Ada at 48 GB, the RTX PRO at 96 GB). Where the words name no GPU
+  the provider's instance family does (`sql/seeds/seed_instance_families.csv`: Azure's
+  `Standard_NC24s_v3` is a V100 PCIe 16 GB, each row citing the provider's page). Only
+  names of the GPU reference (`sql/seeds/seed_gpu_specs.csv`) are ever given; a GPU the
+  reference lacks stays null and is counted.
+- `gpu_variant` (form factor, SXM or PCIe): where the words state one ("(80 GB PCIe)",
+  `_PCIE_`, `-PCIe-NVLink`, `SXM5`), else the instance family's. A null variant is costed
+  as the seed's default variant of that name and memory (the SXM part for H100, A100 and
+  V100); `sql/seeds/seed_gpu_variants.csv` lists the others.
+- `gpu_memory_gib`: a memory the connector read from a number of the source, snapped to
+  the reference size of that GPU within 10% (AWS reports 22,888 MiB for the 24 GB A10G);
+  else the instance family's; else a size the words state, snapped the same way
+  ("A100_SXM4_40GB", Verda's "8x B300 SXM6 268GB"); else, where the words state no size at all, the reference's
+  size when the GPU comes in one size.
 """
 
 from __future__ import annotations
@@ -28,9 +35,14 @@ from pathlib import Path
 
 import polars as pl
 
-SEED_GPU_SPECS = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_gpu_specs.csv"
+SEEDS = Path(__file__).resolve().parents[2] / "sql" / "seeds"
+SEED_GPU_SPECS = SEEDS / "seed_gpu_specs.csv"
+SEED_GPU_ALIASES = SEEDS / "seed_gpu_aliases.csv"
+SEED_INSTANCE_FAMILIES = SEEDS / "seed_instance_families.csv"
 # the column a connector may hand over with the source's own words for the GPU
 GPU_TEXT = "gpu_text"
+# a memory the source states this close to a reference size of that GPU is that size
+SNAP_TOLERANCE = 0.10
 
 # (pattern on the source's GPU words, gpu_variant), first match wins. A form factor is a
 # whole token: `_PCIE_`, `-PCIe-`, `(80 GB PCIe)`, `SXM5`.
@@ -39,23 +51,49 @@ FORM_FACTORS: tuple[tuple[str, str], ...] = (
     (r"(?i)(?:^|[^a-z0-9])sxm\d?(?:[^a-z0-9]|$)", "SXM"),
 )
 
-# (pattern on the source's GPU words, gpu_name of the reference), first match wins, so the
-# longer names come first. Used where a connector's own map leaves a GPU unnamed.
-GPU_NAMES: tuple[tuple[str, str], ...] = (
-    (r"(?i)rtx[\s_-]*pro[\s_-]*6000", "RTX PRO 6000"),
-    (r"(?i)6000[\s_-]*ada", "RTX 6000 ADA"),
-    (r"(?i)rtx[\s_-]*5090", "RTX 5090"),
-    (r"(?i)rtx[\s_-]*4090", "RTX 4090"),
-    (r"(?i)rtx[\s_-]*a6000", "RTX A6000"),
-    (r"(?i)(?:^|[^a-z0-9])v620(?:[^a-z0-9]|$)", "RADEON PRO V620"),
-    (r"(?i)gb300", "GB300"),
-    (r"(?i)gb200", "GB200"),
-    (r"(?i)gh200", "GH200"),
-    (r"(?i)mi325x", "MI325X"),
-    (r"(?i)mi300x", "MI300X"),
-    (r"(?i)(?:^|[^a-z0-9])h20(?:[^a-z0-9]|$)", "H20"),
-    (r"(?i)(?:^|[^a-z0-9])v100(?:[^a-z0-9]|$)", "V100"),
-)
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+@cache
+def aliases() -> tuple[tuple[str, str, float | None], ...]:
+    """(pattern, gpu_name, stated memory the row requires or None), in the seed's order."""
+    return tuple(
+        ("(?i)" + r["pattern"], r["gpu_name"], float(m) if (m := r["stated_memory_gib"]) else None)
+        for r in _rows(SEED_GPU_ALIASES)
+    )
+
+
+@cache
+def families() -> tuple[tuple[str, str, str | None, float | None, str | None], ...]:
+    """(provider, instance-type pattern, gpu_name, gpu_memory_gib, gpu_variant); empty
+    cells are None (the source states that part itself)."""
+    return tuple(
+        (
+            r["provider"],
+            r["instance_type_pattern"],
+            r["gpu_name"] or None,
+            float(r["gpu_memory_gib"]) if r["gpu_memory_gib"] else None,
+            r["gpu_variant"] or None,
+        )
+        for r in _rows(SEED_INSTANCE_FAMILIES)
+    )
+
+
+@cache
+def reference_sizes() -> dict[str, frozenset[float]]:
+    """gpu_name -> its memory sizes in the GPU reference."""
+    sizes: dict[str, set[float]] = {}
+    for row in _rows(SEED_GPU_SPECS):
+        sizes.setdefault(row["gpu_name"], set()).add(float(row["gpu_memory_gib"]))
+    return {name: frozenset(s) for name, s in sizes.items()}
+
+
+def single_sizes() -> dict[str, float]:
+    """gpu_name -> its memory, for the GPUs the reference lists in one size only."""
+    return {name: next(iter(s)) for name, s in reference_sizes().items() if len(s) == 1}
 
 
 def form_factor(raw: pl.Expr, extra: tuple[tuple[str, str], ...] = ()) -> pl.Expr:
@@ -67,62 +105,104 @@ def form_factor(raw: pl.Expr, extra: tuple[tuple[str, str], ...] = ()) -> pl.Exp
     return out
 
 
-def gpu_name(raw: pl.Expr) -> pl.Expr:
-    """The reference name the source's GPU words name (GPU_NAMES), else null."""
+def gpu_name(raw: pl.Expr, stated_memory: pl.Expr | None = None) -> pl.Expr:
+    """The reference name the source's GPU words name (seed_gpu_aliases.csv), else null.
+    A row that requires a memory matches only where `stated_memory` is that size."""
     out: pl.Expr = pl.lit(None, dtype=pl.String)
-    for pattern, name in reversed(GPU_NAMES):
-        out = pl.when(raw.str.contains(pattern)).then(pl.lit(name)).otherwise(out)
+    for pattern, name, memory in reversed(aliases()):
+        hit = raw.str.contains(pattern)
+        if memory is not None:
+            hit = hit & (stated_memory == memory) if stated_memory is not None else pl.lit(False)
+        out = pl.when(hit).then(pl.lit(name)).otherwise(out)
     return out
 
 
-def name_of(text: str) -> str | None:
-    """The reference name GPU_NAMES gives one text (what a user typed), else None."""
-    return next((name for pattern, name in GPU_NAMES if re.search(pattern, text)), None)
+def canonical(raw: pl.Expr) -> pl.Expr:
+    """A source's own GPU name as the reference spells it where the reference has it, else
+    as the source spells it, upper-cased (AWS's 'RTX PRO SERVER 6000' -> 'RTX PRO 6000';
+    'RTX PRO 4500', which the reference lacks, stays)."""
+    return pl.coalesce(gpu_name(raw), raw.str.strip_chars().str.to_uppercase())
 
 
-@cache
-def reference_sizes() -> dict[str, frozenset[float]]:
-    """gpu_name -> its memory sizes in the GPU reference."""
-    sizes: dict[str, set[float]] = {}
-    with SEED_GPU_SPECS.open(newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            sizes.setdefault(row["gpu_name"], set()).add(float(row["gpu_memory_gib"]))
-    return {name: frozenset(s) for name, s in sizes.items()}
-
-
-def single_sizes() -> dict[str, float]:
-    """gpu_name -> its memory, for the GPUs the reference lists in one size only."""
-    return {name: next(iter(s)) for name, s in reference_sizes().items() if len(s) == 1}
-
-
-# a memory size in the source's words: "48GB", "80G", "32 GiB", "-48gb"
-_MEMORY = r"(?i)(?:^|[^0-9])(\d{1,3})\s*(?:gib|gb|g)(?:[^a-z0-9]|$)"
-
-
-def _memory(name: pl.Expr, words: pl.Expr) -> pl.Expr:
-    """The GPU's memory: a size the source's words state that the reference lists for that
-    GPU, else the reference's only size."""
-    stated = words.str.extract(_MEMORY, 1).cast(pl.Float64, strict=False)
-    known = {f"{n}|{m:g}": m for n, sizes in reference_sizes().items() for m in sizes}
-    listed = pl.format("{}|{}", name, stated.cast(pl.Int64)).replace_strict(
-        known, default=None, return_dtype=pl.Float64
+def name_of(text: str, memory: float | None = None) -> str | None:
+    """The reference name the alias seed gives one text (what a user typed), else None."""
+    return next(
+        (
+            name
+            for pattern, name, need in aliases()
+            if (need is None or need == memory) and re.search(pattern, text)
+        ),
+        None,
     )
-    single = name.replace_strict(single_sizes(), default=None, return_dtype=pl.Float64)
-    return pl.coalesce(listed, single)
+
+
+# a memory size in the source's words: "48GB", "80G", "32 GiB", "-48gb"; a whole token, so
+# the G of "A10G" or "T4G" is no size
+_MEMORY = r"(?i)(?:^|[^a-z0-9])(\d{1,3})\s*(?:gib|gb|g)(?:[^a-z0-9]|$)"
+
+
+def stated_memory(words: pl.Expr) -> pl.Expr:
+    """The first memory size the source's words state, in GiB, else null."""
+    return words.str.extract(_MEMORY, 1).cast(pl.Float64, strict=False)
+
+
+def near(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
+    """The reference size of that GPU a stated memory is within 10% of (the marketed size:
+    AWS's 22,888 MiB A10G is 24 GB, Verda's "268GB" B300 is 288 GB), else null."""
+    out: pl.Expr = pl.lit(None, dtype=pl.Float64)
+    for gpu, sizes in reference_sizes().items():
+        for size in sizes:
+            close = (name == gpu) & ((gib - size).abs() <= SNAP_TOLERANCE * size)
+            out = pl.when(close).then(pl.lit(size)).otherwise(out)
+    return out
+
+
+def snap(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
+    """A memory the source states, as the marketed size it is near (`near`), else as
+    stated."""
+    return pl.coalesce(near(name, gib), gib)
+
+
+def _family() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(gpu_name, gpu_memory_gib, gpu_variant) of the row's instance family, else nulls."""
+    name: pl.Expr = pl.lit(None, dtype=pl.String)
+    memory: pl.Expr = pl.lit(None, dtype=pl.Float64)
+    variant: pl.Expr = pl.lit(None, dtype=pl.String)
+    for provider, pattern, gpu, gib, form in reversed(families()):
+        hit = (pl.col("provider") == provider) & pl.col("instance_type").str.contains(pattern)
+        name = pl.when(hit).then(pl.lit(gpu, dtype=pl.String)).otherwise(name)
+        memory = pl.when(hit).then(pl.lit(gib, dtype=pl.Float64)).otherwise(memory)
+        variant = pl.when(hit).then(pl.lit(form, dtype=pl.String)).otherwise(variant)
+    return name, memory, variant
 
 
 def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
-    """Fill `gpu_name`, `gpu_memory_gib` and `gpu_variant` where the connector left them
-    null, from `text` (the source's GPU words a connector handed over as `gpu_text`, one
-    per row) else the row's `instance_type`."""
+    """Fill `gpu_name`, `gpu_memory_gib` and `gpu_variant` from `text` (the source's GPU
+    words a connector handed over as `gpu_text`, one per row) else the row's
+    `instance_type`, the memory the connector read, and the row's instance family."""
     words = pl.col("instance_type")
     if text is not None:
         df = df.with_columns(text.cast(pl.String).alias(GPU_TEXT))
         words = pl.coalesce(pl.col(GPU_TEXT), words)
+    family_name, family_memory, family_variant = _family()
+    given = pl.col("gpu_memory_gib")
     named = df.with_columns(
-        gpu_name=pl.coalesce(pl.col("gpu_name"), gpu_name(words)),
-        gpu_variant=pl.coalesce(pl.col("gpu_variant"), form_factor(words)),
+        gpu_name=pl.coalesce(
+            pl.col("gpu_name"),
+            family_name,
+            gpu_name(words, pl.coalesce(given, stated_memory(words))),
+        ),
+        gpu_variant=pl.coalesce(pl.col("gpu_variant"), form_factor(words), family_variant),
+        _family_memory=family_memory,
+    )
+    name = pl.col("gpu_name")
+    # the reference's only size, unless the words state another (FluidStack's
+    # "Quadro_RTX_6000_16GB" is not silently made the 24 GB card)
+    single = pl.when(stated_memory(words).is_null()).then(
+        name.replace_strict(single_sizes(), default=None, return_dtype=pl.Float64)
     )
     return named.with_columns(
-        gpu_memory_gib=pl.coalesce(pl.col("gpu_memory_gib"), _memory(pl.col("gpu_name"), words))
-    ).drop(GPU_TEXT, strict=False)
+        gpu_memory_gib=pl.coalesce(
+            snap(name, given), "_family_memory", near(name, stated_memory(words)), single
+        )
+    ).drop(GPU_TEXT, "_family_memory", strict=False)

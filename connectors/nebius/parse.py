@@ -40,9 +40,6 @@ ESTIMATE = pl.Struct(
         "response": pl.Struct({"hourly_cost": COST}),
     }
 )
-GPUS = pl.DataFrame(
-    list(s.GPUS.items()), schema={"_token": pl.String, "_gpu": pl.String}, orient="row"
-)
 PAGE = pl.Struct(
     {"region": pl.String, "platforms": pl.List(PLATFORM), "estimates": pl.List(ESTIMATE)}
 )
@@ -90,7 +87,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
             _preset=pl.col("_preset").struct.field("name"),
             _token=pl.col("_platform").str.extract(r"^gpu-([^-]+)"),
         )
-        .join(GPUS, on="_token", how="left")
     )
     estimates = _items(pages, "estimates").select(
         "load_id",
@@ -121,8 +117,10 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         instance_type=pl.format("{} {}", "_platform", "_preset"),
         pricing_model=pl.when(pl.col("_spot")).then(pl.lit("spot")).otherwise(pl.lit("on_demand")),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.when(pl.col("_gpu").is_not_null()).then(usd(decimal(pl.col("_mem")))),
+        # the platform's GPU token ("h100", "rtx6000") and the memory it states: named by
+        # the shared GPU rule (connectors/kit/gpu.py; "rtx6000" at 96 GB is the RTX PRO 6000)
+        gpu_text=pl.col("_token"),
+        gpu_memory_gib=usd(decimal(pl.col("_mem"))).cast(pl.Float64),
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.col("vcpu_count"))),
         memory_gib=usd(decimal(pl.col("memory_gibibytes"))),

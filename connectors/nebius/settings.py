@@ -19,16 +19,9 @@ PAGE_SIZE = 999
 # gRPC status codes that say "try again later"; any other code fails as a bad answer
 TRANSIENT_CODES = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED", "ABORTED"})
 
-# Platform name `gpu-<token>-...` -> gpu_name (docs.nebius.com/compute/virtual-machines/
-# types); memory per GPU is the platform's own `spec.gpu_memory_gigabytes`. A token not
-# here keeps gpu_name null and is counted.
-GPUS: dict[str, str] = {
-    "h100": "H100",
-    "h200": "H200",
-    "b200": "B200",
-    "b300": "B300",
-    "l40s": "L40S",
-    "rtx6000": "RTX PRO 6000",  # gpu-rtx6000: the RTX PRO 6000 Blackwell (gpuhunt maps it so)
-}
+# The GPU token of a platform name `gpu-<token>-...` (docs.nebius.com/compute/virtual-machines/
+# types: "h100", "l40s", "rtx6000") is handed over as the source's GPU words with the
+# platform's own `spec.gpu_memory_gigabytes`: the shared GPU rule (connectors/kit/gpu.py)
+# names it; a token it does not name keeps gpu_name null and is counted.
 EXCLUDE_CPU = "CPU-only preset (no GPU)"
 REJECT_NO_ESTIMATE = "no price estimate returned for this preset"

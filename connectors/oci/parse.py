@@ -4,8 +4,8 @@ The price list has no shapes, only parts: a GPU part is billed "GPU Per Hour", a
 per GPU. The bundled shape table (shapes.csv) says which shapes use which part and how
 many GPUs they have, so each shape is one offer at part price x GPU count, region
 'global'. Shapes that allow preemptible capacity get a spot offer at the documented 50%.
-A GPU-hour part no shape uses is kept as one row per GPU (instance_type = the part
-number) with gpu_name null: counted, not guessed. Look-alike rows (software licences,
+A GPU-hour part no shape uses (its GPU and GPU count are not identified from a source:
+"H100T" B109480) is quarantined with a reason naming the part, never priced as a guess. Look-alike rows (software licences,
 on-premises appliances) are excluded with a reason.
 """
 
@@ -114,6 +114,16 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
                 pl.col("shape"),
                 pl.col("displayName"),
                 pl.col("name_token"),
+            )
+        )
+        .when(pl.col("shape").is_null())
+        .then(
+            pl.format(
+                "part {} ('{}') is a GPU-hour rental no shape in shapes.csv uses: which GPU "
+                "and how many it prices is not identified from a source, so it is not "
+                "priced (never guessed)",
+                pl.col("partNumber"),
+                pl.col("displayName"),
             )
         )
     )

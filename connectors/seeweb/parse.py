@@ -30,19 +30,12 @@ PLAN = pl.Struct(
     }
 )
 PAGE = pl.Struct({"plans": pl.List(PLAN)})
-GPUS = pl.DataFrame(
-    [(label, gpu, float(mem)) for label, (gpu, mem) in s.GPUS.items()],
-    schema={"_label": pl.String, "_gpu": pl.String, "_mem": pl.Float64},
-    orient="row",
-)
 MIB_PER_GIB = 1024
 
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
     plans = (
         explode_pages(pages.filter(pl.col("endpoint") == s.ENDPOINT), PAGE, "plans")
-        .with_columns(_label=pl.col("gpu_label").str.strip_chars().str.to_lowercase())
-        .join(GPUS, on="_label", how="left")
     )
     gpus = decimal(pl.col("gpu"))
     regions = (
@@ -77,8 +70,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         instance_type=pl.col("name"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.col("_mem"),
+        gpu_text=pl.col("gpu_label"),  # "H100 80GB": named by the shared GPU rule
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.col("cpu"))),
         memory_gib=usd(decimal(pl.col("ram"))) / MIB_PER_GIB,

@@ -18,20 +18,10 @@ TOKEN_ENV = ("SEEWEB_API_TOKEN", "SEEWEB_API_KEY")
 # never passed off as dollars.
 SOURCE_CURRENCY = "EUR"
 
-# `gpu_label` -> (gpu_name, marketed memory per GPU). Labels as the live API spells them
-# (gpuhunt's SEEWEB_GPU_MAP, skypilot's SEEWEB_GPU_NAME_TO_SKYPILOT_GPU_NAME), matched
-# case-insensitively. Not mapped on purpose (no row in sql/seeds/seed_gpu_specs.csv): A30,
-# the Quadro "RTX 6000 24GB", Tenstorrent cards; gpu_name null, counted.
-GPUS: dict[str, tuple[str, float]] = {
-    "h200 141gb": ("H200", 141),
-    "h100 80gb": ("H100", 80),
-    "a100 80gb": ("A100", 80),
-    "l40s 48gb": ("L40S", 48),
-    "l4 24gb": ("L4", 24),
-    "rtx a6000 48gb": ("RTX A6000", 48),
-    "rtx pro 6000 96gb": ("RTX PRO 6000", 96),
-    "mi300x": ("MI300X", 192),
-}
+# `gpu_label` ("H100 80GB", "MI300X"; as the live API spells them, gpuhunt's SEEWEB_GPU_MAP,
+# skypilot's SEEWEB_GPU_NAME_TO_SKYPILOT_GPU_NAME) is handed over as the source's GPU words:
+# the shared GPU rule (connectors/kit/gpu.py) reads the name and memory. Cards the reference
+# lacks (A30, Tenstorrent) keep gpu_name null, counted.
 EXCLUDE_CPU = "CPU-only plan (no GPU)"
 EXCLUDE_INACTIVE = "plan not active (available false)"
 EXCLUDE_NO_REGION = "plan lists no region"

@@ -41,16 +41,6 @@ def _bare(pages: pl.DataFrame, endpoint: str, dtype: pl.Struct) -> pl.DataFrame:
     return explode_pages(wrapped, pl.Struct({"items": pl.List(dtype)}), "items")
 
 
-def _gpu(description: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    name: pl.Expr = pl.lit(None, dtype=pl.String)
-    memory: pl.Expr = pl.lit(None, dtype=pl.Float64)
-    for pattern, gpu, mem in reversed(s.GPU_PATTERNS):
-        hit = description.str.contains(pattern)
-        name = pl.when(hit).then(pl.lit(gpu)).otherwise(name)
-        memory = pl.when(hit).then(pl.lit(float(mem))).otherwise(memory)
-    return name, memory
-
-
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
     types = _bare(pages, s.INSTANCE_TYPES, TYPE)
     codes = _bare(pages, s.LOCATIONS, LOCATION).select("code").drop_nulls().unique().sort("code")
@@ -71,7 +61,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     )
     rows = pl.concat([on_demand, spot]).join(codes, how="cross")
     price = decimal(pl.col("_raw"))
-    name, memory = _gpu(pl.col("gpu").struct.field("description").fill_null(""))
     excluded = pl.when(cpu_only(gpus, pl.col("gpu").struct.field("description"))).then(
         pl.lit(s.EXCLUDE_CPU_ONLY)
     )
@@ -85,8 +74,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         provider=pl.lit(s.PROVIDER),
         region=pl.col("code"),
         zone=pl.lit(None, dtype=pl.String),
-        gpu_name=name,
-        gpu_memory_gib=memory,
+        # `gpu.description` ("1x H100 SXM5 80GB", "8x B300 SXM6 268GB"): the GPU, its memory
+        # (snapped to the marketed size) and form factor, as the shared GPU rule reads them
+        gpu_text=pl.col("gpu").struct.field("description"),
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.col("cpu").struct.field("number_of_cores"))),
         memory_gib=usd(decimal(pl.col("memory").struct.field("size_in_gigabytes"))),

@@ -1,4 +1,4 @@
-"""Verda (formerly DataCrunch) settings: endpoints, OAuth2 client credentials, the GPU map."""
+"""Verda (formerly DataCrunch) settings: endpoints and OAuth2 client credentials."""
 
 from __future__ import annotations
 
@@ -26,22 +26,9 @@ CLIENT_SECRET_ENV = ("VERDA_CLIENT_SECRET", "DATACRUNCH_CLIENT_SECRET")
 NO_LOCATION_REGION = "global"
 SPOT_DETAIL = "spot instance"
 
-# `gpu.description` ("1x H100 SXM5 80GB", "2x RTX A6000 48GB", "8x B300 SXM6 268GB") ->
-# (gpu_name, marketed memory per GPU). Patterns after gpuhunt's GPU_MAP; memory snapped
-# to the marketed size (Verda reports 268 GB for the B300, NVIDIA markets 288 GB).
-# A GPU missing here is named by the shared GPU rule (connectors/kit/gpu.py) from the
-# instance type where the reference has it (RTX 6000 Ada); else (the AMD RX 7900 XTX) it
-# stays gpu_name null and is counted.
-GPU_PATTERNS: tuple[tuple[str, str, float], ...] = (
-    (r"^\d+x B200 SXM6 180GB$", "B200", 180),
-    (r"^\d+x B300 SXM6 2[0-9]{2}GB$", "B300", 288),
-    (r"^\d+x H200 SXM5 141GB$", "H200", 141),
-    (r"^\d+x H100 SXM5 80GB$", "H100", 80),
-    (r"^\d+x A100 SXM4 80GB$", "A100", 80),
-    (r"^\d+x A100 SXM4 40GB$", "A100", 40),
-    (r"^\d+x RTX PRO 6000 96GB$", "RTX PRO 6000", 96),
-    (r"^\d+x RTX A6000 48GB$", "RTX A6000", 48),
-    (r"^\d+x L40S 48GB$", "L40S", 48),
-    (r"^\d+x Tesla V100 16GB$", "V100", 16),
-)
+# `gpu.description` ("1x H100 SXM5 80GB", "2x RTX A6000 48GB", "8x B300 SXM6 268GB") is
+# handed over as the source's GPU words: the shared GPU rule (connectors/kit/gpu.py) reads
+# the name, the memory (snapped to the marketed size: Verda reports 268 GB for the B300,
+# NVIDIA markets 288 GB) and the form factor. A GPU the reference lacks (the AMD RX 7900
+# XTX) stays gpu_name null and is counted.
 EXCLUDE_CPU_ONLY = "CPU-only instance type (no GPU)"

@@ -15,7 +15,7 @@ import typer
 
 import connectors.registry  # noqa: F401 - builds every connector: redaction knows their credentials
 from common.redact import RedactingStream, install_logging
-from gpu_pricing.cli import _common, core, costs, ops, plan, publish
+from gpu_pricing.cli import _common, breakeven, core, estimate, ops, plan, publish
 
 app = typer.Typer(
     add_completion=False,
@@ -31,8 +31,8 @@ app.add_typer(ops.app)  # report, serve
 app.add_typer(publish.app)  # publish
 app.add_typer(core.snapshot_app, name="snapshot")
 app.add_typer(core.raw_app, name="raw")
-app.add_typer(costs.estimate_app, name="estimate")
-app.add_typer(costs.breakeven_app, name="breakeven")
+app.add_typer(estimate.estimate_app, name="estimate")
+app.add_typer(breakeven.breakeven_app, name="breakeven")
 app.add_typer(plan.plan_app, name="plan")
 app.add_typer(ops.alerts_app, name="alerts")
 

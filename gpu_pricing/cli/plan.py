@@ -25,7 +25,7 @@ from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, print_wrapped, table, wrapped_lines
 from gpu_pricing.cli.costs import checked
 from gpu_pricing.plan import amount_label
-from models import scaling
+from models import scaling, serving
 
 plan_app = typer.Typer(
     no_args_is_help=True,
@@ -379,11 +379,11 @@ def plan_serve(
     bandwidth_share: Annotated[
         float,
         typer.Option("--bandwidth-share", help="share of peak memory bandwidth a decode step reaches"),
-    ] = planner.serving.DECODE_BANDWIDTH_SHARE,
+    ] = serving.DECODE_BANDWIDTH_SHARE,
     compute_share: Annotated[
         float,
         typer.Option("--compute-share", help="share of peak FLOPs a compute-bound step reaches"),
-    ] = planner.serving.DECODE_COMPUTE_SHARE,
+    ] = serving.DECODE_COMPUTE_SHARE,
     peak_to_average: Annotated[
         float, typer.Option("--peak-to-average", help="peak load / average load, >= 1")
     ] = 2.0,

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # the readers of the queries: what faces users, the services (alerts) and the publish
 READERS_PY = sorted(
     [*(ROOT / "gpu_pricing").rglob("*.py"), *(ROOT / "services").rglob("*.py"),
-     ROOT / "warehouse" / "publish.py"]
+     *(ROOT / "warehouse").glob("publish*.py")]
 )
 QUERY_FILES = sorted(queries.QUERIES_DIR.glob("*.sql"))
 

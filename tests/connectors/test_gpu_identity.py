@@ -66,7 +66,16 @@ def test_a_connectors_own_variant_wins():
         ("gb300", "GB300", 288.0),
         ("Tesla V100 32GB", "V100", 32.0),
         ("Tesla V100", "V100", None),  # two sizes in the reference: none guessed
-        ("H200", None, None),  # the shared map only names what a connector's map may miss
+        ("H200", "H200", 141.0),
+        ("nvidia_h100", "H100", 80.0),  # DigitalOcean's gpu_info.model
+        ("Nvidia Tesla A100 80GB GPU", "A100", 80.0),  # GCP's SKU description
+        ("A100_SXM4_40GB", "A100", 40.0),  # FluidStack
+        ("GH200", "GH200", 96.0),  # not the H200 inside its name
+        ("GB200", "GB200", 186.0),  # not the B200 inside its name
+        ("L40S-48GB", "L40S", 48.0),  # not the L40
+        ("A10G", "A10G", 24.0),  # not the A10, and its G is no memory size
+        ("T4G", "T4G", 16.0),
+        ("p4d.24xlarge", None, None),  # an AWS family, not the P4
         ("RX 7900 XTX", None, None),
     ],
 )
@@ -78,7 +87,7 @@ def test_unnamed_gpus_are_named_from_the_source_words(text, name, memory):
 
 def test_every_name_the_rule_gives_is_in_the_gpu_reference_and_typed_names_agree():
     reference = set(_gpu.reference_sizes())
-    given = {name for _, name in _gpu.GPU_NAMES}
+    given = {name for _, name, _ in _gpu.aliases()}
     assert given <= reference
     # what a user types goes through the same words (services.names)
     assert names.gpu("Radeon V620").name == "RADEON PRO V620"
@@ -92,3 +101,52 @@ def test_the_gpus_people_rent_today_are_in_the_reference_with_a_source(gpu):
     rows = seed_gpu_specs().filter(pl.col("gpu_name") == gpu)
     assert rows.height == 1 and rows["spec_source"].item()
     assert rows["bf16_tflops"].item() > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "memory", "name"),
+    [
+        ("RTX 6000", 24.0, "QUADRO RTX 6000"),  # Lambda's gpu_1x_rtx6000
+        ("rtx6000", 96.0, "RTX PRO 6000"),  # Nebius' gpu-rtx6000 platform
+        ("RTX 6000 96GB", None, "RTX PRO 6000"),  # GCP's G4 SKU: the words state it
+        ("RTX 6000", 48.0, "RTX 6000 ADA"),
+        ("RTX 6000", None, None),  # three cards share the words: none guessed
+    ],
+)
+def test_words_several_gpus_share_are_told_apart_by_the_memory_the_source_states(
+    text, memory, name
+):
+    out = normalise(
+        offers(instance_type=["x"], gpu_name=[None], gpu_text=[text], gpu_memory_gib=[memory])
+    )
+    assert out.offers["gpu_name"].to_list() == [name]
+
+
+@pytest.mark.parametrize(
+    ("text", "stated", "memory"),
+    [
+        ("A10G", 22888 / 1024, 24.0),  # AWS reports usable MiB a little under 24 GB
+        ("B300", 275040 / 1024, 288.0),
+        ("H100", 80.0, 80.0),
+        ("RTX PRO 4500", 32.0, 32.0),  # not in the reference: kept as stated
+        ("V100", 24.0, 24.0),  # no reference size within 10%: kept as stated
+    ],
+)
+def test_a_memory_the_source_states_is_snapped_to_the_marketed_size(text, stated, memory):
+    out = normalise(
+        offers(instance_type=["x"], gpu_name=[None], gpu_text=[text], gpu_memory_gib=[stated])
+    )
+    assert out.offers["gpu_memory_gib"].to_list() == [pytest.approx(memory)]
+
+
+def test_the_instance_family_table_cites_a_source_per_row_and_names_reference_gpus():
+    import csv
+
+    with _gpu.SEED_INSTANCE_FAMILIES.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    reference = _gpu.reference_sizes()
+    for row in rows:
+        assert row["source"].startswith("https://"), row
+        if row["gpu_name"]:
+            assert float(row["gpu_memory_gib"]) in reference[row["gpu_name"]], row
+        assert row["gpu_variant"] in ("", "SXM", "PCIe"), row

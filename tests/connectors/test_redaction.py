@@ -214,6 +214,7 @@ def test_a_verda_access_token_is_masked_once_it_is_issued():
     the connector registers it, so an API error that echoes it is masked."""
     import httpx
 
+    from connectors.kit.auth import BearerAuth
     from connectors.verda import fetch as verda
 
     token = "verda_issued_token_0123456789"
@@ -225,9 +226,9 @@ def test_a_verda_access_token_is_masked_once_it_is_issued():
 
     assert token in redact(f"echo {token}")
     with httpx.Client(transport=httpx.MockTransport(answer)) as client:
-        issued = verda.access_token(client, "id", "secret", base_url="http://verda.test/v1")
+        issued = verda.TOKEN.token(client, "verda", ("id", "secret"), base="http://verda.test/v1")
         with pytest.raises(UnexpectedResponse) as caught:
-            list(verda.fetch_catalog(client, issued, base_url="http://verda.test/v1"))
+            list(verda.INSTANCE_TYPES.pages(client, auth=BearerAuth(issued), base="http://verda.test/v1"))
     assert issued == token
     assert token not in str(caught.value) and "invalid token ***" in str(caught.value)
 
@@ -247,6 +248,6 @@ def test_a_crusoe_request_signature_is_masked_when_an_error_echoes_it():
     auth = crusoe.CrusoeAuth("crusoe_access_unit_01", "c2VjcmV0LWtleS1mb3ItdW5pdC10ZXN0")
     client = httpx.Client(transport=httpx.MockTransport(answer))
     with client, pytest.raises(UnexpectedResponse) as caught:
-        list(crusoe.fetch_catalog(client, auth, "p-1", api_url="http://crusoe.test"))
+        list(crusoe.VM_TYPES.pages(client, ("p-1",), auth=auth, base="http://crusoe.test"))
     assert seen and seen[0] not in str(caught.value)
     assert "signature *** does not match" in str(caught.value)

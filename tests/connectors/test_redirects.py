@@ -74,19 +74,8 @@ POINTED: dict[str, Callable[[pytest.MonkeyPatch, str], None]] = {
     "azure": _set("connectors.azure.settings", "RETAIL_URL", "/azure/api/retail/prices"),
     "aws": _aws,
     "gcp": _gcp,
-    "runpod": _set("connectors.runpod.settings", "GRAPHQL_URL", "/runpod/graphql"),
     "vastai": _set("connectors.vastai.settings", "BUNDLES_URL", "/vastai/api/v0/bundles/"),
     "oci": _set("connectors.oci.settings", "PRODUCTS_URL", "/oci/products/"),
-    "verda": _set("connectors.verda.settings", "BASE_URL", "/verda/v1"),
-    "digitalocean": _set("connectors.digitalocean.settings", "SIZES_URL", "/digitalocean/v2/sizes"),
-    "vultr": _set("connectors.vultr.settings", "API_URL", "/vultr/v2"),
-    "cloudrift": _set(
-        "connectors.cloudrift.settings",
-        "INSTANCE_TYPES_URL",
-        "/cloudrift/api/v1/instance-types/list",
-    ),
-    "crusoe": _set("connectors.crusoe.settings", "API_URL", "/crusoe"),
-    "hotaisle": _set("connectors.hotaisle.settings", "API_URL", "/hotaisle/api"),
 }
 # providers whose fetch follows no HTTP redirect: the repository's own CSV files, gRPC
 NO_HTTP = {"sheets": "reads the repository's CSV files", "nebius": "gRPC, no redirects"}

@@ -132,6 +132,8 @@ def test_the_ledger_counts_exclusions_and_unknown_gpus_per_load(warehouse):
     )
     counts = {r["provider"]: r for r in loads.iter_rows(named=True)}
     assert counts["oci"]["excluded"] == 4  # 2 licences, Cloud@Customer, VMware per node
+    # the H100T part no shape uses is quarantined, not published as an unknown GPU
+    assert (counts["oci"]["rejected"], counts["oci"]["unknown_gpu"]) == (1, 0)
     assert counts["runpod"]["excluded"] == 1  # RTX 3070: in neither cloud
     # the Quadro RTX 6000 is in the GPU reference now (QUADRO RTX 6000): nothing unknown
     assert counts["lambdalabs"]["unknown_gpu"] == 0

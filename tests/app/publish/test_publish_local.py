@@ -4,6 +4,7 @@ in a later publish), the command line with --json, and [publish] in gpu-pricing.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 
 import duckdb
@@ -190,7 +191,7 @@ def test_without_a_hard_link_the_warehouse_is_copied_and_nothing_is_left_behind(
     def no_links(src, dst):
         raise OSError(18, "Invalid cross-device link")
 
-    monkeypatch.setattr(pub.os, "link", no_links)
+    monkeypatch.setattr(os, "link", no_links)
     result = pub.publish(warehouse, str(tmp_path / "out"), include_duckdb=False)
     assert result.tables[0].rows == duck(warehouse, result.tables[0].name).height
     assert not list(warehouse.parent.glob(".*publish-*"))

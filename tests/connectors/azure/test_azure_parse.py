@@ -144,31 +144,35 @@ def test_unknown_fields_are_ignored():
 
 
 @pytest.mark.parametrize(
-    ("size", "gpu", "memory"),
+    ("size", "gpu", "memory", "variant"),
     [
-        ("Standard_ND96asr_v4", "A100", 40),
-        ("Standard_ND96amsr_A100_v4", "A100", 80),
-        ("Standard_NC24ads_A100_v4", "A100", 80),
-        ("Standard_ND96isr_H100_v5", "H100", 80),
-        ("Standard_NC40ads_H100_v5", "H100NVL", 94),
-        ("Standard_NC80adis_H100_v5", "H100NVL", 94),
-        ("Standard_ND96isr_H200_v5", "H200", 141),
-        ("Standard_NC4as_T4_v3", "T4", 16),
-        ("Standard_NC6s_v3", "V100", 16),
-        ("Standard_NC24rs_v3", "V100", 16),
-        ("Standard_ND40rs_v2", "V100", 32),
-        ("Standard_NV36ads_A10_v5", "A10", 24),
-        ("Standard_ND96isr_MI300X_v5", "MI300X", 192),
+        ("Standard_ND96asr_v4", "A100", 40, "SXM"),
+        ("Standard_ND96amsr_A100_v4", "A100", 80, "SXM"),
+        # Microsoft's NC A100 v4 page: "Nvidia PCIe A100 GPU (80GB)"
+        ("Standard_NC24ads_A100_v4", "A100", 80, "PCIe"),
+        ("Standard_ND96isr_H100_v5", "H100", 80, "SXM"),
+        ("Standard_NC40ads_H100_v5", "H100NVL", 94, None),
+        ("Standard_NC80adis_H100_v5", "H100NVL", 94, None),
+        ("Standard_ND96isr_H200_v5", "H200", 141, None),
+        ("Standard_NC4as_T4_v3", "T4", 16, None),
+        # NCv3: V100 16 GB PCIe cards (no NVLink, unlike the ND v2's SXM2 V100s)
+        ("Standard_NC6s_v3", "V100", 16, "PCIe"),
+        ("Standard_NC24rs_v3", "V100", 16, "PCIe"),
+        ("Standard_ND40rs_v2", "V100", 32, "SXM"),
+        ("Standard_NV36ads_A10_v5", "A10", 24, None),
+        ("Standard_ND96isr_MI300X_v5", "MI300X", 192, None),
     ],
 )
-def test_vm_family_maps_to_gpu_name_and_memory(size, gpu, memory):
-    row = parsed(item(armSkuName=size)).row(0, named=True)
-    assert (row["gpu_name"], row["gpu_memory_gib"]) == (gpu, memory)
+def test_the_vm_family_gives_gpu_name_memory_and_form_factor(size, gpu, memory, variant):
+    # the family table is sql/seeds/seed_instance_families.csv, read by the shared rule
+    row = normalise(parsed(item(armSkuName=size))).offers.row(0, named=True)
+    assert (row["gpu_name"], row["gpu_memory_gib"], row["gpu_variant"]) == (gpu, memory, variant)
 
 
 def test_every_bundled_size_maps_to_a_gpu():
     sizes = parse.bundled_specs()["arm_sku_name"].to_list()
-    rows = parsed(*[item(armSkuName=s) for s in sizes])
+    rows = normalise(parsed(*[item(armSkuName=s) for s in sizes])).offers
+    assert rows.height == len(sizes)
     assert rows.filter(pl.col("gpu_name").is_null())["instance_type"].to_list() == []
 
 

@@ -49,7 +49,7 @@ def test_503_is_retried_then_succeeds(httpserver, fast_retry, recorded):
 
 def test_a_bare_string_answer_is_an_unexpected_response(httpserver, fast_retry):
     httpserver.expect_request(PATH).respond_with_json("Invalid version")
-    with pytest.raises(UnexpectedResponse, match="no 'data' object"):
+    with pytest.raises(UnexpectedResponse, match=r"no data\.instance_types list"):
         fetch_once(httpserver, fast_retry)
 
 

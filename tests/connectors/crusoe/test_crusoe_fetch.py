@@ -28,12 +28,19 @@ def catalog(recorded):
 
 def fetch_all(httpserver, policy):
     auth = fetch.CrusoeAuth(ACCESS, SECRET, clock=lambda: NOW)
+    base = httpserver.url_for("").rstrip("/")
     with make_client() as client:
-        return list(
-            fetch.fetch_catalog(
-                client, auth, PROJECT, api_url=httpserver.url_for("").rstrip("/"), policy=policy
+        return [
+            page
+            for endpoint in fetch.ENDPOINTS
+            for page in endpoint.pages(
+                client,
+                (PROJECT,) if endpoint.credentials else (),
+                auth=auth,
+                base=base,
+                policy=policy,
             )
-        )
+        ]
 
 
 def expected_authorization(path: str) -> str:

@@ -24,9 +24,9 @@ def pages(httpserver, recorded):
     return first, second
 
 
-def fetch_all(httpserver, policy, **kw):
+def fetch_all(httpserver, policy):
     with make_client() as client:
-        return list(fetch.fetch_sizes(client, TOKEN, url=httpserver.url_for(PATH), policy=policy, **kw))
+        return list(fetch.fetch_sizes(client, TOKEN, url=httpserver.url_for(PATH), policy=policy))
 
 
 def test_pages_follow_links_next_with_the_token_until_there_is_none(httpserver, fast_retry, pages):
@@ -49,11 +49,13 @@ def test_an_empty_sizes_list_ends_the_walk(httpserver, fast_retry, pages):
     assert len(fetch_all(httpserver, fast_retry)) == 1
 
 
-def test_paging_stops_at_max_pages(httpserver, fast_retry, pages):
+def test_a_next_link_that_loops_fails_the_walk(httpserver, fast_retry, pages):
     looping = copy.deepcopy(pages[0])
     looping["links"]["pages"]["next"] = httpserver.url_for(PATH) + "?page=1"
     httpserver.expect_request(PATH).respond_with_json(looping)
-    assert len(fetch_all(httpserver, fast_retry, max_pages=3)) == 3
+    with pytest.raises(UnexpectedResponse, match="page 3 repeats an earlier request"):
+        fetch_all(httpserver, fast_retry)
+    assert len(httpserver.log) == 2
 
 
 def test_429_is_retried_then_succeeds(httpserver, fast_retry, pages):

@@ -34,9 +34,13 @@ def test_a_string_price_is_cast_exactly(pages_frame, body):
     assert (row["price_usd_per_gpu_hour"], row["gpu_memory_gib"]) == (0.55, 48.0)
 
 
-def test_unmapped_types_are_counted_and_region_less_types_excluded(pages_frame, body):
+def test_types_are_named_from_their_words_and_region_less_types_excluded(pages_frame, body):
     res = run(pages_frame, body)
-    assert res.unknown_gpu["n"].sum() == 1  # Quadro RTX 6000
+    assert res.unknown_gpu["n"].sum() == 0
+    # the Quadro is named; its stated 16 GB is not the reference's 24 GB card, so it is
+    # left without a memory rather than made the 24 GB card
+    quadro = res.offers.filter(pl.col("instance_type") == "Quadro_RTX_6000_16GB")
+    assert quadro.select("gpu_name", "gpu_memory_gib").rows() == [("QUADRO RTX 6000", None)]
     assert dict(res.excluded.select("reason", "n").rows()) == {"GPU type listed in no region": 1}
 
 

@@ -22,8 +22,8 @@ def body(recorded):
 def fetch_once(httpserver, policy):
     with make_client() as client:
         return list(
-            fetch.fetch_available(
-                client, KEY, TEAM, api_url=httpserver.url_for("/api"), policy=policy
+            fetch.AVAILABLE.pages(
+                client, (KEY, TEAM), base=httpserver.url_for("/api"), policy=policy
             )
         )
 

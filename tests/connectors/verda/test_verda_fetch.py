@@ -9,6 +9,7 @@ import pytest
 from werkzeug import Response
 
 from connectors.errors import MissingCredentials, UnexpectedResponse
+from connectors.kit.auth import BearerAuth
 from connectors.kit.http import make_client
 from connectors.kit.page import FetchContext
 from connectors.verda import fetch
@@ -66,6 +67,38 @@ def test_without_client_credentials_the_provider_is_skipped(monkeypatch):
     assert "VERDA_CLIENT_ID" in str(failure.error)
 
 
+def catalog(httpserver, policy):
+    """Both endpoints walked with the token, as the fetch does after the token step."""
+    with make_client() as client:
+        return [
+            page
+            for endpoint in fetch.ENDPOINTS
+            for page in endpoint.pages(
+                client, auth=BearerAuth(TOKEN), base=httpserver.url_for("/v1"), policy=policy
+            )
+        ]
+
+
+def test_the_token_is_asked_once_for_both_endpoints(httpserver, monkeypatch, bodies):
+    monkeypatch.setenv("VERDA_CLIENT_ID", CLIENT_ID)
+    monkeypatch.setenv("VERDA_CLIENT_SECRET", SECRET)
+    serve(httpserver, bodies)
+    list(fetch.fetch_live(FetchContext(settings={"verda_url": httpserver.url_for("/v1")})))
+    asked = [request.path for request, _ in httpserver.log]
+    assert asked == ["/v1/oauth2/token", "/v1/instance-types", "/v1/locations"]
+
+
+def test_a_refused_token_is_one_failure_and_no_catalog_request(httpserver, monkeypatch):
+    monkeypatch.setenv("VERDA_CLIENT_ID", CLIENT_ID)
+    monkeypatch.setenv("VERDA_CLIENT_SECRET", SECRET)
+    httpserver.expect_request("/v1/oauth2/token").respond_with_json({"message": "no"}, status=401)
+    ctx = FetchContext(settings={"verda_url": httpserver.url_for("/v1")})
+    (failure,) = list(fetch.fetch_live(ctx))
+    assert failure.endpoint == "instance_types" and not failure.skipped
+    assert "HTTP 401" in str(failure.error) and SECRET not in str(failure.error)
+    assert len(httpserver.log) == 1
+
+
 def test_a_5xx_on_the_catalog_is_retried(httpserver, fast_retry, bodies):
     types, _ = bodies
     httpserver.expect_ordered_request("/v1/instance-types").respond_with_response(
@@ -73,10 +106,7 @@ def test_a_5xx_on_the_catalog_is_retried(httpserver, fast_retry, bodies):
     )
     httpserver.expect_ordered_request("/v1/instance-types").respond_with_json(types)
     httpserver.expect_ordered_request("/v1/locations").respond_with_json([])
-    with make_client() as client:
-        pages = list(
-            fetch.fetch_catalog(client, TOKEN, base_url=httpserver.url_for("/v1"), policy=fast_retry)
-        )
+    pages = catalog(httpserver, fast_retry)
     assert [p.endpoint for p in pages] == ["instance_types", "locations"]
     assert len(httpserver.log) == 3
 
@@ -86,8 +116,8 @@ def test_a_rejected_secret_fails_without_echoing_it(httpserver, fast_retry):
         {"code": "unauthorized_request", "message": "Invalid client credentials"}, status=401
     )
     with make_client() as client, pytest.raises(UnexpectedResponse, match="HTTP 401") as info:
-        fetch.access_token(
-            client, CLIENT_ID, SECRET, base_url=httpserver.url_for("/v1"), policy=fast_retry
+        fetch.TOKEN.token(
+            client, "verda", (CLIENT_ID, SECRET), base=httpserver.url_for("/v1"), policy=fast_retry
         )
     assert SECRET not in str(info.value)
 
@@ -95,8 +125,8 @@ def test_a_rejected_secret_fails_without_echoing_it(httpserver, fast_retry):
 def test_a_token_response_without_a_token_names_only_its_keys(httpserver, fast_retry):
     httpserver.expect_request("/v1/oauth2/token").respond_with_json({"token_type": "Bearer"})
     with make_client() as client, pytest.raises(UnexpectedResponse, match=r"\['token_type'\]"):
-        fetch.access_token(
-            client, CLIENT_ID, SECRET, base_url=httpserver.url_for("/v1"), policy=fast_retry
+        fetch.TOKEN.token(
+            client, "verda", (CLIENT_ID, SECRET), base=httpserver.url_for("/v1"), policy=fast_retry
         )
 
 
@@ -104,5 +134,5 @@ def test_an_instance_type_without_a_price_is_an_unexpected_response(httpserver, 
     httpserver.expect_request("/v1/instance-types").respond_with_json(
         [{"instance_type": "1H100.80S.30V", "gpu": {}}]
     )
-    with make_client() as client, pytest.raises(UnexpectedResponse, match="price_per_hour"):
-        list(fetch.fetch_catalog(client, TOKEN, base_url=httpserver.url_for("/v1"), policy=fast_retry))
+    with pytest.raises(UnexpectedResponse, match="price_per_hour"):
+        catalog(httpserver, fast_retry)

@@ -16,13 +16,10 @@ def recorded_plans(recorded):
     return recorded("vultr", "plans.json")
 
 
-def fetch_all(httpserver, policy, endpoint, **kw):
+def fetch_all(httpserver, policy, endpoint):
+    declared = {e.endpoint: e for e in fetch.ENDPOINTS}[endpoint]
     with make_client() as client:
-        return list(
-            fetch.fetch_plans(
-                client, endpoint, api_url=httpserver.url_for("/v2"), policy=policy, **kw
-            )
-        )
+        return list(declared.pages(client, base=httpserver.url_for("/v2"), policy=policy))
 
 
 def test_cloud_gpu_plans_are_paged_by_the_meta_links_next_cursor(
@@ -41,9 +38,11 @@ def test_cloud_gpu_plans_are_paged_by_the_meta_links_next_cursor(
     assert "Authorization" not in str(httpserver.log[0][0].headers)  # public: no key sent
 
 
-def test_paging_stops_at_max_pages_when_the_cursor_never_ends(httpserver, fast_retry, recorded_plans):
+def test_a_cursor_that_never_moves_fails_the_walk(httpserver, fast_retry, recorded_plans):
     httpserver.expect_request("/v2/plans").respond_with_json(recorded_plans["plans"][0])
-    assert len(fetch_all(httpserver, fast_retry, "plans", max_pages=2)) == 2
+    with pytest.raises(UnexpectedResponse, match="page 3 repeats an earlier request"):
+        fetch_all(httpserver, fast_retry, "plans")
+    assert len(httpserver.log) == 2
 
 
 def test_5xx_is_retried_then_succeeds(httpserver, fast_retry, recorded_plans):

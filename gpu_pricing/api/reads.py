@@ -1,0 +1,306 @@
+"""The engine's reads: the warehouse path and its read-only connection, offers, GPU specs
+(from the warehouse or the bundled seed), rates, the cheapest summary and price history,
+and the name helpers every question shares (a GPU or precision as typed)."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from common.errors import InvalidInput, WarehouseError
+from services import names
+from warehouse import db, queries
+
+SEED_GPU_SPECS = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_gpu_specs.csv"
+SPEC_SCHEMA = {
+    "gpu_name": pl.String,
+    "gpu_memory_gib": pl.Float64,
+    "vendor": pl.String,
+    "fp32_tflops": pl.Float64,
+    "tf32_tflops": pl.Float64,
+    "bf16_tflops": pl.Float64,
+    "fp8_tflops": pl.Float64,
+    "memory_bandwidth_gbps": pl.Float64,
+    "interconnect_gbps": pl.Float64,
+    "tdp_watts": pl.Float64,
+    "capex_usd": pl.Float64,
+    "capex_as_of": pl.Date,
+    "capex_source": pl.String,
+    "spec_source": pl.String,
+}
+
+def warehouse_path(warehouse: str | Path | None = None) -> Path:
+    """The warehouse file: the argument, else $GPU_PRICING_WAREHOUSE, else
+    gpu-pricing.toml's `warehouse` (the file in the working directory or
+    $GPU_PRICING_CONFIG), else the project's warehouse/gpu_pricing.duckdb, whatever the
+    working directory (`warehouse.db.project_path`)."""
+    from services.config import load
+
+    cfg = load()
+    if warehouse or cfg.warehouse is not None:
+        return cfg.warehouse_path(warehouse)
+    return db.project_path()
+
+
+@contextmanager
+def connect(warehouse: str | Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to the warehouse, closed on exit. Every function's
+    `warehouse=` also takes an open connection (`with gpu_pricing.connect() as con:
+    gpu_pricing.rates("H100", warehouse=con)`), used as it is and left open: many
+    questions, one connection."""
+    if isinstance(warehouse, duckdb.DuckDBPyConnection):
+        yield warehouse
+        return
+    con = db.connect_readonly(warehouse_path(warehouse))
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _exists(warehouse: str | Path | duckdb.DuckDBPyConnection | None) -> bool:
+    if isinstance(warehouse, duckdb.DuckDBPyConnection):
+        return True
+    return warehouse_path(warehouse).exists()
+
+
+def _where(warehouse: str | Path | duckdb.DuckDBPyConnection | None) -> str:
+    """The warehouse as an error message names it."""
+    if isinstance(warehouse, duckdb.DuckDBPyConnection):
+        return "the given connection"
+    return f"warehouse {warehouse_path(warehouse)}"
+
+
+def _query(warehouse: str | Path | None, name: str, params: dict | None = None) -> pl.DataFrame:
+    """The rows of query `name` (warehouse/queries/<name>.sql) in the warehouse."""
+    with connect(warehouse) as con:
+        return queries.read(con, name, params)
+
+
+def read_offers(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every usable current offer: the one place the planners read offers from."""
+    return queries.read(con, "offers_usable")
+
+
+def offers(warehouse: str | Path | None = None) -> pl.DataFrame:
+    """Every usable current offer, with spot offers' published preemption rates."""
+    with connect(warehouse) as con:
+        return read_offers(con)
+
+
+def seed_gpu_specs() -> pl.DataFrame:
+    """dim_gpus as bundled (sql/seeds/seed_gpu_specs.csv): GPU specs with no warehouse."""
+    with SEED_GPU_SPECS.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    raw = pl.DataFrame(rows, schema=dict.fromkeys(SPEC_SCHEMA, pl.String))
+    blank_as_null = {name: pl.col(name).replace("", None) for name in SPEC_SCHEMA}
+    return raw.select(
+        blank_as_null[name].str.to_date("%Y-%m-%d").alias(name)
+        if dtype == pl.Date
+        else blank_as_null[name].cast(dtype, strict=True)
+        for name, dtype in SPEC_SCHEMA.items()
+    )
+
+
+def read_gpu_specs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """dim_gpus."""
+    return queries.read(con, "gpu_specs")
+
+
+def read_variant_specs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """dim_gpu_variants: the specs of each form factor, keyed by gpu_variant as offers are."""
+    return queries.read(con, "gpu_variant_peaks")
+
+
+def _specs(warehouse: str | Path | None, read) -> pl.DataFrame:
+    """`read(con)` on the warehouse; the bundled seed when the warehouse does not exist."""
+    if not _exists(warehouse):
+        return seed_gpu_specs()
+    with connect(warehouse) as con:
+        return read(con)
+
+
+def offer_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
+    """The specs offers are costed at: per form factor from the warehouse (an H100 PCIe
+    offer at the PCIe peak), the bundled seed (one form factor per GPU) without one."""
+    return _specs(warehouse, read_variant_specs)
+
+
+def gpu_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
+    """dim_gpus from the warehouse; the bundled seed when the warehouse does not exist."""
+    return _specs(warehouse, read_gpu_specs)
+
+
+def read_rates(
+    con: duckdb.DuckDBPyConnection,
+    gpu: str | None = None,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    region: str | None = None,
+    limit: int | None = None,
+    include_illustrative: bool = False,
+    include_gpu_only: bool = False,
+) -> pl.DataFrame:
+    """`rates` on an open connection (names parsed here, checked against the warehouse)."""
+    choice = _gpu(gpu, memory) if gpu else None
+    if limit is not None and limit < 1:
+        raise InvalidInput(f"--limit {limit}: must be >= 1")
+    params = {
+        "gpu": choice.name if choice else None,
+        "variant": choice.variant if choice else None,
+        "memory": choice.memory_gib if choice else memory,
+        "pricing": names.pricing_model(pricing) if pricing else None,
+        "provider": names.provider(provider, extra=read_providers(con)) if provider else None,
+        "limit": limit,
+        "include_illustrative": include_illustrative,
+        "include_gpu_only": include_gpu_only,
+    }
+    params["region"] = (
+        names.region(region, read_regions(con, params["provider"])) if region else None
+    )
+    return queries.read(con, "rates", params)
+
+
+def read_providers(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The providers a warehouse holds prices for (a sheet may add one)."""
+    return queries.read(con, "providers_seen")["provider"].to_list()
+
+
+def read_regions(con: duckdb.DuckDBPyConnection, provider: str | None = None) -> list[str]:
+    """The regions of current offers (of one provider, or all)."""
+    return queries.read(con, "regions_seen", {"provider": provider})["region"].to_list()
+
+
+def rates(
+    gpu: str | None = None,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    region: str | None = None,
+    limit: int | None = None,
+    include_illustrative: bool = False,
+    include_gpu_only: bool = False,
+    warehouse: str | Path | None = None,
+) -> pl.DataFrame:
+    """Current per-GPU-hour rates (mart_gpu_offers_current), cheapest first by
+    cheapest_order: what `gpu-pricing rates` prints. Usable offers only (int_offers_usable:
+    verified prices of whole machines); `include_illustrative` and `include_gpu_only` add the
+    others, with a `note` saying why each is not ranked by default."""
+    with connect(warehouse) as con:
+        return read_rates(
+            con,
+            gpu,
+            memory=memory,
+            pricing=pricing,
+            provider=provider,
+            region=region,
+            limit=limit,
+            include_illustrative=include_illustrative,
+            include_gpu_only=include_gpu_only,
+        )
+
+
+def read_cheapest_summary(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """mart_cheapest_gpu_hour in the columns `refresh` prints and the report charts."""
+    return queries.read(con, "cheapest_summary")
+
+
+def cheapest(warehouse: str | Path | None = None) -> pl.DataFrame:
+    """mart_cheapest_gpu_hour: per GPU and pricing model, the cheapest offer now."""
+    return _query(
+        warehouse,
+        "cheapest",
+    )
+
+
+def read_history(
+    con: duckdb.DuckDBPyConnection,
+    gpu: str,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    since: date | None = None,
+) -> pl.DataFrame:
+    """`history` on an open connection."""
+    choice = _gpu(gpu, memory)
+    model = names.pricing_model(pricing) if pricing else None
+    params = {
+        "gpu": choice.name,
+        "memory": choice.memory_gib,
+        "pricing": model,
+        "provider": names.provider(provider, extra=read_providers(con)) if provider else None,
+        "since": since,
+    }
+    if model == "spot":  # every spot price point, per zone
+        return queries.read(con, "spot_history", params)
+    return queries.read(con, "price_periods", params)
+
+
+def history(
+    gpu: str,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    since: date | None = None,
+    warehouse: str | Path | None = None,
+) -> pl.DataFrame:
+    """Effective-dated price history of a GPU (fct_gpu_prices: valid_from, valid_to; an open
+    period has valid_to null), periods still valid on `since`; spot: every price point, per
+    zone (fct_spot_prices). What `gpu-pricing history` prints."""
+    with connect(warehouse) as con:
+        return read_history(
+            con, gpu, memory=memory, pricing=pricing, provider=provider, since=since
+        )
+
+
+def read_default_preemption_rate(con: duckdb.DuckDBPyConnection) -> float:
+    """The rate assumed for spot offers with no published interruption frequency: the
+    worst published bucket's (AWS Spot Advisor '>20%', p = -ln(0.8) / 720 per hour)."""
+    return float(
+        queries.read(con, "default_preemption_rate")["p"][0]
+    )
+
+
+
+def _gpu(gpu: str | names.Gpu, memory: float | None = None) -> names.Gpu:
+    """A GPU as typed (any case or alias, memory and form factor riding along) -> its
+    reference name, memory and form factor; unknown names raise naming the closest."""
+    if isinstance(gpu, names.Gpu):
+        return names.Gpu(gpu.name, memory if memory is not None else gpu.memory_gib, gpu.variant)
+    return names.gpu_and_memory(gpu, memory)
+
+
+def _precision(precision: str) -> str:
+    return names.precision(precision)[0]
+
+
+@contextmanager
+def _maybe_connect(warehouse: str | Path | None) -> Iterator[duckdb.DuckDBPyConnection | None]:
+    """A read-only connection when the warehouse exists, else None (the bundled seed then
+    answers spec questions; an offer lookup says to refresh)."""
+    if not _exists(warehouse):
+        yield None
+        return
+    with connect(warehouse) as con:
+        yield con
+
+
+def _need(con: duckdb.DuckDBPyConnection | None, warehouse: str | Path | None, instead: str):
+    if con is None:
+        raise WarehouseError(
+            f"{_where(warehouse)} does not exist: run `gpu-pricing refresh` "
+            f"first, or pass {instead}"
+        )
+    return con
+
