@@ -13,6 +13,8 @@ from common.errors import WarehouseError
 from gpu_pricing.api import (
     ServePlan,
     TrainPlan,
+    alerts_check,
+    alerts_evaluate,
     cheapest,
     connect,
     estimate_infer,

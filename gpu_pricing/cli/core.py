@@ -208,31 +208,22 @@ def rates(
 
         from gpu_pricing import api
 
-        df = api.rates(
-            gpu,
-            memory=memory,
-            pricing=pricing,
-            provider=provider,
-            region=region,
-            limit=limit,
-            include_illustrative=include_illustrative,
-            include_gpu_only=include_gpu_only,
-            warehouse=warehouse_path(warehouse),
-        )
-        left_out: dict[str, int] = {}
-        if not include_illustrative:  # say what the default left out, by provenance
-            every = api.rates(
-                gpu,
-                memory=memory,
-                pricing=pricing,
-                provider=provider,
-                region=region,
-                limit=None,
-                include_illustrative=True,
-                include_gpu_only=include_gpu_only,
-                warehouse=warehouse_path(warehouse),
-            ).filter(~pl.col("is_verified"))
-            left_out = dict(every.group_by("provenance").len().iter_rows())
+        filters = {
+            "memory": memory,
+            "pricing": pricing,
+            "provider": provider,
+            "region": region,
+            "include_gpu_only": include_gpu_only,
+        }
+        with api.connect(warehouse_path(warehouse)) as con:  # one connection, both reads
+            df = api.read_rates(
+                con, gpu, limit=limit, include_illustrative=include_illustrative, **filters
+            )
+            left_out: dict[str, int] = {}
+            if not include_illustrative:  # say what the default left out, by provenance
+                every = api.read_rates(con, gpu, include_illustrative=True, **filters)
+                hidden = every.filter(~pl.col("is_verified"))
+                left_out = dict(hidden.group_by("provenance").len().iter_rows())
         if json_out:
             emit_json({"rates": df.to_dicts(), "count": df.height, "left_out": left_out})
         else:

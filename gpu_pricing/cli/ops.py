@@ -35,7 +35,8 @@ def alerts_check(
 
         import polars as pl
 
-        from services import alerts, notify
+        from gpu_pricing import api
+        from services import notify
         from services.config import load
 
         cfg = load(config)
@@ -45,7 +46,7 @@ def alerts_check(
         if not _common.DEBUG:
             quiet.setLevel(logging.ERROR)
         try:
-            result = alerts.check(cfg.warehouse_path(warehouse), cfg)
+            result = api.alerts_check(cfg, warehouse=warehouse)
         finally:
             quiet.setLevel(logging.NOTSET)
         if json_out:
