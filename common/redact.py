@@ -37,8 +37,8 @@ MASK = "***"
 # The environment variables of the platform's own credentials (Prefect Cloud). Each
 # connector declares the variables it reads its credentials from (`Connector.credentials`,
 # connectors/<provider>/__init__.py), registered here when the connector is built
-# (`register_env`); the command line and the flow load the registry before they call
-# `install_logging()`, so every connector's are known from the first line they print.
+# (`register_env`); the flow, and every command that runs a connector, load the registry
+# before their first line, so every connector's are known by then.
 CREDENTIAL_ENV_VARS = ("PREFECT_API_KEY",)
 # Any other variable whose name says it holds a secret; its value is masked when it is at
 # least SECRET_NAME_MIN_LEN long (so a flag such as FOO_TOKEN=1 does not mask every "1").
@@ -318,9 +318,9 @@ def install_logging() -> None:
     """Redact every log record of this process: a factory that redacts each record when
     it is made (covering handlers configured later, e.g. Prefect's API log handler that
     writes to Prefect's database), plus the filter on the root logger and on every handler
-    that exists now. Idempotent. The entry points (the command line, the flow) load the
-    connector registry before they call it, so every connector's credential variables
-    (`Connector.credentials`) are known from the first line they print."""
+    that exists now. Idempotent. The flow, and every command that runs a connector, load
+    the connector registry before their first line, so every connector's credential
+    variables (`Connector.credentials`) are known by then."""
     global _factory_installed
     with _lock:
         if not _factory_installed:

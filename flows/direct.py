@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -149,8 +150,9 @@ class Steps:
     # (warehouse, pages, source, config, connectors whose drop is accepted) -> the summary,
     # and the alert outcome (None when the alerts check failed): the alerts are checked
     # inside the refresh's own build
+    # ... and whether every row is checked (warehouse.checks)
     load_and_publish: Callable[
-        [Path, dict, str, Config, tuple[str, ...]],
+        [Path, dict, str, Config, tuple[str, ...], bool],
         tuple[pipeline.RunSummary, alerts.CheckResult | None],
     ]
     publish: Callable[[Path, Config], dict]
@@ -166,7 +168,12 @@ def _fetch_in_threads(contexts: dict[str, FetchContext], snapshot: str | None, l
 
 
 def load_publish_and_check(
-    path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
+    path: Path,
+    fetched: dict,
+    source: str,
+    cfg: Config,
+    accept_drop: tuple[str, ...] = (),
+    full_check: bool = False,
 ) -> tuple[pipeline.RunSummary, alerts.CheckResult | None]:
     """The refresh's build, with the budgets and rate rules checked on its marts before it
     publishes (in the same pass: no copy of the warehouse, no second build)."""
@@ -178,6 +185,7 @@ def load_publish_and_check(
         checks=cfg.checks.rules(),
         accept_drop=accept_drop,
         alerts=lambda con: checked.append(alerts.check_built(con, path, cfg)),
+        full_check=full_check,
     )
     return summary, (checked[0] if checked else None)
 
@@ -199,8 +207,11 @@ def run_refresh(
     *,
     steps: Steps,
     accept_drop: list[str] | None = None,
+    full_check: bool | None = None,
 ) -> pipeline.RunSummary:
-    """The refresh, each step run as `steps` says."""
+    """The refresh, each step run as `steps` says. `full_check`: check every row of the
+    warehouse, not only the rows this refresh adds (None: as gpu-pricing.toml's
+    `[schedule] full_check` says for today, the weekly full check)."""
     log = steps.log()
     cfg = load_config(config)  # a bad config fails here, before the warehouse is touched
     path = cfg.warehouse_path(warehouse)
@@ -228,8 +239,10 @@ def run_refresh(
     if bad_input is not None:
         raise bad_input  # before anything is landed: the published warehouse stays as it was
     source = snapshot or "live"
+    if full_check is None:
+        full_check = cfg.schedule.full_check_due(datetime.now(UTC))
     summary, checked = steps.load_and_publish(
-        path, fetched, source, cfg, tuple(accept_drop or ())
+        path, fetched, source, cfg, tuple(accept_drop or ()), full_check
     )
     for p in summary.providers:
         p.fetch_seconds = seconds.get(p.provider, 0.0)
@@ -271,10 +284,12 @@ def refresh_direct(
     regions: list[str] | None = None,
     config: str | None = None,
     accept_drop: list[str] | None = None,
+    full_check: bool | None = None,
 ) -> pipeline.RunSummary:
     """The same refresh without Prefect (no API configured: nothing would keep the run)."""
     return run_refresh(
-        warehouse, snapshot, providers, regions, config, steps=DIRECT, accept_drop=accept_drop
+        warehouse, snapshot, providers, regions, config, steps=DIRECT, accept_drop=accept_drop,
+        full_check=full_check,
     )
 
 

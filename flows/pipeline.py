@@ -28,6 +28,7 @@ from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from flows import progress
 from warehouse import db, history, plausibility, raw, sql_runner
+from warehouse.checks import assert_healthy, checked_loads
 from warehouse.db import run
 from warehouse.rawstore import DamagedObject, RawStore
 from warehouse.staging import ProviderSummary, hold_back, sql_digest, stage_provider
@@ -44,6 +45,8 @@ class RunSummary:
     history: dict[str, int]
     assertions: dict[str, int]
     timings: dict[str, float] = field(default_factory=dict)  # stage -> seconds
+    # every row checked (warehouse.checks), not only the rows of the loads parsed now
+    full_check: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -105,6 +108,7 @@ def load_and_publish(
     checks: plausibility.Checks | None = None,
     accept_drop: Collection[str] = (),
     alerts: Callable[[Any], Any] | None = None,
+    full_check: bool = False,
 ) -> RunSummary:
     """Land, parse, stage, check, merge, assert and publish. `checks`: the plausibility
     figures (gpu-pricing.toml's [checks]; defaults: warehouse.plausibility.Checks);
@@ -112,7 +116,9 @@ def load_and_publish(
     accepted this once (`refresh --accept-drop`). `alerts`, when given, is called with the
     build's connection once its marts are current, before the publish: it reads them as
     built (no second build); its writes are one transaction, and its failure is logged and
-    rolled back, never failing the refresh."""
+    rolled back, never failing the refresh. The checks cover the rows of the loads this
+    refresh parsed (warehouse.checks); every row with `full_check`, and when the SQL
+    changed since the last published refresh."""
     checks = checks or plausibility.Checks()
     run_id = run_id or raw.new_run_id()
     started = utc_now()
@@ -210,16 +216,18 @@ def load_and_publish(
                 log.error("alerts check failed (the refresh itself is published): %s", exc)
             lap("alerts")
 
-        if refreshed or asserted != [(sql,)]:
+        full_check = full_check or asserted != [(sql,)]
+        if refreshed or full_check:
             sql_runner.load_seeds(con)
             sql_runner.build_views(con)
-            hold_back(con, refreshed, summaries, checks)
+            loads = None if full_check else checked_loads(con)
+            hold_back(con, refreshed, summaries, checks, loads)
             merged = history.merge(con, refreshed, utc_now())
             lap("history")
             with sql_runner.computed_once(con):  # each intermediate view computed once
                 sql_runner.materialise(con)
                 lap("materialise")
-                results = sql_runner.assert_healthy(con)
+                results = assert_healthy(con, scoped=not full_check)
                 lap("assertions")
                 check_alerts()  # the alert inputs read the intermediate views held here too
         else:  # nothing re-staged, same SQL: the published data passed these assertions
@@ -239,4 +247,5 @@ def load_and_publish(
         history=merged,
         assertions={r.name: r.failures for r in results},
         timings={k: round(v, 3) for k, v in timings.items()},
+        full_check=full_check,
     )

@@ -60,10 +60,15 @@ def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> Fe
 
 @task(task_run_name="load-and-publish", cache_policy=NO_CACHE)
 def load_and_publish(
-    path: Path, fetched: dict, source: str, cfg: Config, accept_drop: tuple[str, ...] = ()
+    path: Path,
+    fetched: dict,
+    source: str,
+    cfg: Config,
+    accept_drop: tuple[str, ...] = (),
+    full_check: bool = False,
 ) -> tuple[pipeline.RunSummary, alerts.CheckResult | None]:
     """Land, build, check the alerts on the build and publish (flows.direct)."""
-    return direct.load_publish_and_check(path, fetched, source, cfg, accept_drop)
+    return direct.load_publish_and_check(path, fetched, source, cfg, accept_drop, full_check)
 
 
 def _publish_retryable(task, task_run, state) -> bool:
@@ -138,10 +143,12 @@ def refresh(
     regions: list[str] | None = None,
     config: str | None = None,
     accept_drop: list[str] | None = None,
+    full_check: bool | None = None,
 ) -> pipeline.RunSummary:
     install_logging()  # also in served runs, which Prefect starts in a new process
     return direct.run_refresh(
-        warehouse, snapshot, providers, regions, config, steps=TASKS, accept_drop=accept_drop
+        warehouse, snapshot, providers, regions, config, steps=TASKS, accept_drop=accept_drop,
+        full_check=full_check,
     )
 
 

@@ -348,41 +348,31 @@ def usage_budget(
     """The state of a usage workload's budget over its period ``window`` (days in the
     period, days elapsed): the forecast, and the actual spend where ``actual`` (from
     ``actual_from_usage``) is given."""
-    thresholds = list(thresholds_pct)
     if offer is None:
-        detail = f"no current {label} offer to price it"
-        return [
-            budget_state(
-                name,
-                forecast_usd=None,
-                actual_usd=None if actual is None else actual["actual_usd"],
-                budget_usd=budget_usd,
-                thresholds_pct=thresholds,
-                detail=detail,
-            )
-        ]
-    rate = float(offer["price_usd_per_gpu_hour"])
-    days, elapsed = window
-    if actual is None:
-        forecast = run_cost_usd(gpus, rate, hours_per_day * days)
-        how = f"forecast {gpus} x {label}, {hours_per_day:g} h/day for {days:g} days"
+        forecast, detail = None, f"no current {label} offer to price it"
     else:
-        forecast = actual["actual_usd"] + run_cost_usd(
-            gpus, rate, hours_per_day * max(days - elapsed, 0.0)
-        )
-        how = (
-            f"actual from the usage file ({actual['days']} days, at the rates in force each "
-            f"day), forecast adds {gpus} x {label}, {hours_per_day:g} h/day for the "
-            f"{max(days - elapsed, 0.0):.1f} days left"
-        )
-    detail = f"{how} ({period}) at {rate:.4f} USD/GPU-hour today ({where(offer)})"
+        rate = float(offer["price_usd_per_gpu_hour"])
+        days, elapsed = window
+        if actual is None:
+            forecast = run_cost_usd(gpus, rate, hours_per_day * days)
+            how = f"forecast {gpus} x {label}, {hours_per_day:g} h/day for {days:g} days"
+        else:
+            forecast = actual["actual_usd"] + run_cost_usd(
+                gpus, rate, hours_per_day * max(days - elapsed, 0.0)
+            )
+            how = (
+                f"actual from the usage file ({actual['days']} days, at the rates in force "
+                f"each day), forecast adds {gpus} x {label}, {hours_per_day:g} h/day for the "
+                f"{max(days - elapsed, 0.0):.1f} days left"
+            )
+        detail = f"{how} ({period}) at {rate:.4f} USD/GPU-hour today ({where(offer)})"
     return [
         budget_state(
             name,
             forecast_usd=forecast,
             actual_usd=None if actual is None else actual["actual_usd"],
             budget_usd=budget_usd,
-            thresholds_pct=thresholds,
+            thresholds_pct=list(thresholds_pct),
             detail=detail,
         )
     ]
@@ -404,27 +394,20 @@ def training_budget(
     """Forecast of a training run (6ND at ``mfu`` of the BF16 peak) at the cheapest rate."""
     if offer is None or peak_tflops is None:
         why = "no BF16 peak" if offer is not None else "no current offer"
-        return [
-            budget_state(
-                name,
-                forecast_usd=None,
-                actual_usd=None,
-                budget_usd=budget_usd,
-                thresholds_pct=thresholds_pct,
-                detail=f"{why} for {label}",
-            )
-        ]
-    rate = float(offer["price_usd_per_gpu_hour"])
-    est = estimate_training(params, tokens, peak_tflops, mfu, gpus, rate)
-    detail = (
-        f"forecast {params:.3g} params x {tokens:.3g} tokens at MFU {mfu:g} on {gpus} x {label}: "
-        f"{est['gpu_hours']:,.0f} GPU-hours, {est['wall_clock_days']:.1f} days, "
-        f"at {rate:.4f} USD/GPU-hour ({where(offer)})"
-    )
+        forecast, detail = None, f"{why} for {label}"
+    else:
+        rate = float(offer["price_usd_per_gpu_hour"])
+        est = estimate_training(params, tokens, peak_tflops, mfu, gpus, rate)
+        forecast = est["cost_usd"]
+        detail = (
+            f"forecast {params:.3g} params x {tokens:.3g} tokens at MFU {mfu:g} on {gpus} x "
+            f"{label}: {est['gpu_hours']:,.0f} GPU-hours, {est['wall_clock_days']:.1f} days, "
+            f"at {rate:.4f} USD/GPU-hour ({where(offer)})"
+        )
     return [
         budget_state(
             name,
-            forecast_usd=est["cost_usd"],
+            forecast_usd=forecast,
             actual_usd=None,
             budget_usd=budget_usd,
             thresholds_pct=thresholds_pct,

@@ -82,13 +82,17 @@ def find_chromium() -> Path | None:
 
 def screenshot(html: str, out: Path, chromium: Path) -> dict:
     """Open the report in Chromium, wait for every chart, capture the whole page; returns
-    what the page drew (charts, and the data points of each) and any console errors."""
+    what the page drew (charts, and the data points of each), any console errors, and the
+    URLs it requested and failed to get (a self-contained report requests its own file
+    only)."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
         page_file = Path(tmp) / "report.html"
         page_file.write_text(html, encoding="utf-8")
         errors: list[str] = []
+        requests: list[str] = []
+        failed: list[str] = []
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(chromium), args=ARGS)
             try:
@@ -97,6 +101,8 @@ def screenshot(html: str, out: Path, chromium: Path) -> dict:
                 page.on(
                     "console", lambda m: errors.append(m.text) if m.type == "error" else None
                 )
+                page.on("request", lambda r: requests.append(r.url))
+                page.on("requestfailed", lambda r: failed.append(r.url))
                 page.goto(page_file.as_uri())
                 expected = html.count("Plotly.newPlot")
                 page.wait_for_function(
@@ -111,7 +117,7 @@ def screenshot(html: str, out: Path, chromium: Path) -> dict:
                 page.screenshot(path=str(out), full_page=True)
             finally:
                 browser.close()
-    return {"charts": drawn, "errors": errors}
+    return {"charts": drawn, "errors": errors, "requests": requests, "failed": failed}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -41,7 +41,6 @@ from pydantic import (
 )
 
 from common.redact import register_env
-from connectors import registry
 from services import config_checks as check
 from services import names
 from services.config_checks import (
@@ -80,9 +79,32 @@ RULE_LEVEL_KEYS = {
 }
 
 
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
 class Schedule(check.Table):
     cron: Text = DEFAULT_CRON
     timezone: Text = DEFAULT_TIMEZONE
+    # the weekly full check: the refresh that runs on this day (in `timezone`) checks every
+    # row of the warehouse; the others check the rows they added (warehouse.checks).
+    # "daily": every refresh; "never": only `gpu-pricing check --all`
+    full_check: Text = "sun"
+
+    @field_validator("full_check")
+    @classmethod
+    def _full_check(cls, day: str) -> str:
+        if day.lower() not in (*WEEKDAYS, "daily", "never"):
+            raise check.problem(
+                f"a day ({', '.join(WEEKDAYS)}), daily or never", value=day
+            )
+        return day.lower()
+
+    def full_check_due(self, moment: datetime) -> bool:
+        """Whether a refresh at `moment` (aware) runs the weekly full check."""
+        if self.full_check in ("daily", "never"):
+            return self.full_check == "daily"
+        local = moment.astimezone(ZoneInfo(self.timezone))
+        return WEEKDAYS[local.weekday()] == self.full_check
 
     @field_validator("cron")
     @classmethod
@@ -486,6 +508,8 @@ class Config(check.Table):
         return self.alerts.row_drop_pct
 
     def connector_names(self) -> list[str]:
+        from connectors import registry
+
         return list(self.providers) or list(registry.PROVIDERS)
 
     def regions_for(self, connector: str) -> tuple[str, ...] | None:

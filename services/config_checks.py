@@ -25,7 +25,6 @@ from pydantic_core import PydanticCustomError
 from common.errors import InvalidInput
 from common.redact import masked_value
 from common.schemas import PRICING_MODELS
-from connectors import registry
 from services import names
 
 SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"
@@ -158,6 +157,8 @@ def env_name(value: Any) -> str:
 
 
 def connector(name: str) -> str:
+    from connectors import registry
+
     if name not in registry.PROVIDERS:
         known = ", ".join(sorted(registry.PROVIDERS))
         raise problem(f"unknown connector (known: {known})", value=name)

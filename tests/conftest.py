@@ -50,6 +50,35 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+# The order xdist's workers take the test files in: longest first (tests/_schedule.py).
+_durations = None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests._schedule import LongestFileFirst
+
+    return LongestFileFirst(config, log)
+
+
+def pytest_runtest_logreport(report):
+    global _durations
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the controlling process records
+        return
+    if _durations is None:
+        from tests._schedule import Durations
+
+        _durations = Durations()
+    _durations.add(report)
+
+
+def pytest_sessionfinish(session):
+    if _durations is not None and not os.environ.get("PYTEST_XDIST_WORKER"):
+        _durations.save(session.config)
+
+
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One temporary Prefect API for the whole session (use it only where a flow runs)."""
@@ -110,6 +139,25 @@ def demo_warehouse(tmp_path_factory, demo_pages) -> Path:
     yield path
     assert digest(path) == (folder / "sha256").read_text(), (
         f"a test wrote to the shared demo warehouse {path}: copy it first"
+    )
+
+
+@pytest.fixture(scope="session")
+def azure_warehouse(tmp_path_factory) -> Path:
+    """The demo snapshot's Azure pages refreshed once per run into an empty warehouse (what
+    `refresh(path, {"azure": pages})` gives), shared like `demo_warehouse`: read-only; a
+    test that refreshes on from there takes a copy (`copy_warehouse`)."""
+    from tests._warehouse import refresh, snapshot_pages
+
+    with built_once(tmp_path_factory, "azure") as (folder, built):
+        path = folder / "gpu_pricing.duckdb"
+        if not built:
+            summary = refresh(path, snapshot_pages("demo", "azure"))
+            assert summary.exit_code == 0, summary
+            (folder / "sha256").write_text(digest(path))
+    yield path
+    assert digest(path) == (folder / "sha256").read_text(), (
+        f"a test wrote to the shared Azure warehouse {path}: copy it first"
     )
 
 

@@ -211,3 +211,22 @@ def test_the_report_reads_the_warehouse_through_the_engine():
         if name.split(".")[0] == "warehouse"
     ]
     assert offenders == []
+
+
+# (a statement, its one home): a test or script that needs it imports it from there
+ONE_HOME = [
+    ('s.bind(("127.0.0.1", 0))', "tests/_processes.py"),  # a free loopback port
+    ("def stop(proc", "tests/_processes.py"),  # a polite stop of a process group
+    ("CHROMIUM_NAMES = (", "scripts/report_screenshot.py"),  # the browser and its flags
+    ('"--disable-background-networking"', "scripts/report_screenshot.py"),
+]
+
+
+@pytest.mark.parametrize(("statement", "home"), ONE_HOME)
+def test_a_shared_test_helper_is_stated_once(statement, home):
+    found = sorted(
+        str(p.relative_to(ROOT))
+        for p in repo_python_files()
+        if p != Path(__file__).resolve() and statement in p.read_text(encoding="utf-8")
+    )
+    assert found == [home]

@@ -117,8 +117,35 @@ def test_gpu_identity_is_one_rule():
     assert {str(p.relative_to(ROOT)) for p in connectors if variant.search(code(p))} <= {
         "connectors/kit/gpu.py"
     }
-    # the seed's memory sizes are read in one place for the connectors
-    assert where(r"seed_gpu_specs\.csv", connectors) == {"connectors/kit/gpu.py"}
+    # the seeds of GPU identity are read in one place for the connectors
+    for seed in ("seed_gpu_specs", "seed_gpu_aliases", "seed_instance_families"):
+        assert where(seed + r"\.csv", [p for p in connectors if p.suffix == ".py"]) <= {
+            "connectors/kit/gpu.py"
+        }, seed
+
+
+def test_no_connector_keeps_a_gpu_map_of_its_own():
+    """A connector hands over the source's words; the shared rule (connectors/kit/gpu.py,
+    from sql/seeds/seed_gpu_aliases.csv and seed_instance_families.csv) names the GPU. A
+    GPU name of the reference written in a connector's code (a map's value: `"A6000":
+    "RTX A6000"`, `("H100", 80)`, `gpu_name=pl.lit("V100")`) is a second copy of that rule."""
+    import csv
+
+    with (ROOT / "sql" / "seeds" / "seed_gpu_specs.csv").open(newline="", encoding="utf-8") as fh:
+        names = {row["gpu_name"].lower() for row in csv.DictReader(fh)}
+    literal = re.compile(r'"([^"\n]*)"|\'([^\'\n]*)\'')
+    found = {}
+    for path in (ROOT / "connectors").rglob("*.py"):
+        if "kit" in path.relative_to(ROOT / "connectors").parts:
+            continue
+        hits = {
+            text
+            for m in literal.finditer(code(path))
+            if (text := m.group(1) if m.group(1) is not None else m.group(2)).lower() in names
+        }
+        if hits:
+            found[str(path.relative_to(ROOT))] = sorted(hits)
+    assert found == {}, f"GPU names written in connector code (a map of its own): {found}"
 
 
 @pytest.mark.parametrize(
@@ -148,3 +175,22 @@ def test_alerts_are_evaluated_in_one_place():
     )
     assert where(evaluating, PY) == {"services/alerts.py"}
     assert where(r"notify\.(check|evaluate)\b", PY) == set()
+
+
+def test_the_parse_tail_defaults_are_the_kits():
+    """A connector states what its source says; the defaults of a parse's tail (USD when
+    no currency is named, a null zone, the status from the `_excluded` / `_rejected`
+    reason columns) are connectors/kit/normalise.py's `parse_tail`, and the per-GPU-hour
+    division its `normalise` (test_per_gpu_hour_is_divided_once)."""
+    connectors = [p for p in PY if "connectors" in p.parts and "kit" not in p.parts]
+    restated = {
+        "a null zone": r"zone\s*=\s*pl\.lit\(\s*None|pl\.lit\(\s*None[^)]*\)\s*\.alias\(\s*\"zone\"",
+        "USD as the currency": r"source_currency\s*=\s*pl\.lit\(\s*\"USD\"|"
+        r"pl\.lit\(\s*\"USD\"\s*\)\s*\.alias\(\s*\"source_currency\"",
+        "the verdict": r"\*\*\s*verdict\(|status\s*=\s*pl\.when\([^)]*reject",
+        "a per-GPU-hour division": r"/\s*pl\.col\(\s*\"gpu_count\"\s*\)",
+    }
+    for what, pattern in restated.items():
+        assert where(pattern, connectors) == set(), f"{what} restated in a connector"
+    kit = ROOT / "connectors" / "kit"
+    assert where(r"def\s+parse_tail\(", list(kit.glob("*.py"))) == {"connectors/kit/normalise.py"}

@@ -5,7 +5,8 @@ leaves the staged tables (the history then closes an offer's open period: it is 
 current and not ranked).
 
 The rules, over the staged offers of the connectors re-staged by this refresh and over
-every spot price point (`int_spot_prices_unioned`, the feeds of `fct_spot_prices`):
+the spot price points (`int_spot_prices_unioned`, the feeds of `fct_spot_prices`) of the
+loads it parsed (every point when no loads are named: a full check):
 
 - **Unknown GPU**: a GPU name with no reference row in `sql/seeds/seed_gpu_specs.csv`
   (every GPU-keyed mart joins it). One new GPU never stops the refresh: its offers are
@@ -30,6 +31,7 @@ the defaults.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -131,7 +133,7 @@ _POINTS_SQL = f"""
     FROM int_spot_prices_unioned o
     LEFT JOIN medians m ON m.gpu_name = o.gpu_name
     LEFT JOIN _loads l ON l.load_id = o.load_id
-    WHERE o.provider IN (SELECT unnest($connectors)) AND reason IS NOT NULL
+    WHERE o.provider IN (SELECT unnest($connectors)) AND reason IS NOT NULL {{loads}}
 """
 
 
@@ -157,10 +159,13 @@ def hold_back(
     series: list[SeriesTable],
     checks: Checks,
     at: datetime,
+    loads: Sequence[str] | None = None,
 ) -> Held:
     """Quarantine the implausible staged offers of `connectors` and the implausible points
-    of their spot series, and delete them from the staged tables. Runs after the views are
-    built (int_offers_unioned, int_spot_prices_unioned) and before the history merge."""
+    of their spot series (of `loads` when given: the points a refresh added; the stored
+    ones were judged when they were added), and delete them from the staged tables. Runs
+    after the views are built (int_offers_unioned, int_spot_prices_unioned) and before the
+    history merge."""
     held = Held({}, {})
     if not connectors or not _exists(con, "int_offers_unioned"):
         return held
@@ -173,7 +178,11 @@ def hold_back(
     points = pl.DataFrame()
     mine = [s for s in series if s.connector in connectors]
     if mine and _exists(con, "int_spot_prices_unioned"):
-        points = query(con, _POINTS_SQL, {**params, "max": MAX_USD_PER_GPU_HOUR})
+        sql, extra = _POINTS_SQL.replace("{loads}", ""), {}
+        if loads is not None:
+            sql = _POINTS_SQL.replace("{loads}", "AND o.load_id IN (SELECT unnest($loads))")
+            extra = {"loads": list(loads)}
+        points = query(con, sql, {**params, **extra, "max": MAX_USD_PER_GPU_HOUR})
     for frame in (offers, points):
         if frame.is_empty():
             continue

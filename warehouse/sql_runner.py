@@ -1,4 +1,4 @@
-"""The SQL runner: seeds, views in dependency order, table macros, and assertions.
+"""The SQL runner: seeds, views in dependency order, table macros, and the schema files.
 
 - `sql/seeds/<table>.csv` -> table `<table>` (declared in common.schemas.SEED_DDL; its
   description and data tests in `<table>.yml` beside it, its columns in the README there),
@@ -23,7 +23,7 @@
   (`select * from m()`). Descriptions are
   stored in the warehouse as `COMMENT ON` when the views are built; the tests (not_null,
   unique, accepted_values, relationships, dbt_utils.unique_combination_of_columns) run
-  with the assertions, and a failing one publishes nothing. A model whose entry says
+  with the assertions (warehouse.checks), and a failing one publishes nothing. A model whose entry says
   `config: {materialized: table}` (dbt's key) is built as a view like the others, then
   `materialise` (run by a refresh once history is merged) replaces it by a table of the
   same name and columns, `CREATE TABLE ... AS` its own SQL, so an analyst's query reads
@@ -42,13 +42,12 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import polars as pl
 import yaml
 
-from common.errors import AssertionsFailed, WarehouseError
+from common.errors import WarehouseError
 from common.schemas import SEED_DDL
 from warehouse import lineage
-from warehouse.db import query, run, transaction
+from warehouse.db import run, transaction
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 VIEW_LAYERS = ("intermediate", "marts", "alert_inputs")
@@ -168,7 +167,7 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
     order = build_order(sql_dir)
     declared = relations(sql_dir)  # the schema files, read once for this build
     build_unioned(con, declared)
-    kinds = _kinds(con)
+    kinds = relation_kinds(con)
     tables = {r.name for r in declared.values() if r.materialized}
     for name in order:
         if name in macros:
@@ -201,7 +200,7 @@ def materialise(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
     once the tables the views read are final."""
     files = view_files(sql_dir)
     names = materialized(sql_dir)
-    kinds = _kinds(con)
+    kinds = relation_kinds(con)
     for name in names:
         body = files[name].read_text().strip().rstrip(";")
         try:
@@ -223,7 +222,7 @@ COMPUTED_ONCE_LAYERS = ("intermediate", "marts")
 @contextmanager
 def computed_once(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> Iterator[list[str]]:
     """Inside the block, each view of the intermediate and mart layers (but the marts
-    `materialise` builds as tables) is held as a temporary table of the same name, built
+    `materialise` builds as tables and the time series, `appended_by`) is held as a temporary table of the same name, built
     once in dependency order (each from those before it). DuckDB looks
     a name up in the temporary schema first, also from inside a view, so the marts
     materialised and the data tests run in the block read those rows instead of recomputing
@@ -232,8 +231,10 @@ def computed_once(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> It
     writes the tables they read. Dropped at the end; the published warehouse has the views
     as before."""
     files = view_files(sql_dir)
-    kinds = _kinds(con)
+    kinds = relation_kinds(con)
     tables = set(materialized(sql_dir))  # built as tables by `materialise`, never held
+    # nor the time series (`appended_by`): holding one copies all its history every night
+    tables |= {r.name for r in relations(sql_dir).values() if r.appended_by}
     held: list[str] = []
     try:
         for name in build_order(sql_dir):
@@ -296,12 +297,31 @@ def run_snapshot(
 # --- schema files: descriptions and data tests -------------------------------------------
 
 
+# A relation whose rows are only ever added (a time series), each naming the load that
+# staged it, says so in its schema file: `meta: {appended_by: load_id}`. A refresh checks
+# such a relation on the rows of the loads it staged (`checked_load(load_id)`, a temporary
+# macro over the loads of the check: warehouse.checks), not over all its history.
+CHECKED = "checked_load"
+
+
 @dataclass(frozen=True)
 class DataTest:
     name: str  # dbt's naming: <test>_<relation>_<column(s)>
     relation: str
     sql: str  # returns the failing rows
     condition: str | None = None  # a row-level test: the predicate of a failing row
+    scope: str | None = None  # the relation's `appended_by` column
+    # on an appended relation: the failing rows among (or involving) the checked loads' rows
+    scoped_sql: str | None = None
+
+    def rows(self, scoped: bool) -> str:
+        """What a row-level test reads: the relation, or its checked loads' rows."""
+        if scoped and self.scope:
+            return f"(SELECT * FROM {self.relation} WHERE {CHECKED}({self.scope}))"
+        return self.relation
+
+    def query(self, scoped: bool) -> str:
+        return self.scoped_sql if scoped and self.scoped_sql else self.sql
 
 
 @dataclass(frozen=True)
@@ -313,6 +333,7 @@ class Relation:
     tests: tuple[DataTest, ...]
     path: Path
     materialized: bool = False  # `config: {materialized: table}`
+    appended_by: str | None = None  # `meta: {appended_by: <column>}`: a time series
 
 
 def _quote(value: object) -> str:
@@ -330,22 +351,41 @@ def _target(spec: str) -> str:
     return next(g for g in match.groups() if g)
 
 
-def _test(relation: str, column: str | None, spec: object, table: str | None = None) -> DataTest:
+def _test(
+    relation: str,
+    column: str | None,
+    spec: object,
+    table: str | None = None,
+    scope: str | None = None,
+) -> DataTest:
     """One declared test as SQL returning its failing rows; `table` is what it reads when
-    that is not the relation's name (a table macro at its defaults, `m()`)."""
+    that is not the relation's name (a table macro at its defaults, `m()`). On an appended
+    relation (`scope`: its load column) also the scoped form: a row-level test or a
+    relationship reads the checked loads' rows; a uniqueness test counts every row that
+    shares a key with one of them (a new row repeating a stored one is found)."""
     table = table or relation
     kind, args = (spec, {}) if isinstance(spec, str) else next(iter(dict(spec).items()))
     args = dict(args or {})
     args = {**args, **dict(args.pop("arguments", None) or {})}  # dbt 1.10 nests them
     where = (args.get("config") or {}).get("where")
     rel = f"(select * from {table} where {where})" if where else table
+    checked = f"(select * from {rel} as c where {CHECKED}(c.{scope}))" if scope else rel
+
+    def uniqueness(name: str, names: list[str], extra: str = "") -> DataTest:
+        group = "group by all having count(*) > 1"
+        full = f"select {', '.join(names)}, count(*) as n from {rel} as t {extra}{group}"
+        if not scope:
+            return DataTest(name, table, full)
+        same = " and ".join(f"t.{c} is not distinct from b.{c}" for c in names)
+        mine = f"(select {', '.join(names)} from {checked} as c)"
+        return DataTest(name, table, full, scope=scope, scoped_sql=(
+            f"select {', '.join('t.' + c for c in names)}, count(*) as n from {rel} as t "
+            f"semi join {mine} as b on {same} {extra}{group}"
+        ))
+
     if kind == "dbt_utils.unique_combination_of_columns":
         names = list(args["combination_of_columns"])
-        return DataTest(
-            f"unique_combination_of_columns_{relation}_{'__'.join(names)}",
-            table,
-            f"select {', '.join(names)}, count(*) as n from {rel} as t group by all having count(*) > 1",
-        )
+        return uniqueness(f"unique_combination_of_columns_{relation}_{'__'.join(names)}", names)
     if column is None:
         raise ValueError(f"{kind} is a column test: declare it under a column")
     name = f"{kind}_{relation}_{column}"
@@ -355,21 +395,25 @@ def _test(relation: str, column: str | None, spec: object, table: str | None = N
         values = ", ".join(_quote(v) for v in args["values"])
         condition = f"{column} is not null and cast({column} as varchar) not in ({values})"
     elif kind == "unique":
-        return DataTest(name, table, (
-            f"select {column}, count(*) as n from {rel} as t where {column} is not null "
-            "group by all having count(*) > 1"
-        ))
+        return uniqueness(name, [column], f"where t.{column} is not null ")
     elif kind == "relationships":
         to, field = _target(args["to"]), args["field"]
-        return DataTest(name, table, (
-            f"select t.* from {rel} as t anti join {to} as p on t.{column} = p.{field} "
+        sql = (
+            "select t.* from {rel} as t anti join " + f"{to} as p on t.{column} = p.{field} "
             f"where t.{column} is not null"
-        ))
+        )
+        return DataTest(
+            name, table, sql.format(rel=rel), scope=scope,
+            scoped_sql=sql.format(rel=checked) if scope else None,
+        )
     else:
         raise ValueError(f"unknown test {kind!r}")
     if where:
         condition = f"({where}) and ({condition})"
-    return DataTest(name, table, f"select * from {table} where {condition}", condition)
+    return DataTest(
+        name, table, f"select * from {table} where {condition}", condition, scope,
+        f"select * from {table} where {CHECKED}({scope}) and ({condition})" if scope else None,
+    )
 
 
 # the keys a column entry may have (dbt's); anything else is a typo or a description cut
@@ -403,9 +447,11 @@ def _describe(value: object, docs: dict[str, str]) -> str:
 def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relation:
     name = entry["name"]
     table = f"{name}()" if kind == "macro" else name
+    scope = (entry.get("meta") or {}).get("appended_by")
     columns: dict[str, str] = {}
     tests = [
-        _test(name, None, t, table) for t in entry.get("data_tests") or entry.get("tests") or []
+        _test(name, None, t, table, scope)
+        for t in entry.get("data_tests") or entry.get("tests") or []
     ]
     for col in entry.get("columns") or []:
         unknown = set(col) - _COLUMN_KEYS
@@ -415,14 +461,16 @@ def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relat
                 "(a comma in an unquoted description?)"
             )
         columns[col["name"]] = _describe(col.get("description"), docs)
-        tests += [_test(name, col["name"], t, table)
+        tests += [_test(name, col["name"], t, table, scope)
                   for t in col.get("data_tests") or col.get("tests") or []]
     description = _describe(entry.get("description"), docs)
     materialized = (entry.get("config") or {}).get("materialized", "view")
     if materialized not in ("view", "table"):
         raise ValueError(f"{name}: materialized must be view or table, not {materialized!r}")
+    if scope is not None and scope not in columns:
+        raise ValueError(f"{name}: meta.appended_by names {scope!r}, which is not a column")
     return Relation(
-        name, kind, description, columns, tuple(tests), path, materialized == "table"
+        name, kind, description, columns, tuple(tests), path, materialized == "table", scope
     )
 
 
@@ -468,7 +516,7 @@ def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
     return out
 
 
-def _kinds(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+def relation_kinds(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """Relations in the warehouse's main schema -> VIEW or TABLE."""
     rows = run(
         con,
@@ -492,7 +540,7 @@ def apply_comments(
     catalog commit per statement would cost ~0.5 s for the ~300 descriptions. A table
     macro gets its description (`COMMENT ON MACRO TABLE`); DuckDB keeps no column comments
     for one."""
-    kinds = _kinds(con)
+    kinds = relation_kinds(con)
     kinds |= dict(run(con, """SELECT function_name, 'MACRO TABLE' FROM duckdb_functions()
                                WHERE function_type = 'table_macro' AND NOT internal"""))
     statements: list[tuple[Relation, str]] = []
@@ -518,81 +566,3 @@ def apply_comments(
                 con.execute(statement)
             except duckdb.Error as exc:
                 raise WarehouseError(f"{rel.path}: describing {rel.name} failed: {exc}") from exc
-
-
-def data_tests(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[DataTest]:
-    """The declared tests of every relation present in the warehouse."""
-    kinds = _kinds(con)
-    return [
-        test
-        for rel in relations(sql_dir).values()
-        if rel.name in kinds or rel.kind != "source"
-        for test in rel.tests
-    ]
-
-
-@dataclass(frozen=True)
-class AssertionResult:
-    name: str
-    failures: int
-    sample: pl.DataFrame
-
-
-def _failure_counts(con: duckdb.DuckDBPyConnection, tests: list[DataTest]) -> dict[str, int]:
-    """How many rows fail each test: the row-level tests of a relation in one scan of it,
-    the others (unique, relationships) one query each."""
-    counts: dict[str, int] = {}
-    by_relation: dict[str, list[DataTest]] = {}
-    for test in tests:
-        if test.condition:
-            by_relation.setdefault(test.relation, []).append(test)
-    for relation, group in by_relation.items():
-        filters = ", ".join(f"count(*) FILTER (WHERE {t.condition})" for t in group)
-        try:
-            row = run(con, f"SELECT {filters} FROM {relation}")[0]
-        except duckdb.Error as exc:
-            raise WarehouseError(f"the data tests of {relation} could not run: {exc}") from exc
-        counts |= {t.name: int(n) for t, n in zip(group, row, strict=True)}
-    for test in tests:
-        if not test.condition:
-            try:
-                counts[test.name] = int(run(con, f"SELECT count(*) FROM ({test.sql})")[0][0])
-            except duckdb.Error as exc:
-                raise WarehouseError(f"data test {test.name} could not run: {exc}") from exc
-    return counts
-
-
-def run_assertions(
-    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR
-) -> list[AssertionResult]:
-    """The `sql/tests/assert_*.sql` files, then the schema files' data tests."""
-    results = []
-    for path in sorted((sql_dir / "tests").glob("assert_*.sql")):
-        body = path.read_text().strip().rstrip(";")
-        try:
-            # one evaluation: the failing rows (5 kept) and their total count
-            sample = query(con, f"SELECT *, count(*) OVER () AS _failures FROM ({body}) LIMIT 5")
-        except duckdb.Error as exc:
-            raise WarehouseError(f"assertion {path.stem} could not run: {exc}") from exc
-        count = int(sample["_failures"][0]) if sample.height else 0
-        results.append(AssertionResult(path.stem, count, sample.drop("_failures")))
-    tests = data_tests(con, sql_dir)
-    counts = _failure_counts(con, tests)
-    for test in tests:
-        # a sample of the failing rows only where there are some
-        sample = query(con, f"SELECT * FROM ({test.sql}) LIMIT 5") if counts[test.name] else pl.DataFrame()
-        results.append(AssertionResult(test.name, counts[test.name], sample))
-    return results
-
-
-def assert_healthy(
-    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR
-) -> list[AssertionResult]:
-    results = run_assertions(con, sql_dir)
-    bad = [r for r in results if r.failures]
-    if bad:
-        detail = "; ".join(
-            f"{r.name}: {r.failures} row(s), e.g. {r.sample.head(1).to_dicts()}" for r in bad
-        )
-        raise AssertionsFailed(f"warehouse assertions failed, nothing published: {detail}")
-    return results

@@ -29,7 +29,7 @@ from connectors.kit import provenance
 from connectors.kit.connector import Connector, Series, StagedTable
 from connectors.kit.normalise import Normalised, combine, normalise
 from connectors.kit.page import pages_frame, utc_now
-from warehouse import db, plausibility, raw, sql_runner
+from warehouse import checks, db, plausibility, raw, sql_runner
 from warehouse.db import insert_frame, run
 from warehouse.rawstore import RawStore
 
@@ -277,11 +277,13 @@ def stage_provider(
     # same parsing code as the last parse: a series endpoint's older pages are parsed
     # already (their rows are staged), so only the pages landed since then are read
     since = staged[0][2] if staged and staged[0][1] == code and connector.series_tables else None
+    if since is not None and not connector.batched_endpoint:
+        index = _since(con, index, connector, since)
+    # what this refresh's checks cover: the loads of the pages parsed now (warehouse.checks)
+    checks.scope(con, index["load_id"].to_list() if index.height else [])
     if connector.batched_endpoint:
         result = _normalise_in_batches(connector, index, store)
     else:
-        if since is not None:
-            index = _since(con, index, connector, since)
         pages = pages_frame(raw.with_payloads(index, store))
         parsed = connector.parse(pages, None if since is None else _latest(con, connector))
         del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
@@ -335,17 +337,21 @@ def stage_provider(
 
 
 def hold_back(
-    con, refreshed: list[str], summaries: dict[str, ProviderSummary], checks
+    con,
+    refreshed: list[str],
+    summaries: dict[str, ProviderSummary],
+    rules,
+    loads: list[str] | None = None,
 ) -> None:
-    """The plausibility rules (warehouse.plausibility) over the re-staged providers: what
-    they hold back is quarantined and counted in the provider's summary, and a GPU without
-    a reference row is named there."""
+    """The plausibility rules (warehouse.plausibility) over the re-staged providers (their
+    spot points of `loads` when given): what they hold back is quarantined and counted in
+    the provider's summary, and a GPU without a reference row is named there."""
     series = [
         plausibility.SeriesTable(name, table.name, (*s.series, s.time))
         for name in refreshed
         for table, s in registry.get(name).series_tables
     ]
-    held = plausibility.hold_back(con, refreshed, series, checks, utc_now())
+    held = plausibility.hold_back(con, refreshed, series, rules, utc_now(), loads)
     for name, n in held.quarantined.items():
         if name in summaries:
             summaries[name].rejected += n

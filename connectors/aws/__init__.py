@@ -4,7 +4,7 @@ and the Spot Instance Advisor (interruption buckets). Endpoint, auth and quirks:
 connectors/aws/README.md."""
 
 from connectors.aws import fetch, parse, settings
-from connectors.kit.connector import APPEND, SNAPSHOT, Connector
+from connectors.kit.connector import APPEND, SNAPSHOT, Connector, ProviderDoc
 
 CONNECTOR = Connector(
     name=settings.PROVIDER,
@@ -19,9 +19,27 @@ CONNECTOR = Connector(
     },
     fetch_live=fetch.fetch_live,
     parse_pages=parse.parse_pages,
-    credentials=("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"),
+    credentials=(
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_SECURITY_TOKEN",
+    ),
     # spot price points, instance specs, Spot Advisor buckets (parse.STAGED)
     staged=parse.STAGED,
     # the offer files' Version is their publication time: fetches start from the newest
     source_version_format=settings.OFFER_VERSION_FORMAT,
+    doc=ProviderDoc(
+        source=(
+            "EC2 DescribeSpotPriceHistory, DescribeInstanceTypes and "
+            "DescribeCapacityBlockOfferings, Price List Query API, the public bulk offer CSV and "
+            "Savings Plans files, the Spot Instance Advisor"
+        ),
+        gives=(
+            "spot history per AZ (incremental), on-demand and reserved, Compute / EC2 Instance "
+            "Savings Plans, Capacity Blocks for ML (upfront fee per GPU-hour, dated), "
+            "interruption buckets"
+        ),
+        auth="boto3 default chain; the bulk CSV, Savings Plans file and Spot Advisor need none",
+    ),
 )

@@ -8,7 +8,7 @@ are unpivoted. The one loop over pages is the offer CSV's (one file per region; 
 has no vectorised decoder) and the one over the Advisor's regions is over schema keys.
 
 - instance_types: GpuInfo / NeuronInfo -> gpu_name (docs/contract.md §4 names), memory snapped to
-  the marketed size (settings.GPU_MEMORY_GIB), fractional GPUs as fractional gpu_count.
+  the marketed size (the shared GPU rule, connectors/kit/gpu.py), fractional GPUs as fractional gpu_count.
   Bundled `instance_types.csv` fills what the live pages do not cover (no credentials).
 - spot_price_history: every point, deduplicated on (region, zone, instance_type,
   observed_at); the newest point per zone is the zone's current `spot` offer.
@@ -50,6 +50,7 @@ from connectors.aws.shapes import (
 )
 from connectors.kit.connector import Parsed
 from connectors.kit.decode import guard_pages
+from connectors.kit.normalise import parse_tail
 
 # each endpoint's parse lives in its own module (shapes, parse_specs, parse_spot,
 # parse_capacity_blocks, parse_savings_plans, parse_list_prices); this module combines
@@ -129,14 +130,17 @@ def _with_specs(offers: pl.DataFrame, specs: pl.DataFrame) -> pl.DataFrame:
 def _offers(
     pages: pl.DataFrame, points: pl.DataFrame, specs: pl.DataFrame, latest: pl.DataFrame | None
 ) -> pl.DataFrame:
-    listed = [f for f in (_price_list_offers(pages), _offer_csv_offers(pages)) if f.height]
+    listed = [
+        parse_tail(f) for f in (_price_list_offers(pages), _offer_csv_offers(pages)) if f.height
+    ]
     frames = [_spot_offers(points, latest)]
     for extra in (_capacity_block_offers(pages), _savings_plan_offers(pages)):
         if extra.height:
             frames.append(extra)
     if listed:
-        frames.append(_one_per_offer(pl.concat(listed, how="vertical_relaxed")))
-    offers = pl.concat(frames, how="diagonal_relaxed")
+        frames.append(_one_per_offer(pl.concat(listed, how="diagonal_relaxed")))
+    # each frame with the kit's parse-tail defaults (a spot price is in USD) before they meet
+    offers = pl.concat([parse_tail(f) for f in frames], how="diagonal_relaxed")
     return _with_specs(offers, specs)
 
 

@@ -169,12 +169,10 @@ def _price_list_offers(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.select(
         pl.lit(s.PROVIDER).alias("provider"),
         region.alias("region"),
-        pl.lit(None, dtype=pl.String).alias("zone"),
         pl.col("instanceType").alias("instance_type"),
         "pricing_model",
         "pricing_detail",
         "price_usd_per_hour",
-        pl.lit("USD").alias("source_currency"),
         "source_price",
         "source_unit",
         "effective_at",
@@ -269,7 +267,6 @@ def _offer_csv_offers(pages: pl.DataFrame) -> pl.DataFrame:
     return both.select(
         pl.lit(s.PROVIDER).alias("provider"),
         region.alias("region"),
-        pl.lit(None, dtype=pl.String).alias("zone"),
         pl.col("Instance Type").alias("instance_type"),
         "pricing_model",
         "pricing_detail",

@@ -149,7 +149,6 @@ def _savings_plan_offers(pages: pl.DataFrame) -> pl.DataFrame:
     return rates.select(
         pl.lit(s.PROVIDER).alias("provider"),
         region.alias("region"),
-        pl.lit(None, dtype=pl.String).alias("zone"),
         instance_type.alias("instance_type"),
         pl.format("savings_plan_{}y", years).alias("pricing_model"),
         pl.format("{}, {}", family, pl.col("_option")).alias("pricing_detail"),

@@ -11,10 +11,9 @@ from connectors.aws.shapes import (
     INSTANCE_TYPES_PAGE,
     SPEC_COLUMNS,
     _endpoint,
-    _snap_table,
-    canonical_gpu_name,
 )
 from connectors.kit.decode import guard_pages
+from connectors.kit.gpu import canonical, snap
 
 # --- instance specs ------------------------------------------------------------------------
 
@@ -87,9 +86,9 @@ def parse_instance_types(pages: pl.DataFrame) -> pl.DataFrame:
     ).cast(pl.Int64)
     specs = types.select(
         pl.col("InstanceType").alias("instance_type"),
-        canonical_gpu_name(
-            pl.coalesce(gpu.struct.field("Name"), neuron.struct.field("Name"))
-        ).alias("gpu_name"),
+        canonical(pl.coalesce(gpu.struct.field("Name"), neuron.struct.field("Name"))).alias(
+            "gpu_name"
+        ),
         pl.coalesce(
             gpu.struct.field("Manufacturer"), pl.when(neuron.is_not_null()).then(pl.lit("AWS"))
         )
@@ -108,8 +107,9 @@ def parse_instance_types(pages: pl.DataFrame) -> pl.DataFrame:
         "load_id",
         "fetched_at",
     )
-    snapped = specs.join(_snap_table(), on=["gpu_name", "_mib"], how="left").with_columns(
-        gpu_memory_gib=pl.coalesce("_marketed_gib", (pl.col("_mib") / 1024).round(2))
+    # the marketed size the shared GPU rule snaps the reported MiB to (connectors/kit/gpu.py)
+    snapped = specs.with_columns(
+        gpu_memory_gib=snap(pl.col("gpu_name"), (pl.col("_mib") / 1024).round(2))
     )
     return (
         snapped.sort("fetched_at", "load_id", descending=True)

@@ -127,7 +127,6 @@ def _spot_offers(points: pl.DataFrame, latest: pl.DataFrame | None = None) -> pl
         "instance_type",
         pl.lit("spot").alias("pricing_model"),
         "price_usd_per_hour",
-        pl.lit("USD").alias("source_currency"),
         pl.col("price_usd_per_hour").alias("source_price"),
         pl.lit("Hrs").alias("source_unit"),
         pl.col("observed_at").alias("effective_at"),

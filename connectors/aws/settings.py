@@ -208,38 +208,9 @@ ACCELERATED_TYPE_REGEX = r"^(p|g|trn|inf|dl)[0-9a-z-]*\."
 CAPACITY_BLOCK_ONLY = ("p5e.48xlarge", "p5en.48xlarge")
 
 # --- GPU names and memory -----------------------------------------------------------------
-# DescribeInstanceTypes `GpuInfo.Gpus[].Name` / `NeuronInfo.NeuronDevices[].Name` -> the
-# docs/contract.md §4 vocabulary: upper-case, no vendor prefix, as in sql/seeds/seed_gpu_specs.csv.
-# Upper-casing covers most ("Radeon Pro V520" -> "RADEON PRO V520", "T4g" -> "T4G",
-# "Trainium2" -> "TRAINIUM2"); these are the names that need more than that.
-GPU_NAME_ALIASES = {
-    # g7e: NVIDIA markets it as "RTX PRO 6000 Blackwell Server Edition"; the seed's name.
-    "RTX PRO SERVER 6000": "RTX PRO 6000",
-}
-# Reported MiB per (full) GPU -> the marketed GiB, keyed by canonical name. DescribeInstance
-# Types reports usable memory, a little under the marketed size; the join with dim_gpus
-# needs the marketed one. Source: moto's recording of the live API (getmoto/moto
-# moto/ec2/resources/instance_types.json) against the datasheets in seed_gpu_specs.csv.
-# A (name, MiB) pair not listed keeps its exact size (MiB / 1024), never a guess.
-GPU_MEMORY_GIB: dict[tuple[str, int], float] = {
-    ("A10G", 22888): 24,  # g5: 24 GB GDDR6
-    ("L4", 22888): 24,  # g6, gr6, g6f (2861 MiB x 8 partitions)
-    ("L40S", 45776): 48,  # g6e: 48 GB GDDR6
-    ("B200", 183359): 180,  # p6-b200: 180 GB HBM3e per GPU (HGX B200 1440 GB / 8)
-    ("B300", 275040): 288,  # p6-b300: 288 GB HBM3e per GPU
-    ("H200", 144384): 141,  # p5e/p5en: 141 GB HBM3e
-    ("H100", 81920): 80,
-    ("A100", 40960): 40,  # p4d
-    ("A100", 81920): 80,  # p4de
-    ("V100", 16384): 16,  # p3
-    ("V100", 32768): 32,  # p3dn
-    ("T4", 16384): 16,
-    ("T4G", 16384): 16,
-    ("RADEON PRO V520", 8192): 8,
-    ("RTX PRO 4500", 32768): 32,
-    ("RTX PRO 6000", 98304): 96,
-    ("TRAINIUM", 32768): 32,  # trn1: 32 GB HBM per chip
-    ("TRAINIUM2", 98304): 96,  # trn2: 96 GiB HBM per chip
-    ("INFERENTIA2", 32768): 32,  # inf2: 32 GB HBM per chip
-    ("INFERENTIA", 8192): 8,  # inf1: 8 GB DRAM per chip
-}
+# DescribeInstanceTypes `GpuInfo.Gpus[].Name` / `NeuronInfo.NeuronDevices[].Name` and the
+# reported MiB per (full) GPU are handed to the shared GPU rule (connectors/kit/gpu.py):
+# the name as the reference spells it ("RTX PRO SERVER 6000" -> "RTX PRO 6000", "T4g" ->
+# "T4G"; one the reference lacks upper-cased as AWS spells it: "RTX PRO 4500"), and the
+# memory snapped to the marketed size (AWS reports usable memory a little under it: 22,888
+# MiB for the 24 GB A10G and L4, 275,040 MiB for the 288 GB B300).

@@ -225,19 +225,3 @@ def _number(expr: pl.Expr) -> pl.Expr:
     return pl.when(text.str.contains(r"^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$")).then(
         text.cast(pl.Float64, strict=False)
     )
-
-
-def canonical_gpu_name(expr: pl.Expr) -> pl.Expr:
-    upper = expr.str.strip_chars().str.to_uppercase()
-    return upper.replace(s.GPU_NAME_ALIASES)
-
-
-def _snap_table() -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "gpu_name": [k[0] for k in s.GPU_MEMORY_GIB],
-            "_mib": [k[1] for k in s.GPU_MEMORY_GIB],
-            "_marketed_gib": [float(v) for v in s.GPU_MEMORY_GIB.values()],
-        },
-        schema={"gpu_name": pl.String, "_mib": pl.Int64, "_marketed_gib": pl.Float64},
-    )

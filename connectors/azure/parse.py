@@ -15,7 +15,7 @@ import polars as pl
 
 from connectors.azure import settings as s
 from connectors.kit.decode import explode_pages
-from connectors.kit.normalise import verdict
+from connectors.kit.normalise import parse_tail
 
 ITEM = pl.Struct(
     {
@@ -229,7 +229,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     ).with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.col("armRegionName").str.to_lowercase(),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("armSkuName"),
         pricing_model=pricing_model,
         pricing_detail=pl.when(kind == "Reservation").then(
@@ -244,9 +243,11 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         effective_at=pl.col("effectiveStartDate")
         .str.to_datetime(time_zone="UTC", strict=False)
         .dt.replace_time_zone(None),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )
-    return with_savings_plans(offers)
+    # the verdict now, not at the parse's end: the savings-plan rows inherit it
+    return with_savings_plans(parse_tail(offers))
 
 
 def with_savings_plans(offers: pl.DataFrame) -> pl.DataFrame:

@@ -2,6 +2,14 @@
 variant and datacenter."""
 
 from connectors.cloudrift import fetch, parse
+from connectors.kit.connector import ProviderDoc
 from connectors.kit.rest import rest_connector
 
-CONNECTOR = rest_connector(fetch.INSTANCE_TYPES, parse=parse.parse)
+CONNECTOR = rest_connector(
+    fetch.INSTANCE_TYPES,
+    parse=parse.parse,
+    doc=ProviderDoc(
+        source="`POST /api/v1/instance-types/list`",
+        gives="on-demand VM variants per datacenter (RTX 4090, RTX PRO 6000 ...)",
+    ),
+)

@@ -16,7 +16,7 @@ import polars as pl
 from connectors.cloudrift import settings as s
 from connectors.kit.decode import PageDrift
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import cpu_only, verdict
+from connectors.kit.normalise import cpu_only
 from models.conventions import BYTES_PER_GIB
 
 _VARIANT_FIELDS = ("name", "cost_per_hour", "cpu_count", "logical_cpu_count", "dram", "gpu_count")
@@ -117,7 +117,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return variants.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_dc", pl.lit("any")),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("name"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
@@ -128,9 +127,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.coalesce("logical_cpu_count", "cpu_count"))),
         memory_gib=usd(decimal(pl.col("dram"))) / BYTES_PER_GIB,
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(cents),
         source_unit=pl.lit("US cents per hour (cost_per_hour, whole variant)"),
         record=pl.col("_item"),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     ).drop("_item")

@@ -2,6 +2,17 @@
 per-GPU-hour table -> on-demand and spot offers per location with capacity."""
 
 from connectors.crusoe import fetch, parse
+from connectors.kit.connector import ProviderDoc
 from connectors.kit.rest import rest_connector
 
-CONNECTOR = rest_connector(*fetch.ENDPOINTS, parse=parse.parse)
+CONNECTOR = rest_connector(
+    *fetch.ENDPOINTS,
+    parse=parse.parse,
+    doc=ProviderDoc(
+        source=(
+            "`/v1alpha5` VM types and capacities (signed requests); prices from the published "
+            "table in `connectors/crusoe/settings.py`"
+        ),
+        gives="on-demand and spot per VM type and location with capacity",
+    ),
+)

@@ -15,7 +15,7 @@ import polars as pl
 from connectors.crusoe import settings as s
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import MONEY, decimal, usd
-from connectors.kit.normalise import cpu_only, verdict
+from connectors.kit.normalise import cpu_only
 
 TYPE = pl.Struct(
     {
@@ -101,7 +101,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_region", pl.lit("any")),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("product_name"),
         # `gpu_type` ("H100-SXM-80GB", "A100-PCIe-40GB"): the GPU, memory and form factor
         # as the shared GPU rule reads them (connectors/kit/gpu.py)
@@ -111,8 +110,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.col("cpu_cores"))),
         memory_gib=usd(decimal(pl.col("memory_gb"))),
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(per_gpu),
         source_unit=pl.lit(f"USD per GPU-hour ({s.PRICES_SOURCE}, {s.PRICES_AS_OF})"),
-        **verdict(pl.col("_excluded"), rejected),
+        _rejected=rejected,
     )

@@ -2,6 +2,14 @@
 per region."""
 
 from connectors.digitalocean import fetch, parse
+from connectors.kit.connector import ProviderDoc
 from connectors.kit.rest import rest_connector
 
-CONNECTOR = rest_connector(fetch.SIZES, parse=parse.parse)
+CONNECTOR = rest_connector(
+    fetch.SIZES,
+    parse=parse.parse,
+    doc=ProviderDoc(
+        source="`/v2/sizes` (paged by `links.pages.next`)",
+        gives="on-demand GPU Droplets per region",
+    ),
+)

@@ -13,7 +13,6 @@ import polars as pl
 from connectors.digitalocean import settings as s
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import verdict
 
 SIZE = pl.Struct(
     {
@@ -70,7 +69,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_region", pl.lit("any")),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("slug"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
@@ -81,8 +79,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.col("vcpus"))),
         memory_gib=usd(decimal(pl.col("memory"))) / MIB_PER_GIB,
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.lit("USD per hour (price_hourly, whole Droplet)"),
-        **verdict(pl.col("_excluded"), rejected),
+        _rejected=rejected,
     )

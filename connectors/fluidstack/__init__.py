@@ -2,6 +2,17 @@
 offers per GPU type and region."""
 
 from connectors.fluidstack import fetch, parse
+from connectors.kit.connector import ProviderDoc
 from connectors.kit.rest import rest_connector
 
-CONNECTOR = rest_connector(fetch.CONFIGURATIONS, parse=parse.parse)
+CONNECTOR = rest_connector(
+    fetch.CONFIGURATIONS,
+    parse=parse.parse,
+    doc=ProviderDoc(
+        source="`/list_available_configurations` (the platform API of FluidStack's on-demand era)",
+        gives=(
+            "per-GPU-hour on-demand per GPU type and region (the `sheets` row stays for the "
+            "withdrawn price list)"
+        ),
+    ),
+)

@@ -13,7 +13,6 @@ import polars as pl
 from connectors.fluidstack import settings as s
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import verdict
 
 ITEM = pl.Struct(
     {
@@ -48,7 +47,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_region", pl.lit("any")),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("gpu_type"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
@@ -57,8 +55,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_text=pl.col("gpu_type"),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.lit("USD per GPU-hour (price_per_gpu_hr)"),
-        **verdict(pl.col("_excluded"), rejected),
+        _rejected=rejected,
     )

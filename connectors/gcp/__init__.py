@@ -2,7 +2,7 @@
 accelerator machine types. See README.md in this folder."""
 
 from connectors.gcp import fetch, parse, settings
-from connectors.kit.connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, offers_only
 
 CONNECTOR = Connector(
     name="gcp",
@@ -10,4 +10,12 @@ CONNECTOR = Connector(
     fetch_live=fetch.fetch_live,
     parse_pages=offers_only(parse.parse),
     credentials=(settings.API_KEY_ENV,),
+    doc=ProviderDoc(
+        source="Cloud Billing Catalog `services.skus.list` (google-cloud-billing)",
+        gives=(
+            "per-GPU SKUs and composed machine types (host + GPUs), on-demand, spot, DWS "
+            "flex-start, 1y/3y commitments"
+        ),
+        auth="ADC or `GOOGLE_API_KEY`",
+    ),
 )

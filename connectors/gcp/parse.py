@@ -31,7 +31,8 @@ import polars as pl
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import settings as s
 from connectors.kit.decode import explode_pages
-from connectors.kit.normalise import verdict
+from connectors.kit.gpu import identified
+from connectors.kit.normalise import parse_tail
 
 MONEY = pl.Struct({"currencyCode": pl.String, "units": pl.String, "nanos": pl.Int64})
 SKU = pl.Struct(
@@ -76,13 +77,12 @@ SKU = pl.Struct(
 PAGE = pl.Struct({"skus": pl.List(SKU), "nextPageToken": pl.String})
 SHAPES_CSV = Path(__file__).with_name("machine_shapes.csv")
 NANOS = 1_000_000_000
+GPU_IDENTITY = ("gpu_name", "gpu_memory_gib", "gpu_variant")
 
 _RESOURCE_SCHEMA = {
     "body": pl.String,
     "component": pl.String,
     "accelerator": pl.String,
-    "gpu_name": pl.String,
-    "gpu_memory_gib": pl.Float64,
     "host_included": pl.Boolean,
     "host_family": pl.String,
 }
@@ -104,23 +104,22 @@ def machine_shapes() -> pl.DataFrame:
 
 
 def resources() -> pl.DataFrame:
-    """settings.GPU_SKUS and HOST_SKUS as a lookup frame keyed by description body."""
+    """settings.GPU_SKUS and HOST_SKUS as a lookup frame keyed by description body. The
+    GPU of a GPU SKU, its memory and form factor are the shared GPU rule's (connectors/kit/
+    gpu.py), from the description ("Nvidia H100 80GB GPU") and the accelerator's family
+    ("nvidia-tesla-a100" is the 40 GB part): every shape priced from it carries them."""
     gpus = [
-        {
-            "body": body,
-            "component": "gpu",
-            "accelerator": accel,
-            "gpu_name": gpu,
-            "gpu_memory_gib": float(gib),
-            "host_included": included,
-        }
-        for body, (accel, gpu, gib, included) in s.GPU_SKUS.items()
+        {"body": body, "component": "gpu", "accelerator": accel, "host_included": included}
+        for body, (accel, included) in s.GPU_SKUS.items()
     ]
     hosts = [
         {"body": body, "component": part, "host_family": family}
         for body, (family, part) in {**s.HOST_SKUS, **s.STORAGE_SKUS}.items()
     ]
-    return pl.DataFrame(gpus + hosts, schema=_RESOURCE_SCHEMA)
+    frame = pl.DataFrame(gpus + hosts, schema=_RESOURCE_SCHEMA)
+    return identified(frame, s.PROVIDER, "accelerator", "body").with_columns(
+        [pl.when(pl.col("component") == "gpu").then(c).alias(c) for c in GPU_IDENTITY]
+    )
 
 
 def usd(nanos: pl.Expr) -> pl.Expr:
@@ -221,14 +220,18 @@ def classify(skus: pl.DataFrame) -> pl.DataFrame:
         .when(pl.col("serviceRegions").list.len().fill_null(0) == 0)
         .then(pl.lit("SKU lists no serviceRegions"))
     )
-    return with_resource.with_columns(
-        price_nanos=nanos,
-        source_currency=currency,
-        source_unit=unit,
-        effective_at=info.struct.field("effectiveTime")
-        .str.to_datetime(time_zone="UTC", strict=False)
-        .dt.replace_time_zone(None),
-        **verdict(excluded, rejected),
+    # the verdict now, not at the parse's end: deduplication and pricing read it
+    return parse_tail(
+        with_resource.with_columns(
+            price_nanos=nanos,
+            source_currency=currency,
+            source_unit=unit,
+            effective_at=info.struct.field("effectiveTime")
+            .str.to_datetime(time_zone="UTC", strict=False)
+            .dt.replace_time_zone(None),
+            _excluded=excluded,
+            _rejected=rejected,
+        )
     )
 
 
@@ -269,7 +272,6 @@ def _per_gpu(gpus: pl.DataFrame) -> pl.DataFrame:
     price = usd(pl.col("price_nanos"))
     return gpus.with_columns(
         provider=pl.lit(s.PROVIDER),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type="accelerator",
         pricing_detail=_flex_detail(
             pl.when("host_included")
@@ -299,8 +301,7 @@ def _composed(gpus: pl.DataFrame, hosts: pl.DataFrame) -> pl.DataFrame:
         "accelerator",
         "region",
         "pricing_model",
-        "gpu_name",
-        "gpu_memory_gib",
+        *GPU_IDENTITY,
         "source_currency",
         "load_id",
         "endpoint",
@@ -371,7 +372,6 @@ def _composed(gpus: pl.DataFrame, hosts: pl.DataFrame) -> pl.DataFrame:
     return machines.with_columns(
         provider=pl.lit(s.PROVIDER),
         host_included=pl.lit(True),  # a whole machine: host cores and RAM priced in
-        zone=pl.lit(None, dtype=pl.String),
         instance_type="machine_type",
         pricing_detail=_flex_detail(detail),
         price_usd_per_hour=price,
@@ -430,8 +430,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         "instance_type",
         "pricing_model",
         "pricing_detail",
-        "gpu_name",
-        "gpu_memory_gib",
+        *GPU_IDENTITY,
         "gpu_count",
         "vcpus",
         "memory_gib",

@@ -111,33 +111,35 @@ EXCLUDE_DUPLICATE = "duplicate SKU for the same offer (kept SKU {})"
 # Which descriptions count as "a GPU we failed to match" rather than "not a GPU".
 GPU_HINT = r"(?i)\bgpu\b|\bnvidia\b"
 
-# GPU SKU description body -> (accelerator type, gpu_name, gpu_memory_gib, host included).
-# The accelerator type is Compute Engine's name (acceleratorTypes.list) and becomes the
-# instance_type of the per-GPU offer. Exact strings, no substring tests: "Nvidia H100 80GB
-# GPU" must not swallow "Nvidia H100 80GB Mega GPU", nor "Nvidia Tesla A100 GPU" the 80GB
-# one. Memory per GPU: cloud.google.com/compute/docs/gpus.
-GPU_SKUS: dict[str, tuple[str, str, float, bool]] = {
-    "Nvidia Tesla A100 GPU": ("nvidia-tesla-a100", "A100", 40, False),
-    "Nvidia Tesla A100 80GB GPU": ("nvidia-a100-80gb", "A100", 80, False),
-    "Nvidia H100 80GB GPU": ("nvidia-h100-80gb", "H100", 80, False),
+# GPU SKU description body -> (accelerator type, host included). The accelerator type is
+# Compute Engine's name (acceleratorTypes.list) and becomes the instance_type of the
+# per-GPU offer. Exact strings, no substring tests: "Nvidia H100 80GB GPU" must not
+# swallow "Nvidia H100 80GB Mega GPU", nor "Nvidia Tesla A100 GPU" the 80GB one. The GPU,
+# its memory and form factor are the shared GPU rule's (connectors/kit/gpu.py), from the
+# description and, where it states no memory, the accelerator's row of
+# sql/seeds/seed_instance_families.csv (cloud.google.com/compute/docs/gpus).
+GPU_SKUS: dict[str, tuple[str, bool]] = {
+    "Nvidia Tesla A100 GPU": ("nvidia-tesla-a100", False),
+    "Nvidia Tesla A100 80GB GPU": ("nvidia-a100-80gb", False),
+    "Nvidia H100 80GB GPU": ("nvidia-h100-80gb", False),
     # the older spelling (as gpuhunt's GCP provider matches it: "Nvidia H100 80GB Gpu running in Virginia")
-    "Nvidia H100 80GB Gpu": ("nvidia-h100-80gb", "H100", 80, False),
+    "Nvidia H100 80GB Gpu": ("nvidia-h100-80gb", False),
     # A3 Mega: three spellings by region (skypilot, gpuhunt); "Plus" is the A3+ name that
     # the a3-megagpu host SKUs also carry ("A3Plus Instance Core").
-    "Nvidia H100 80GB Mega GPU": ("nvidia-h100-mega-80gb", "H100", 80, False),
-    "Nvidia H100 Mega 80GB GPU": ("nvidia-h100-mega-80gb", "H100", 80, False),
-    "Nvidia H100 80GB Plus GPU": ("nvidia-h100-mega-80gb", "H100", 80, False),
+    "Nvidia H100 80GB Mega GPU": ("nvidia-h100-mega-80gb", False),
+    "Nvidia H100 Mega 80GB GPU": ("nvidia-h100-mega-80gb", False),
+    "Nvidia H100 80GB Plus GPU": ("nvidia-h100-mega-80gb", False),
     # A3 Ultra: no "Nvidia" prefix in the recorded form
-    "H200 141GB GPU": ("nvidia-h200-141gb", "H200", 141, False),
+    "H200 141GB GPU": ("nvidia-h200-141gb", False),
     # A4 bills only per GPU slice, vCPUs and memory included: there are no A4 core/RAM SKUs
-    "A4 Nvidia B200 (1 gpu slice)": ("nvidia-b200", "B200", 180, True),
-    "Nvidia L4 GPU": ("nvidia-l4", "L4", 24, False),
-    "Nvidia Tesla T4 GPU": ("nvidia-tesla-t4", "T4", 16, False),
-    "Nvidia Tesla V100 GPU": ("nvidia-tesla-v100", "V100", 16, False),
-    "Nvidia Tesla P100 GPU": ("nvidia-tesla-p100", "P100", 16, False),
-    "Nvidia Tesla P4 GPU": ("nvidia-tesla-p4", "P4", 8, False),
+    "A4 Nvidia B200 (1 gpu slice)": ("nvidia-b200", True),
+    "Nvidia L4 GPU": ("nvidia-l4", False),
+    "Nvidia Tesla T4 GPU": ("nvidia-tesla-t4", False),
+    "Nvidia Tesla V100 GPU": ("nvidia-tesla-v100", False),
+    "Nvidia Tesla P100 GPU": ("nvidia-tesla-p100", False),
+    "Nvidia Tesla P4 GPU": ("nvidia-tesla-p4", False),
     # G4 (RTX PRO 6000 Blackwell); per-GPU offer only, no G4 shapes composed yet
-    "RTX 6000 96GB": ("nvidia-rtx-pro-6000", "RTX PRO 6000", 96, False),
+    "RTX 6000 96GB": ("nvidia-rtx-pro-6000", False),
 }
 
 # Host SKU description body -> (host family, component). Only the families that carry

@@ -2,6 +2,14 @@
 on-demand AMD Instinct VM offers."""
 
 from connectors.hotaisle import fetch, parse
+from connectors.kit.connector import ProviderDoc
 from connectors.kit.rest import rest_connector
 
-CONNECTOR = rest_connector(fetch.AVAILABLE, parse=parse.parse)
+CONNECTOR = rest_connector(
+    fetch.AVAILABLE,
+    parse=parse.parse,
+    doc=ProviderDoc(
+        source="`/api/teams/{team}/virtual_machines/available/`",
+        gives="on-demand AMD Instinct VM configurations",
+    ),
+)

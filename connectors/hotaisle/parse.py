@@ -13,7 +13,7 @@ import polars as pl
 from connectors.hotaisle import settings as s
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import cpu_only, verdict
+from connectors.kit.normalise import cpu_only
 from models.conventions import BYTES_PER_GIB
 
 SPECS = pl.Struct(
@@ -50,7 +50,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return items.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.lit(s.REGION),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.format("{}x {} {}c", usd(pl.col("_gpus")).cast(pl.Int64), "_model", cores),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
@@ -59,8 +58,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(cores)),
         memory_gib=usd(decimal(specs.struct.field("ram_capacity"))) / BYTES_PER_GIB,
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(cents),
         source_unit=pl.lit("US cents per hour (OnDemandPrice, whole VM)"),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

@@ -2,6 +2,14 @@
 on demand and spot ("-spot" entries), region 'global'."""
 
 from connectors.hyperstack import fetch, parse
+from connectors.kit.connector import ProviderDoc
 from connectors.kit.rest import rest_connector
 
-CONNECTOR = rest_connector(fetch.PRICEBOOK, parse=parse.parse)
+CONNECTOR = rest_connector(
+    fetch.PRICEBOOK,
+    parse=parse.parse,
+    doc=ProviderDoc(
+        source="Infrahub `/v1/pricebook`",
+        gives="per-GPU-hour on-demand and spot per GPU model, region `global`",
+    ),
+)

@@ -16,7 +16,6 @@ from connectors.hyperstack import settings as s
 from connectors.kit import gpu
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import verdict
 
 ITEM = pl.Struct(
     {
@@ -89,7 +88,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return items.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.lit(s.REGION),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("name"),
         pricing_model=pl.when(pl.col("_spot")).then(pl.lit("spot")).otherwise(pl.lit("on_demand")),
         pricing_detail=pl.when(discounted)
@@ -105,10 +103,10 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         gpu_text=pl.col("_words"),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.lit("USD per GPU-hour (pricebook value)"),
         effective_at=start,
         expires_at=end,
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

@@ -2,6 +2,17 @@
 region and workload (VM or container), spot for containers."""
 
 from connectors.jarvislabs import fetch, parse
+from connectors.kit.connector import ProviderDoc
 from connectors.kit.rest import rest_connector
 
-CONNECTOR = rest_connector(fetch.SERVER_META, parse=parse.parse)
+CONNECTOR = rest_connector(
+    fetch.SERVER_META,
+    parse=parse.parse,
+    doc=ProviderDoc(
+        source="`/misc/server_meta`",
+        gives=(
+            "per-GPU-hour on-demand per GPU type, region and workload (VM/container), container "
+            "spot"
+        ),
+    ),
+)

@@ -14,7 +14,6 @@ import polars as pl
 from connectors.jarvislabs import settings as s
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import verdict
 
 ROW = pl.Struct(
     {
@@ -57,7 +56,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     )
     return pl.concat([on_demand, spot]).with_columns(
         provider=pl.lit(s.PROVIDER),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("gpu_type"),
         # the GPU from gpu_type ("A100-80GB", "A6000") and the memory the API states
         # (vram), named and snapped to the marketed size by the shared GPU rule
@@ -67,8 +65,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.col("cpus_per_gpu"))),
         memory_gib=usd(decimal(pl.col("ram_per_gpu"))),
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.format("USD per GPU-hour ({})", pl.col("_field")),
-        **verdict(pl.lit(None, dtype=pl.String), rejected),
+        _rejected=rejected,
     )

@@ -20,6 +20,7 @@ import polars as pl
 from common.errors import PricingError
 from common.redact import register_env
 from common.schemas import conform, table_ddl
+from connectors.kit.normalise import parse_tail
 from connectors.kit.page import PAGES_SCHEMA, FetchContext, FetchFailure, Page
 
 APPEND = "append"  # every page ever landed is part of the current state (time series)
@@ -103,8 +104,9 @@ class Parsed:
     staged: Mapping[str, pl.DataFrame] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
-        kept = [c for c in OFFER_EXTRA_COLUMNS if c in self.offers.columns]
-        offers = conform(self.offers).with_columns(self.offers.select(kept).get_columns())
+        tail = parse_tail(self.offers)  # the defaults every parse leaves to the kit
+        kept = [c for c in OFFER_EXTRA_COLUMNS if c in tail.columns]
+        offers = conform(tail).with_columns(tail.select(kept).get_columns())
         object.__setattr__(self, "offers", offers)
         object.__setattr__(self, "staged", MappingProxyType(dict(self.staged)))
 
@@ -123,6 +125,18 @@ def offers_only(parse_offers: Callable[[pl.DataFrame], pl.DataFrame]) -> ParseFn
     parse.__doc__ = parse_offers.__doc__
     parse.__wrapped__ = parse_offers  # type: ignore[attr-defined]
     return parse
+
+
+@dataclass(frozen=True)
+class ProviderDoc:
+    """A connector's row in docs/providers.md's provider table (written from the registry
+    by scripts/provider_table.py): its source and what it gives, in words; `auth` for a
+    connector whose credentials are not its kit JSON endpoints' (an SDK's chain, or none),
+    which the table otherwise derives from those endpoints' declarations."""
+
+    source: str
+    gives: str
+    auth: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,6 +167,8 @@ class Connector:
     # `source_version`, kept in `_loads`) when a version is the source's publication time:
     # the next live fetch then starts from the newest version stored
     source_version_format: str | None = None
+    # its row in docs/providers.md (ProviderDoc)
+    doc: ProviderDoc | None = None
 
     def __post_init__(self) -> None:
         register_env(*self.credentials)

@@ -20,7 +20,8 @@ own. Every provider's rows pass through `identify()` in the shared normalise ste
   as the seed's default variant of that name and memory (the SXM part for H100, A100 and
   V100); `sql/seeds/seed_gpu_variants.csv` lists the others.
 - `gpu_memory_gib`: a memory the connector read from a number of the source, snapped to
-  the reference size of that GPU within 10% (AWS reports 22,888 MiB for the 24 GB A10G);
+  the reference size of that GPU within 10% (AWS reports 22,888 MiB for the 24 GB A10G;
+  null when it is near none of that GPU's sizes, as stated for a GPU the reference lacks);
   else the instance family's; else a size the words state, snapped the same way
   ("A100_SXM4_40GB", Verda's "8x B300 SXM6 268GB"); else, where the words state no size at all, the reference's
   size when the GPU comes in one size.
@@ -58,10 +59,15 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 
 @cache
-def aliases() -> tuple[tuple[str, str, float | None], ...]:
-    """(pattern, gpu_name, stated memory the row requires or None), in the seed's order."""
+def aliases() -> tuple[tuple[str, str | None, float | None], ...]:
+    """(pattern, gpu_name, stated memory the row requires or None), in the seed's order. An
+    empty name is a GPU the words name that the reference lacks: matched, left unnamed."""
     return tuple(
-        ("(?i)" + r["pattern"], r["gpu_name"], float(m) if (m := r["stated_memory_gib"]) else None)
+        (
+            "(?i)" + r["pattern"],
+            r["gpu_name"] or None,
+            float(m) if (m := r["stated_memory_gib"]) else None,
+        )
         for r in _rows(SEED_GPU_ALIASES)
     )
 
@@ -113,7 +119,7 @@ def gpu_name(raw: pl.Expr, stated_memory: pl.Expr | None = None) -> pl.Expr:
         hit = raw.str.contains(pattern)
         if memory is not None:
             hit = hit & (stated_memory == memory) if stated_memory is not None else pl.lit(False)
-        out = pl.when(hit).then(pl.lit(name)).otherwise(out)
+        out = pl.when(hit).then(pl.lit(name, dtype=pl.String)).otherwise(out)
     return out
 
 
@@ -158,9 +164,12 @@ def near(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
 
 
 def snap(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
-    """A memory the source states, as the marketed size it is near (`near`), else as
-    stated."""
-    return pl.coalesce(near(name, gib), gib)
+    """A memory the source states, as the marketed size it is near (`near`); null when it
+    is near no size the reference lists for that GPU (Vast's driver reporting 60 GB for an
+    A100 is no A100 the reference knows, and is not guessed into one); as stated for a GPU
+    the reference lacks (AWS's RTX PRO 4500, 32 GB)."""
+    known = name.is_in(list(reference_sizes()))
+    return pl.when(known).then(near(name, gib)).otherwise(gib)
 
 
 def _family() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -206,3 +215,20 @@ def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
             snap(name, given), "_family_memory", near(name, stated_memory(words)), single
         )
     ).drop(GPU_TEXT, "_family_memory", strict=False)
+
+
+def identified(frame: pl.DataFrame, provider: str, instance_type: str, words: str) -> pl.DataFrame:
+    """`frame` with `gpu_name`, `gpu_memory_gib` and `gpu_variant` as this rule gives them
+    from its `words` column and its `instance_type` column, for a connector that needs a
+    GPU's identity inside its parse (Vultr divides a plan's memory by one GPU's; GCP
+    prices several machine shapes from one GPU SKU). The connector decides nothing."""
+    blank = {
+        "provider": pl.lit(provider),
+        "instance_type": pl.col(instance_type),
+        "gpu_name": pl.lit(None, dtype=pl.String),
+        "gpu_memory_gib": pl.lit(None, dtype=pl.Float64),
+        "gpu_variant": pl.lit(None, dtype=pl.String),
+    }
+    keep = [c for c in frame.columns if c not in blank]
+    out = identify(frame.select(keep).with_columns(**blank), frame[words])
+    return out.select(*keep, "gpu_name", "gpu_memory_gib", "gpu_variant")

@@ -58,6 +58,38 @@ def verdict(excluded: pl.Expr, rejected: pl.Expr | None = None) -> dict[str, pl.
     }
 
 
+# The currency a source prices in when its parse names none: most price lists are in USD.
+DEFAULT_CURRENCY = "USD"
+EXCLUDED, REJECTED = "_excluded", "_rejected"
+
+
+def parse_tail(parsed: pl.DataFrame) -> pl.DataFrame:
+    """The defaults of every parse's tail, said here once, so a connector states only
+    what its source says (a test fails on a parse that restates one):
+
+    - `source_currency` USD when the parse has no such column;
+    - `zone` (and any canonical column the parse leaves out) null (common.schemas.conform);
+    - `status` and `reason` from the parse's `_excluded` and `_rejected` reason columns
+      (`verdict`: an exclusion wins over a rejection; neither is ok); a parse with
+      neither column and a status of its own keeps it, one with neither is all ok;
+    - the per-GPU-hour price, computed in `normalise` from the machine's price and its
+      GPU count, never by a parse.
+
+    Applied where a parse's rows enter the kit (connectors.kit.connector.Parsed) and by
+    `normalise`; applying it twice changes nothing."""
+    columns = parsed.collect_schema().names()
+    extra: dict[str, pl.Expr] = {}
+    if "source_currency" not in columns:
+        extra["source_currency"] = pl.lit(DEFAULT_CURRENCY)
+    if EXCLUDED in columns or REJECTED in columns or "status" not in columns:
+        none = pl.lit(None, dtype=pl.String)
+        excluded = pl.col(EXCLUDED) if EXCLUDED in columns else none
+        rejected = pl.col(REJECTED) if REJECTED in columns else None
+        extra |= verdict(excluded, rejected)
+    # the reason columns are spent: a later change of status (a duplicate set aside) stays
+    return parsed.with_columns(**extra).drop(EXCLUDED, REJECTED, strict=False)
+
+
 def cpu_only(gpus: pl.Expr, gpu_label: pl.Expr) -> pl.Expr:
     """A row that names no GPU and counts none: a CPU plan, out of scope (a connector
     excludes it). A row that names a GPU but counts none, or no number, is not a CPU plan:
@@ -129,6 +161,7 @@ def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
 def normalise(parsed: pl.DataFrame) -> Normalised:
     """The shared rules over one provider's parsed rows (one batch of a larger parse
     too: no rule needs another row; the spot flags are set in SQL, int_offer_pairs)."""
+    parsed = parse_tail(parsed)
     item = parsed.get_column("_item") if "_item" in parsed.columns else None
     text = parsed.get_column(gpu.GPU_TEXT) if gpu.GPU_TEXT in parsed.columns else None
     df = conform(parsed.drop("_item", gpu.GPU_TEXT, strict=False))
@@ -196,10 +229,12 @@ def combine(batches: list[Normalised]) -> Normalised:
 
 
 __all__ = [
+    "DEFAULT_CURRENCY",
     "MAX_EFFECTIVE_DAYS_AHEAD",
     "MAX_USD_PER_GPU_HOUR",
     "MONEY_DECIMALS",
     "OFFER_SCHEMA",
     "Normalised",
     "normalise",
+    "parse_tail",
 ]

@@ -51,7 +51,7 @@ from common.errors import PricingError
 from connectors.errors import UnexpectedResponse
 from connectors.kit.auth import AuthStep, Credential, declared_env, read_env
 from connectors.kit.checks import require_items, require_list
-from connectors.kit.connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, offers_only
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 
@@ -365,6 +365,7 @@ def rest_connector(
     *endpoints: JsonEndpoint,
     parse: Callable[[Any], Any],
     credentials: tuple[str, ...] = (),
+    doc: ProviderDoc | None = None,
 ) -> Connector:
     """The connector of a source made of JSON endpoints, each a SNAPSHOT: its fetch walks
     every endpoint in turn (`fetch_endpoints`), its credentials are the endpoints' and
@@ -381,4 +382,5 @@ def rest_connector(
         parse_pages=offers_only(parse),
         credentials=tuple(dict.fromkeys([*declared, *credentials])),
         json_endpoints=endpoints,
+        doc=doc,
     )

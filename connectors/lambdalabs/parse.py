@@ -15,7 +15,6 @@ import io
 import polars as pl
 
 from connectors.kit.decode import PageDrift
-from connectors.kit.gpu import form_factor
 from connectors.lambdalabs import settings as s
 
 ENTRY = pl.Struct(
@@ -80,13 +79,6 @@ def entries(pages: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(per_page).join(rows.select(_META).unique("load_id"), on="load_id", how="left")
 
 
-def _gpu_name(raw: pl.Expr) -> pl.Expr:
-    name: pl.Expr = pl.lit(None, dtype=pl.String)
-    for lambda_name, gpu in s.GPU_NAMES.items():
-        name = pl.when(raw == lambda_name).then(pl.lit(gpu)).otherwise(name)
-    return name
-
-
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
     items = entries(pages).with_columns(_item=pl.col("entry").str.json_decode(ENTRY))
     instance = pl.col("_item").struct.field("instance_type")
@@ -103,7 +95,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         )
         .explode("_regions", keep_nulls=True, empty_as_null=True)
         .with_columns(
-            _gpu_raw=pl.col("_desc").struct.field("2"),
             _gpu_n=pl.col("_desc").struct.field("1").cast(pl.Float64),
             _gpu_mem=pl.col("_desc").struct.field("3").cast(pl.Float64),
         )
@@ -117,13 +108,13 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return offers.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_regions", pl.lit(s.NO_CAPACITY_REGION)),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=instance.struct.field("name"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.when(pl.col("_regions").is_null()).then(pl.lit(s.NO_CAPACITY_DETAIL)),
-        gpu_name=_gpu_name(pl.col("_gpu_raw")),
-        # "8x H100 (80 GB SXM5)", "1x H100 (80 GB PCIe)"
-        gpu_variant=form_factor(instance.struct.field("description")),
+        # the description ("8x H100 (80 GB SXM5)", "1x RTX 6000 (24 GB)") and the memory it
+        # states: name and form factor by the shared GPU rule (connectors/kit/gpu.py); the
+        # 24 GB "RTX 6000" is the Quadro RTX 6000
+        gpu_text=instance.struct.field("description"),
         gpu_memory_gib=pl.col("_gpu_mem"),
         gpu_count=pl.coalesce(specs.struct.field("gpus"), pl.col("_gpu_n")),
         # Lambda says which regions have capacity, not how much: 0 where none has any,
@@ -133,10 +124,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         memory_gib=specs.struct.field("memory_gib"),
         # cents -> dollars in Decimal: a float division gives 69 / 100 = 0.6900000000000001
         price_usd_per_hour=(cents.cast(pl.Decimal(38, 6)) / s.CENTS_PER_USD).cast(pl.Float64),
-        source_currency=pl.lit("USD"),
         source_price=cents,
         source_unit=pl.lit("US cents per hour"),
-        status=pl.when(rejected.is_not_null()).then(pl.lit("rejected")).otherwise(pl.lit("ok")),
-        reason=rejected,
+        _rejected=rejected,
         record=pl.col("entry"),
     ).drop("_item", "entry")

@@ -15,22 +15,12 @@ API_KEY_ENV = "LAMBDA_API_KEY"
 # gpuhunt's (providers/lambdalabs.py), with `\d+` so a 16-GPU type would still parse.
 DESCRIPTION_PATTERN = r"^(\d+)x (?:Tesla )?(.+?) \((\d+) GB"
 
-# Lambda's GPU name (as in the description) -> gpu_name of the vocabulary (docs/contract.md §4).
-# A name missing here keeps gpu_name null and is counted as unknown, never guessed.
-# "RTX 6000" in a Lambda description is the Quadro RTX 6000 (Turing TU102, 24 GB GDDR6;
-# `gpu_1x_rtx6000`), not the RTX 6000 Ada nor the RTX PRO 6000: its own name.
-# Sources: lambda.ai/instances (2026-09-20) lists B200 SXM6, H100 SXM/PCIe, A100 SXM
+# The description ("8x H100 (80 GB SXM5)") is handed over as the source's GPU words with
+# the memory it states: the shared GPU rule (connectors/kit/gpu.py) names the GPU (a GPU it
+# does not name keeps gpu_name null, counted, never guessed). "RTX 6000" at 24 GB is the
+# Quadro RTX 6000 (Turing TU102, `gpu_1x_rtx6000`), not the RTX 6000 Ada nor the RTX PRO
+# 6000. Sources: lambda.ai/instances (2026-09-20) lists B200 SXM6, H100 SXM/PCIe, A100 SXM
 # 40/80 GB, GH200, A10, A6000, Tesla V100 and Quadro RTX 6000.
-GPU_NAMES: dict[str, str] = {
-    "B200": "B200",
-    "H100": "H100",
-    "GH200": "GH200",
-    "A100": "A100",
-    "A10": "A10",
-    "A6000": "RTX A6000",
-    "V100": "V100",
-    "RTX 6000": "QUADRO RTX 6000",
-}
 
 # Region for an instance type that lists no capacity: its price is real, but Lambda says
 # nothing about where it could run, so no region is invented (pricing_detail says why).

@@ -1,7 +1,7 @@
 """Nebius: gRPC billing calculator (`CalculatorService/Estimate`) per compute platform
 preset, through the `nebius` SDK with an IAM token -> on-demand and spot offers per region."""
 
-from connectors.kit.connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, offers_only
 from connectors.nebius import fetch, parse, settings
 from connectors.nebius.settings import ENDPOINT, PROVIDER
 
@@ -11,4 +11,12 @@ CONNECTOR = Connector(
     fetch_live=fetch.fetch_live,
     parse_pages=offers_only(parse.parse),
     credentials=(settings.TOKEN_ENV,),
+    doc=ProviderDoc(
+        source=(
+            "gRPC through the `nebius` SDK: billing `CalculatorService/Estimate` per compute "
+            "platform preset (platforms from `PlatformService/List`, one project per region)"
+        ),
+        gives="on-demand and spot (preemptible) per GPU preset and region",
+        auth="`NEBIUS_IAM_TOKEN`",
+    ),
 )

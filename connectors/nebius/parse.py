@@ -13,7 +13,6 @@ import polars as pl
 
 from connectors.kit.decode import PAGE_COLUMNS, guard_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import verdict
 from connectors.nebius import settings as s
 
 PRESET = pl.Struct(
@@ -113,7 +112,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.col("_region"),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.format("{} {}", "_platform", "_preset"),
         pricing_model=pl.when(pl.col("_spot")).then(pl.lit("spot")).otherwise(pl.lit("on_demand")),
         pricing_detail=pl.lit(None, dtype=pl.String),
@@ -125,8 +123,8 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         vcpus=usd(decimal(pl.col("vcpu_count"))),
         memory_gib=usd(decimal(pl.col("memory_gibibytes"))),
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.lit("USD per hour (Estimate hourly_cost.general.total.cost, whole preset)"),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

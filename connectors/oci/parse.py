@@ -14,7 +14,6 @@ from __future__ import annotations
 import polars as pl
 
 from connectors.kit.decode import explode_pages
-from connectors.kit.normalise import verdict
 from connectors.oci import settings as s
 
 PRICE = pl.Struct({"model": pl.String, "value": pl.String})
@@ -36,7 +35,6 @@ def shapes() -> pl.DataFrame:
     return pl.read_csv(
         s.SHAPES_CSV,
         schema_overrides={
-            "gpu_memory_gib": pl.Float64,
             "gpu_count": pl.Float64,
             "vcpus": pl.Float64,
             "memory_gib": pl.Float64,
@@ -141,12 +139,12 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([on_demand, spot]).with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.lit(s.REGION),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.coalesce("shape", "partNumber"),
         gpu_count=gpus,
         price_usd_per_hour=pl.col("_per_gpu") * gpus,
         source_currency=pl.col("_currency"),
         source_price=value,
         source_unit=pl.format("{} ({})", pl.col("metricName"), pl.col("partNumber")),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

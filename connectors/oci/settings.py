@@ -37,8 +37,9 @@ EXCLUDE_ON_PREM = "Compute Cloud@Customer: on-premises appliance pricing, not pu
 EXCLUDE_OTHER_METRIC = "GPU category row not billed per GPU-hour (e.g. VMware per-node tiers)"
 EXCLUDE_CATEGORY = "GPU-hour row outside the vetted GPU rental categories"
 
-# Shape table (CSV beside this file, one source per row): shape -> part number, GPU,
-# count, host vCPUs/memory, and whether preemptible capacity is allowed. `name_token` is
+# Shape table (CSV beside this file, one source per row): shape -> part number, GPU
+# count, host vCPUs/memory, and whether preemptible capacity is allowed (the GPU of a shape
+# is its row of sql/seeds/seed_instance_families.csv). `name_token` is
 # the chip the part's displayName must still name: if Oracle re-used a part number the
 # row is rejected instead of being priced as the wrong GPU.
 SHAPES_CSV = Path(__file__).with_name("shapes.csv")

@@ -1,7 +1,15 @@
 """RunPod: GraphQL `gpuTypes` (key optional) -> per-GPU-hour secure/community offers,
 on demand and spot where given."""
 
+from connectors.kit.connector import ProviderDoc
 from connectors.kit.rest import rest_connector
 from connectors.runpod import fetch, parse
 
-CONNECTOR = rest_connector(fetch.GPU_TYPES, parse=parse.parse)
+CONNECTOR = rest_connector(
+    fetch.GPU_TYPES,
+    parse=parse.parse,
+    doc=ProviderDoc(
+        source="GraphQL `gpuTypes`",
+        gives="secure/community on-demand and spot, per GPU",
+    ),
+)

@@ -13,8 +13,6 @@ from __future__ import annotations
 import polars as pl
 
 from connectors.kit.decode import explode_pages
-from connectors.kit.gpu import form_factor
-from connectors.kit.normalise import verdict
 from connectors.runpod import settings as s
 
 _PRICE_FIELDS = ("securePrice", "communityPrice", "secureSpotPrice", "communitySpotPrice")
@@ -36,13 +34,6 @@ VARIANTS = pl.DataFrame(
     schema=["pricing_model", "pricing_detail", "_price_field", "_cloud_field"],
     orient="row",
 ).with_row_index("_variant")
-
-
-def _gpu_name(raw: pl.Expr) -> pl.Expr:
-    name: pl.Expr = pl.lit(None, dtype=pl.String)
-    for pattern, gpu in reversed(s.GPU_PATTERNS):
-        name = pl.when(raw.str.contains(pattern)).then(pl.lit(gpu)).otherwise(name)
-    return name
 
 
 def _pick(field_col: str, fields: tuple[str, ...]) -> pl.Expr:
@@ -81,15 +72,15 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return variants.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.lit(s.REGION),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("id"),
-        gpu_name=_gpu_name(pl.col("id").fill_null("")),
-        gpu_variant=form_factor(pl.col("id"), s.GPU_VARIANT_PATTERNS),
+        # the GPU type id ("NVIDIA H100 PCIe", "NVIDIA RTX 6000 Ada Generation") and the
+        # memory it states: name and form factor by the shared GPU rule (connectors/kit/gpu.py)
+        gpu_text=pl.col("id"),
         gpu_memory_gib=pl.col("memoryInGb").cast(pl.Float64, strict=False),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=price,
-        source_currency=pl.lit("USD"),
         source_price=price,
         source_unit=pl.format("USD per GPU-hour ({})", pl.col("_price_field")),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

@@ -43,30 +43,9 @@ OFFERS: tuple[tuple[str, str, str, str], ...] = (
     ("spot", "community", "communitySpotPrice", "communityCloud"),
 )
 
-# GPU type id -> gpu_name (docs/contract.md §4). Anchored and mutually exclusive; memory comes
-# from `memoryInGb`. Ids as RunPod lists them (runpod docs `runpod.get_gpu` example
-# "NVIDIA A100 80GB PCIe"; "NVIDIA H100 80GB HBM3", "NVIDIA H100 NVL", "NVIDIA A100-SXM4-80GB"
-# in public client code). A type missing here is named by the shared GPU rule
-# (connectors/kit/gpu.py) from its id where the reference has it (RTX 6000 Ada, RTX 5090);
-# else (H200 NVL, older cards) it stays gpu_name null and is counted.
-# RunPod's own form-factor wording beside "PCIe"/"SXM" (connectors/kit/gpu.py): the H100
-# "80GB HBM3" id is the SXM5 part (the PCIe card carries HBM2e).
-GPU_VARIANT_PATTERNS: tuple[tuple[str, str], ...] = ((r"^NVIDIA H100 80GB HBM3$", "SXM"),)
-GPU_PATTERNS: tuple[tuple[str, str], ...] = (
-    (r"^NVIDIA H100 NVL$", "H100NVL"),
-    (r"^NVIDIA H100 (80GB HBM3|PCIe)$", "H100"),
-    (r"^NVIDIA H200$", "H200"),
-    (r"^NVIDIA B200$", "B200"),
-    (r"^NVIDIA A100[ -](80GB PCIe|SXM4-80GB)$", "A100"),
-    (r"^NVIDIA A40$", "A40"),
-    (r"^NVIDIA L40S$", "L40S"),
-    (r"^NVIDIA L40$", "L40"),
-    (r"^NVIDIA L4$", "L4"),
-    (r"^NVIDIA RTX A6000$", "RTX A6000"),
-    (r"^NVIDIA RTX A5000$", "RTX A5000"),
-    (r"^NVIDIA RTX A4000$", "RTX A4000"),
-    (r"^NVIDIA GeForce RTX 4090$", "RTX 4090"),
-    (r"^NVIDIA GeForce RTX 3090$", "RTX 3090"),
-    (r"^NVIDIA RTX PRO 6000 Blackwell (Server|Workstation) Edition$", "RTX PRO 6000"),
-    (r"^AMD Instinct MI300X OAM$", "MI300X"),
-)
+# The GPU type id (runpod docs `runpod.get_gpu` example "NVIDIA A100 80GB PCIe"; "NVIDIA
+# H100 80GB HBM3", "NVIDIA H100 NVL", "NVIDIA A100-SXM4-80GB" in public client code) is
+# handed over as the source's GPU words with `memoryInGb`: the shared GPU rule
+# (connectors/kit/gpu.py) names it and reads its form factor. The "80GB HBM3" H100 is the
+# SXM5 part: a row of sql/seeds/seed_instance_families.csv. A type the reference lacks
+# (H200 NVL, older cards) stays gpu_name null and is counted.

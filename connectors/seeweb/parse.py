@@ -12,7 +12,7 @@ import polars as pl
 
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import cpu_only, verdict
+from connectors.kit.normalise import cpu_only
 from connectors.seeweb import settings as s
 
 PLAN = pl.Struct(
@@ -66,7 +66,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_region", pl.lit("any")),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("name"),
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
@@ -80,5 +79,5 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         source_currency=pl.lit(s.SOURCE_CURRENCY),
         source_price=usd(price),
         source_unit=pl.lit(f"{s.SOURCE_CURRENCY} per hour (hourly_price, whole plan)"),
-        **verdict(pl.col("_excluded"), rejected),
+        _rejected=rejected,
     )

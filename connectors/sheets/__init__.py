@@ -1,7 +1,7 @@
 """Curated price sheets: CSV files in the repository (providers with no price API, and
 published historical price tables), loaded through the same raw/parse path as APIs."""
 
-from connectors.kit.connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, offers_only
 from connectors.sheets import fetch, parse
 from connectors.sheets.settings import EMITS_PROVIDERS, ENDPOINT, PROVIDER
 
@@ -11,4 +11,12 @@ CONNECTOR = Connector(
     fetch_live=fetch.fetch_live,
     parse_pages=offers_only(parse.parse),
     emits_providers=EMITS_PROVIDERS,
+    doc=ProviderDoc(
+        source="curated CSVs in `connectors/sheets/sheets/`",
+        gives=(
+            "CoreWeave, FluidStack and other providers with no API; the dated 2023-04-07 A100/A10"
+            " survey, so history starts there"
+        ),
+        auth="none",
+    ),
 )

@@ -117,7 +117,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     currency = pl.col("source_currency").fill_null("USD").str.to_uppercase()
     illustrative = pl.col("illustrative").str.to_lowercase().is_in(s.TRUE_WORDS).fill_null(False)
     return df.with_columns(
-        zone=pl.lit(None, dtype=pl.String),
         gpu_memory_gib=pl.col("gpu_memory_gib").cast(pl.Float64, strict=False),
         gpu_count=pl.col("gpu_count").cast(pl.Float64, strict=False),
         vcpus=pl.col("vcpus").cast(pl.Float64, strict=False),
@@ -137,6 +136,5 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.lit("published_sheet")),
         effective_at=as_of,
         expires_at=valid_until,
-        status=pl.when(rejected.is_not_null()).then(pl.lit("rejected")).otherwise(pl.lit("ok")),
-        reason=rejected,
+        _rejected=rejected,
     )

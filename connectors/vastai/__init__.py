@@ -1,7 +1,7 @@
 """Vast.ai: public bundles search -> one on-demand (and, with a min_bid, one spot) offer
 per marketplace offer; per-GPU min and median in mart_vastai_gpu_prices."""
 
-from connectors.kit.connector import SNAPSHOT, Connector, offers_only
+from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, offers_only
 from connectors.vastai import fetch, parse
 from connectors.vastai.settings import ENDPOINT, PROVIDER
 
@@ -10,4 +10,9 @@ CONNECTOR = Connector(
     endpoints={ENDPOINT: SNAPSHOT},
     fetch_live=fetch.fetch_live,
     parse_pages=offers_only(parse.parse),
+    doc=ProviderDoc(
+        source="bundles search",
+        gives="every marketplace offer, plus min and median per GPU",
+        auth="none",
+    ),
 )

@@ -13,8 +13,6 @@ from __future__ import annotations
 import polars as pl
 
 from connectors.kit.decode import explode_pages
-from connectors.kit.gpu import form_factor
-from connectors.kit.normalise import verdict
 from connectors.vastai import settings as s
 
 _NUMBERS = (
@@ -45,13 +43,6 @@ OFFER = pl.Struct(
     }
 )
 PAGE = pl.Struct({"offers": pl.List(OFFER)})
-CANDIDATES = pl.DataFrame(
-    [(vast, gpu, float(size)) for vast, (gpu, sizes) in s.GPUS.items() for size in sizes],
-    schema={"gpu_name": pl.String, "_gpu": pl.String, "_size": pl.Float64},
-    orient="row",
-)
-
-
 def _num(name: str) -> pl.Expr:
     return pl.col(name).cast(pl.Float64, strict=False)
 
@@ -62,29 +53,13 @@ def _offers(pages: pl.DataFrame) -> pl.DataFrame:
         .sort("fetched_at", descending=True, maintain_order=True)
         .unique("id", keep="first", maintain_order=True)
         .with_row_index("_row")
+        # Vast's own GPU name ("H100 PCIE"): the source's words, not a reference name
+        .rename({"gpu_name": "_vast_gpu"})
     )
-
-
-def _with_gpu(offers: pl.DataFrame) -> pl.DataFrame:
-    """gpu_name and the memory snapped to the nearest marketed size (or null)."""
-    gib = _num("gpu_ram") / s.MB_PER_GIB
-    snapped = (
-        offers.select("_row", "gpu_name", gib.alias("_gib"))
-        .join(CANDIDATES, on="gpu_name", how="inner")
-        .with_columns(_off=((pl.col("_gib") - pl.col("_size")).abs() / pl.col("_size")))
-        .sort("_row", "_off")
-        .unique("_row", keep="first")
-        .select(
-            "_row",
-            "_gpu",
-            pl.when(pl.col("_off") <= s.MEMORY_SNAP_TOLERANCE).then(pl.col("_size")).alias("_mem"),
-        )
-    )
-    return offers.join(snapped, on="_row", how="left")
 
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
-    offers = _with_gpu(_offers(pages))
+    offers = _offers(pages)
     price = _num("dph_total")
     storage = (price - _num("dph_base")).clip(lower_bound=0).fill_null(0)
     on_demand = offers.with_columns(
@@ -118,12 +93,12 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce(pl.when(country != "").then(country), pl.lit(s.UNKNOWN_REGION)),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.format("offer-{}", pl.col("id")),
-        gpu_name=pl.col("_gpu"),
-        gpu_variant=form_factor(pl.col("gpu_name")),  # Vast's own name: "H100 PCIE", "H100 SXM"
-        gpu_text=pl.col("gpu_name"),  # the shared GPU rule reads it where the map has none
-        gpu_memory_gib=pl.col("_mem"),
+        # Vast's own GPU name ("H100 PCIE", "Tesla V100") and `gpu_ram` as the driver reports
+        # it (an H100 80GB shows ~81 559 MB): the shared GPU rule (connectors/kit/gpu.py)
+        # names the GPU, reads its form factor and snaps the memory to the marketed size
+        gpu_text=pl.col("_vast_gpu"),
+        gpu_memory_gib=_num("gpu_ram") / s.MB_PER_GIB,
         gpu_count=_num("num_gpus"),
         # a listing is one specific machine: one instance of it can be rented
         capacity_instances=pl.lit(1.0),
@@ -131,6 +106,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         memory_gib=pl.when(cores > 0).then(
             _num("cpu_ram") * _num("cpu_cores_effective") / cores / s.MB_PER_GIB
         ),
-        source_currency=pl.lit("USD"),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

@@ -20,37 +20,11 @@ QUERY: dict = {
     "order": [["dph_total", "asc"]],
 }
 
-# Vast.ai `gpu_name` -> (gpu_name of the vocabulary, the marketed memory sizes per GPU).
-# Vast reports `gpu_ram` in MB as the driver sees it (an H100 80GB shows ~81 559), so the
-# memory is snapped to the nearest marketed size of that GPU; more than 12% away from
-# every size leaves it null rather than guessed. Names follow gpuhunt's
-# providers/vastai.py GPU_MAPPING ("A100 PCIE", "A100 SXM4", "H100 SXM", "Tesla V100" ...).
-# Names missing here are read by the shared GPU rule (connectors/kit/gpu.py: RTX 5090, RTX
-# 6000Ada); those the reference lacks (A800 PCIE, Q RTX 8000 ...) keep gpu_name null and
-# are counted as unknown.
-GPUS: dict[str, tuple[str, tuple[float, ...]]] = {
-    "H100 SXM": ("H100", (80,)),
-    "H100 PCIE": ("H100", (80,)),
-    "H100 NVL": ("H100NVL", (94,)),
-    "H200": ("H200", (141,)),
-    "B200": ("B200", (180,)),
-    "A100 SXM4": ("A100", (40, 80)),
-    "A100 PCIE": ("A100", (40, 80)),
-    "L40S": ("L40S", (48,)),
-    "L40": ("L40", (48,)),
-    "A40": ("A40", (48,)),
-    "A10": ("A10", (24,)),
-    "L4": ("L4", (24,)),
-    "RTX A6000": ("RTX A6000", (48,)),
-    "RTX A5000": ("RTX A5000", (24,)),
-    "RTX A4000": ("RTX A4000", (16,)),
-    "RTX 4090": ("RTX 4090", (24,)),
-    "RTX 3090": ("RTX 3090", (24,)),
-    "Tesla V100": ("V100", (16, 32)),
-    "Tesla T4": ("T4", (16,)),
-    "Tesla P100": ("P100", (16,)),
-}
-MEMORY_SNAP_TOLERANCE = 0.12
+# Vast.ai's `gpu_name` ("A100 PCIE", "A100 SXM4", "H100 SXM", "Tesla V100", as gpuhunt's
+# providers/vastai.py GPU_MAPPING lists them) is handed over as the source's GPU words with
+# `gpu_ram` (MB as the driver sees it): the shared GPU rule (connectors/kit/gpu.py) names
+# the GPU and snaps the memory to the marketed size within 10% (else null, not guessed). GPUs the reference lacks
+# (A800 PCIE, Q RTX 8000 ...) keep gpu_name null and are counted as unknown.
 MB_PER_GIB = 1024
 
 # Region: the country of `geolocation` ("California, US" -> "us"); 'any' when missing.

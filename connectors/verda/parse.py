@@ -13,7 +13,7 @@ import polars as pl
 
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import cpu_only, verdict
+from connectors.kit.normalise import cpu_only
 from connectors.verda import settings as s
 
 _SIZE = pl.Struct({"description": pl.String, "size_in_gigabytes": pl.String})
@@ -73,7 +73,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.col("code"),
-        zone=pl.lit(None, dtype=pl.String),
         # `gpu.description` ("1x H100 SXM5 80GB", "8x B300 SXM6 268GB"): the GPU, its memory
         # (snapped to the marketed size) and form factor, as the shared GPU rule reads them
         gpu_text=pl.col("gpu").struct.field("description"),
@@ -84,5 +83,6 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         source_currency=pl.col("currency").str.to_uppercase(),
         source_price=usd(price),
         source_unit=pl.format("{} per hour ({}, whole instance)", pl.col("currency"), pl.col("_field")),
-        **verdict(excluded, rejected),
+        _excluded=excluded,
+        _rejected=rejected,
     )

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from connectors.kit import gpu
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
-from connectors.kit.normalise import verdict
 from connectors.vultr import settings as s
 
 _COMMON = {
@@ -26,7 +26,9 @@ _COMMON = {
     "type": pl.String,
     "locations": pl.List(pl.String),
 }
-PLAN = pl.Struct({**_COMMON, "vcpu_count": pl.String, "gpu_vram_gb": pl.String, "gpu_type": pl.String})
+PLAN = pl.Struct(
+    {**_COMMON, "vcpu_count": pl.String, "gpu_vram_gb": pl.String, "gpu_type": pl.String}
+)
 METAL = pl.Struct(
     {
         **_COMMON,
@@ -38,19 +40,13 @@ METAL = pl.Struct(
 MIB_PER_GIB = 1024
 
 
-def _table(mapping: dict[str, tuple[str, float]], key: str) -> pl.DataFrame:
-    return pl.DataFrame(
-        [(k, gpu, float(mem)) for k, (gpu, mem) in mapping.items()],
-        schema={key: pl.String, "_gpu": pl.String, "_mem": pl.Float64},
-        orient="row",
-    )
-
-
 def _cloud_gpu(pages: pl.DataFrame) -> pl.DataFrame:
     plans = explode_pages(
         pages.filter(pl.col("endpoint") == s.PLANS), pl.Struct({"plans": pl.List(PLAN)}), "plans"
-    ).join(_table(s.VCG_GPUS, "gpu_type"), on="gpu_type", how="left")
-    share = decimal(pl.col("gpu_vram_gb")) / pl.col("_mem").cast(pl.Decimal(38, 9))
+    )
+    # the GPU of "NVIDIA_A100", "AMD_MI300X" and its memory, as the shared GPU rule gives them
+    plans = gpu.identified(plans, s.PROVIDER, "id", "gpu_type")
+    share = decimal(pl.col("gpu_vram_gb")) / pl.col("gpu_memory_gib").cast(pl.Decimal(38, 9))
     excluded = (
         pl.when(pl.col("type") != "vcg")
         .then(pl.lit(s.EXCLUDE_NOT_GPU_PLAN))
@@ -80,7 +76,9 @@ def _bare_metal(pages: pl.DataFrame) -> pl.DataFrame:
         _gpus=pl.when(parts.struct.field("2").is_not_null()).then(
             decimal(pl.coalesce(parts.struct.field("1"), pl.lit("1")))
         ),
-    ).join(_table(s.METAL_GPUS, "_token"), on="_token", how="left")
+    )
+    # "h100", "l40" (an L40S machine: its instance family)
+    plans = gpu.identified(plans, s.PROVIDER, "id", "_token")
     common = {
         "vcpus": usd(decimal(pl.col("cpu_threads"))),
         "_excluded": pl.when(pl.col("_token").is_null()).then(pl.lit(s.EXCLUDE_CPU_METAL)),
@@ -104,7 +102,8 @@ def _bare_metal(pages: pl.DataFrame) -> pl.DataFrame:
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:
     keep = ["endpoint", "load_id", "fetched_at", "_item", "id", "ram", "locations",
-            "pricing_model", "pricing_detail", "_raw", "_field", "_gpus", "_gpu", "_mem",
+            "pricing_model", "pricing_detail", "_raw", "_field", "_gpus", "gpu_name",
+            "gpu_memory_gib", "gpu_variant",
             "vcpus", "_excluded"]  # fmt: skip
     plans = pl.concat(
         [_cloud_gpu(pages).select(keep), _bare_metal(pages).select(keep)], how="vertical_relaxed"
@@ -128,15 +127,11 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     return rows.with_columns(
         provider=pl.lit(s.PROVIDER),
         region=pl.coalesce("_region", pl.lit("any")),
-        zone=pl.lit(None, dtype=pl.String),
         instance_type=pl.col("id"),
-        gpu_name=pl.col("_gpu"),
-        gpu_memory_gib=pl.col("_mem"),
         gpu_count=usd(pl.col("_gpus")),
         memory_gib=usd(decimal(pl.col("ram"))) / MIB_PER_GIB,
         price_usd_per_hour=usd(price),
-        source_currency=pl.lit("USD"),
         source_price=usd(price),
         source_unit=pl.format("USD per hour ({}, whole plan)", pl.col("_field")),
-        **verdict(pl.col("_excluded"), rejected),
+        _rejected=rejected,
     )

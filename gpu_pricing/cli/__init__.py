@@ -13,7 +13,6 @@ from typing import Annotated
 
 import typer
 
-import connectors.registry  # noqa: F401 - builds every connector: redaction knows their credentials
 from common.redact import RedactingStream, install_logging
 from gpu_pricing.cli import _common, breakeven, core, estimate, ops, plan, publish
 
@@ -37,6 +36,15 @@ app.add_typer(plan.plan_app, name="plan")
 app.add_typer(ops.alerts_app, name="alerts")
 
 
+# The commands that run no connector: they read the warehouse (or start Prefect's server)
+# and skip building the connectors, most of their start-up (an HTTP client and ~80
+# modules). Every other command builds them all before its first line: each connector
+# registers its credential variables with redaction (common.redact) when it is built.
+READ_COMMANDS = frozenset(
+    {"rates", "history", "estimate", "breakeven", "plan", "report", "check", "server"}
+)
+
+
 def _version() -> str:
     from importlib.metadata import version
 
@@ -51,6 +59,7 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _global(
+    ctx: typer.Context,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show the traceback of an error, and Prefect's logs.")
     ] = False,
@@ -62,6 +71,8 @@ def _global(
     ] = False,
 ) -> None:
     _common.DEBUG = debug
+    if ctx.invoked_subcommand not in READ_COMMANDS:
+        import connectors.registry  # noqa: F401 - builds every connector (see READ_COMMANDS)
     if debug:
         os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO"
         os.environ["GRPC_VERBOSITY"] = "INFO"  # gRPC core's own lines (Nebius), quiet otherwise

@@ -12,7 +12,6 @@ import duckdb
 import typer
 
 from common.errors import AssertionsFailed, InvalidInput, PricingError, StorageFull, WarehouseError
-from connectors import registry
 from gpu_pricing.cli._output import err
 from warehouse import db, queries
 
@@ -41,6 +40,8 @@ def warehouse_path(path: Path | None) -> Path:
 def parse_providers(value: str | None) -> list[str] | None:
     if not value:
         return None
+    from connectors import registry
+
     names = [p.strip() for p in value.split(",") if p.strip()]
     for name in names:
         registry.get(name)  # raises InvalidInput naming the value

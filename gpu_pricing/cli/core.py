@@ -11,7 +11,6 @@ from typing import Annotated
 import typer
 
 from common.errors import InvalidInput
-from connectors import registry
 from gpu_pricing.cli._common import (
     JsonOpt,
     WarehouseOpt,
@@ -60,6 +59,15 @@ def refresh(
             "in gpu-pricing.toml) is real: publish their new offers this once.",
         ),
     ] = None,
+    full_check: Annotated[
+        bool | None,
+        typer.Option(
+            "--full-check/--no-full-check",
+            help="Check every row of the warehouse, not only the rows this refresh adds "
+            "(default: on the day of [schedule] full_check in gpu-pricing.toml, Sundays).",
+            show_default=False,
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Refresh: fetch, land raw, normalise, publish, check alerts. Runs as a Prefect flow
@@ -100,6 +108,7 @@ def refresh(
                 regions=[r.strip() for r in regions.split(",")] if regions else None,
                 config=str(cfg.source) if cfg.source else None,
                 accept_drop=parse_providers(accept_drop),
+                full_check=full_check,
             )
         con = db.connect_readonly(path)
         try:
@@ -292,6 +301,7 @@ def snapshot_record(
     the warehouse exists, as the nightly refresh would; else from their look-back window."""
 
     def body() -> int:
+        from connectors import registry
         from connectors.kit import snapshot as kit_snapshot
         from connectors.kit.page import FetchContext, FetchFailure
         from warehouse.staging import watermarks

@@ -1,6 +1,7 @@
-"""Operations commands: `report` and `serve` (on `app`), `alerts check` (on `alerts_app`). Each reads gpu-pricing.toml
-(`--config`, else $GPU_PRICING_CONFIG, else ./gpu-pricing.toml, else defaults); a bad file is
-exit 2 before anything else happens.
+"""Operations commands: `report`, `serve`, `server` and `check` (on `app`), `alerts check`
+(on `alerts_app`). Each but `server` reads gpu-pricing.toml (`--config`, else
+$GPU_PRICING_CONFIG, else ./gpu-pricing.toml, else defaults); a bad file is exit 2 before
+anything else happens.
 """
 
 from pathlib import Path
@@ -14,11 +15,56 @@ from gpu_pricing.cli._common import ConfigOpt, JsonOpt, WarehouseOpt, open_reado
 from gpu_pricing.cli._output import emit_json, err, table
 
 # what an error message or the docs tell a user to run, as it runs in a fresh clone
-PREFECT_SERVER_COMMAND = "uv run prefect server start"
+PREFECT_SERVER_COMMAND = "uv run gpu-pricing server"
 LOCAL_PREFECT_API = "http://127.0.0.1:4200/api"
 
 app = typer.Typer()
 alerts_app = typer.Typer(no_args_is_help=True, help="Budgets and rate rules.")
+
+
+@app.command("check")
+def check(
+    warehouse: WarehouseOpt = None,
+    config: ConfigOpt = None,
+    all_rows: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Check every row of every relation (the weekly full check), not only the "
+            "rows the last refresh added to the time series.",
+        ),
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Run the warehouse's checks (sql/tests and the schema files' data tests) on the
+    published warehouse, read-only. Exit 3 when one fails."""
+
+    def body() -> int:
+        from services.config import load
+        from warehouse import checks
+
+        path = load(config).warehouse_path(warehouse)
+        if not path.exists():
+            raise InvalidInput(f"warehouse {path} does not exist: run `gpu-pricing refresh` first")
+        results, loads = checks.check_published(path, full=all_rows)
+        failed = [r for r in results if r.failures]
+        if json_out:
+            emit_json({
+                "warehouse": str(path),
+                "scope": "all rows" if all_rows else "the last refresh's loads",
+                "loads": loads,
+                "checks": len(results),
+                "failed": {r.name: r.failures for r in failed},
+            })  # fmt: skip
+        else:
+            scope = "every row" if all_rows else f"the time series on the last refresh's {len(loads)} load(s)"
+            print(f"{len(results)} checks of {path} ({scope}): {len(failed)} failed")
+        for r in failed:
+            sample = r.sample.head(1).to_dicts()
+            err(f"check {r.name} failed: {r.failures} row(s), e.g. {sample}")
+        return 3 if failed else 0
+
+    raise typer.Exit(run(body))
 
 
 @alerts_app.command("check")
@@ -176,5 +222,38 @@ def serve(
                 f"serve stopped: {stopped.deployment} paused, "
                 f"{stopped.removed_runs} scheduled run(s) removed"
             )
+
+    run(body)
+
+
+@app.command()
+def server(
+    host: Annotated[
+        str, typer.Option(envvar="PREFECT_SERVER_API_HOST", help="Address to listen on.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int,
+        typer.Option(envvar="PREFECT_SERVER_API_PORT", min=1, max=65535, help="Port to listen on."),
+    ] = 4200,
+) -> None:
+    """Start the Prefect server that `serve` registers its schedule with (API and UI at
+    http://HOST:PORT), in the foreground until Ctrl-C.
+
+    It is Prefect's own server (`prefect server start`) with this project's settings (no
+    usage telemetry); its database lives under $PREFECT_HOME (default ~/.prefect)."""
+
+    def body() -> None:
+        import os
+        import sys
+
+        api = f"http://{host}:{port}/api"
+        print(
+            f"starting a Prefect server at {api}; then, in another shell: "
+            f"`PREFECT_API_URL={api} uv run gpu-pricing serve`",
+            flush=True,
+        )
+        # the process becomes Prefect's server: Ctrl-C and SIGTERM reach it directly
+        argv = ["prefect", "server", "start", "--host", host, "--port", str(port)]
+        os.execv(sys.executable, [sys.executable, "-m", *argv])
 
     run(body)

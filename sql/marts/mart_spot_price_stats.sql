@@ -11,21 +11,46 @@
 --   blocks only).
 -- * Interruption bucket where a feed publishes one (AWS Spot Instance Advisor, Linux):
 --   `interruption_bucket` is its label, `interruption_rate_max_pct` the label's upper bound.
-with points as (
-    select provider, region, zone, instance_type, price_usd_per_hour, observed_at
+with all_points as (
+    select
+        provider, region, zone, instance_type, price_usd_per_hour, observed_at,
+        gpu_name, gpu_memory_gib, gpu_count
     from fct_spot_prices
 ),
 
 feed_now as (
-    select provider, max(observed_at) as as_of from points group by provider
+    select provider, max(observed_at) as as_of from all_points group by provider
 ),
 
 windows as (
     select * from (values (7), (30), (90)) as w(days)
 ),
 
+-- the longest window's opening: of the points before it, each zone's last one (the price
+-- it had then) is all the windows read, so a year of history costs one pass, not a frame
+horizon as (
+    select provider, as_of - to_days((select max(days) from windows)) as since from feed_now
+),
+
+points as (
+    select p.* from all_points p join horizon h using (provider) where p.observed_at >= h.since
+    union all by name
+    select
+        p.provider, p.region, p.zone, p.instance_type,
+        arg_max(p.price_usd_per_hour, p.observed_at) as price_usd_per_hour,
+        max(p.observed_at) as observed_at,
+        arg_max(p.gpu_name, p.observed_at) as gpu_name,
+        arg_max(p.gpu_memory_gib, p.observed_at) as gpu_memory_gib,
+        arg_max(p.gpu_count, p.observed_at) as gpu_count
+    from all_points p join horizon h using (provider)
+    where p.observed_at < h.since
+    group by p.provider, p.region, p.zone, p.instance_type
+),
+
 framed as (
-    select p.*, w.days, f.as_of, f.as_of - to_days(w.days) as opens_at
+    select
+        p.provider, p.region, p.zone, p.instance_type, p.price_usd_per_hour, p.observed_at,
+        w.days, f.as_of, f.as_of - to_days(w.days) as opens_at
     from points p
     join feed_now f using (provider)
     cross join windows w
@@ -90,7 +115,7 @@ gpus as (
         provider, region, instance_type,
         any_value(gpu_name) as gpu_name, any_value(gpu_memory_gib) as gpu_memory_gib,
         any_value(gpu_count) as gpu_count
-    from fct_spot_prices
+    from points
     group by all
 ),
 

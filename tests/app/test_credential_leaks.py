@@ -30,7 +30,6 @@ import base64
 import json
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -46,6 +45,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from tests._processes import free_port
 from warehouse import db
 
 # slow: a Prefect server and every command in its own process (the first test's setup
@@ -243,12 +243,6 @@ LAUNCHER = textwrap.dedent(
         main()
     """
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from connectors import registry
 from gpu_pricing.cli import app
 from services import config
 from warehouse import db
@@ -41,7 +42,7 @@ def test_without_a_file_the_defaults_are_every_connector_nightly_at_two_utc(tmp_
     monkeypatch.delenv(config.ENV_VAR, raising=False)
     cfg = config.load()
     assert cfg.source is None and cfg.schedule == config.Schedule(cron="0 2 * * *", timezone="UTC")
-    assert cfg.connector_names() == list(config.registry.PROVIDERS)
+    assert cfg.connector_names() == list(registry.PROVIDERS)
     assert (cfg.stale_after_hours, cfg.row_drop_pct) == (36.0, 50.0)
     assert cfg.notify == cfg.budgets == cfg.rules == ()
 
@@ -52,7 +53,7 @@ def test_the_example_file_loads_with_every_section(monkeypatch):
     assert cfg.warehouse == REPO / "warehouse" / "gpu_pricing.duckdb"  # relative to the file
     assert cfg.warehouse_path() == cfg.warehouse
     # copied as it is, it refreshes every provider: narrowing is opt-in (commented out)
-    assert cfg.connector_names() == list(config.registry.PROVIDERS)
+    assert cfg.connector_names() == list(registry.PROVIDERS)
     assert cfg.regions_for("azure") is None
     assert [t.name for t in cfg.notify] == ["team-slack", "ops-webhook"]
     fine_tune, pretrain = cfg.budgets

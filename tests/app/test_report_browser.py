@@ -11,41 +11,17 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from connectors.kit.snapshot import DEMO_DIR
-from gpu_pricing import report
 from gpu_pricing.cli import app
+from scripts.report_screenshot import NOW, find_chromium, render, screenshot
 from services import alerts, config
 from tests._warehouse import copy_warehouse, refresh_from
 from warehouse import db
-
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-NOW = datetime(2026, 11, 21, 3, 0)  # fixed, so the report (and the screenshot) is stable
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def find_chromium() -> Path | None:
-    for name in CHROMIUM_NAMES:
-        if found := shutil.which(name):
-            return Path(found)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:  # a browser from `playwright install chromium`, if any
-        bundled = Path(pw.chromium.executable_path)
-    return bundled if bundled.exists() else None
 
 
 @pytest.fixture(scope="session")
@@ -107,14 +83,6 @@ def report_warehouse(tmp_path_factory, demo_warehouse) -> Path:
     return path
 
 
-def render(path: Path) -> tuple[str, dict[str, bool]]:
-    con = db.connect_readonly(path)
-    try:
-        return report.render(con, gpu="H100", now=NOW)
-    finally:
-        con.close()
-
-
 def test_the_report_command_writes_one_self_contained_file(tmp_path, report_warehouse):
     out = tmp_path / "sub" / "report.html"
     result = CliRunner().invoke(
@@ -142,34 +110,15 @@ def test_the_report_command_writes_one_self_contained_file(tmp_path, report_ware
 def test_the_report_opens_in_chromium_without_errors_or_network(
     tmp_path, report_warehouse, chromium
 ):
-    from playwright.sync_api import sync_playwright
-
     html, _ = render(report_warehouse)
-    shot = tmp_path / "report.png"
-    page_file = tmp_path / "report.html"
-    page_file.write_text(html)
-    console, failed, requests = [], [], []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(chromium), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-            page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-            page.on("requestfailed", lambda r: failed.append(r.url))
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(page_file.as_uri())
-            page.wait_for_function(
-                "document.querySelectorAll('.plotly-graph-div .main-svg').length >= 5"
-            )
-            drawn = page.evaluate("document.querySelectorAll('.plotly-graph-div .main-svg').length")
-            bars = page.evaluate("document.querySelectorAll('#chart-cheapest .point').length")
-            page.screenshot(path=str(shot), full_page=True)
-        finally:
-            browser.close()
-    assert [c for c in console if c.startswith(("error", "pageerror"))] == []
-    assert failed == [] and requests == [page_file.as_uri()]
-    assert drawn >= 5 and bars > 10
-    assert shot.stat().st_size > 50_000
+    png = tmp_path / "report.png"
+    seen = screenshot(html, png, chromium)
+    assert seen["errors"] == []
+    assert seen["failed"] == [] and len(seen["requests"]) == 1  # the page's own file
+    assert seen["requests"][0].startswith("file://")
+    assert len(seen["charts"]) == html.count("Plotly.newPlot") >= 5
+    assert seen["charts"]["chart-cheapest"] > 10  # its bars
+    assert png.stat().st_size > 50_000
 
 
 def test_sections_say_no_data_instead_of_failing_on_an_empty_warehouse(tmp_path):

@@ -24,6 +24,7 @@ from connectors.kit.connector import (
     Series,
     StagedTable,
 )
+from connectors.kit.normalise import normalise
 from connectors.kit.page import PAGES_SCHEMA, FetchContext, Page, pages_frame
 from connectors.kit.snapshot import DEMO_DIR, read_provider
 from connectors.lambdalabs import parse as lambda_parse
@@ -103,11 +104,45 @@ def test_parsed_offers_have_exactly_the_canonical_columns_and_the_raw_item():
     assert offers.columns == [*OFFER_SCHEMA, "_item"]
     assert offers.schema == pl.Schema({**OFFER_SCHEMA, "_item": pl.Struct({"k": pl.String})})
     assert offers.row(0, named=True) | {"_item": None} == {
-        **dict.fromkeys(OFFER_SCHEMA), "provider": "x", "gpu_count": 8.0, "_item": None
-    }
+        **dict.fromkeys(OFFER_SCHEMA), "provider": "x", "gpu_count": 8.0, "_item": None,
+        "source_currency": "USD", "status": "ok",  # the kit's parse-tail defaults
+    }  # fmt: skip
     assert offers["_item"].to_list() == [{"k": "v"}]
     with pytest.raises(pl.exceptions.InvalidOperationError):
         Parsed(raw.with_columns(price_usd_per_hour=pl.lit("not a price")))  # strict cast
+
+
+def test_the_parse_tail_defaults_come_from_the_kit():
+    """A parse states what its source says; the kit adds the rest: USD when no currency
+    is named, a null zone, the status and reason from the `_excluded` / `_rejected`
+    reason columns (an exclusion wins), and the per-GPU-hour price (in normalise)."""
+    raw = pl.DataFrame(
+        {
+            "provider": ["x", "x", "x", "x"],
+            "gpu_count": [8.0, 1.0, 2.0, 4.0],
+            "price_usd_per_hour": [16.0, 2.0, 3.0, 4.0],
+            "_excluded": [None, "CPU only", "CPU only", None],
+            "_rejected": [None, None, "bad price", "bad price"],
+        }
+    )
+    offers = Parsed(raw).offers
+    assert offers.select("status", "reason", "source_currency", "zone").rows() == [
+        ("ok", None, "USD", None),
+        ("excluded", "CPU only", "USD", None),
+        ("excluded", "CPU only", "USD", None),
+        ("rejected", "bad price", "USD", None),
+    ]
+    euro = Parsed(raw.with_columns(source_currency=pl.lit("EUR"))).offers
+    assert euro["source_currency"].unique().to_list() == ["EUR"]  # a named currency stays
+    # a status the parse set itself, with no reason columns, is kept
+    own = Parsed(raw.drop("_excluded", "_rejected").with_columns(status=pl.lit("excluded"))).offers
+    assert own["status"].unique().to_list() == ["excluded"]
+    # the division is normalise's, from the machine's price and its GPU count
+    per_gpu = normalise(raw.drop("_excluded", "_rejected").with_columns(
+        region=pl.lit("r"), instance_type=pl.lit("i"), pricing_model=pl.lit("on_demand"),
+        load_id=pl.lit("l"), endpoint=pl.lit("e"), gpu_name=pl.lit("H100"),
+    )).offers["price_usd_per_gpu_hour"].to_list()  # fmt: skip
+    assert per_gpu == [2.0, 2.0, 1.5, 1.0]
 
 
 TICKS = StagedTable(

@@ -5,8 +5,9 @@ fetched live (pages recorded as a snapshot), and is refreshed into the published
 with no file outside its folder edited.
 
 What a provider still adds outside its folder, by choice rather than need: its demo
-snapshot pages (connectors/demo_snapshot/<provider>/, for the demo warehouse), its test
-fixtures, and its lines in README's provider tables and docs/contract.md."""
+snapshot pages (connectors/demo_snapshot/<provider>/, for the demo warehouse) and its test
+fixtures. Its row in docs/providers.md is written from its `doc` by
+scripts/provider_table.py (nothing edited by hand)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,28 @@ def templatecloud(tmp_path, monkeypatch):
 
     for module in [m for m in sys.modules if m.startswith("connectors.templatecloud")]:
         del sys.modules[module]
+
+
+def test_a_provider_from_the_template_documents_itself_and_leaves_the_tail_to_the_kit(
+    templatecloud, pages_frame
+):
+    """Its row in the provider table comes from its folder (source and gives from its
+    `doc`, auth from its endpoint's credential); its parse states no currency, zone or
+    status, and the kit gives them."""
+    from scripts import provider_table
+
+    (row,) = [r for r in provider_table.table().splitlines() if r.startswith("| `templatecloud`")]
+    assert row == (
+        "| `templatecloud` | `/v1/prices` | `TEMPLATECLOUD_API_KEY` in the `X-Api-Key` header "
+        "| on-demand per GPU and region |"
+    )
+    body = {"prices": [{"gpu": "H100", "count": "8", "region": "us-1", "usd_per_hour": "x"},
+                       {"gpu": "A100", "count": "1", "region": "eu-1", "usd_per_hour": "1.10"}]}  # fmt: skip
+    offers = templatecloud.parse(pages_frame("prices", body)).offers
+    assert offers.select("status", "reason", "source_currency", "zone").rows() == [
+        ("rejected", "usd_per_hour x is not a number", "USD", None),
+        ("ok", None, "USD", None),
+    ]
 
 
 @pytest.mark.slow

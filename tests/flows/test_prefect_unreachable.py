@@ -5,7 +5,6 @@ the reachability probe counts any HTTP answer (an API that wants a key is there)
 from __future__ import annotations
 
 import json
-import socket
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -15,14 +14,12 @@ from typer.testing import CliRunner
 
 from flows.direct import prefect_api_unreachable
 from gpu_pricing.cli import app
+from tests._processes import free_port
 
 
 def closed_port_url() -> str:
     """An API URL on a loopback port nothing listens on."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}/api"
+    return f"http://127.0.0.1:{free_port()}/api"
 
 
 @pytest.fixture
@@ -60,7 +57,7 @@ def test_serve_names_the_unreachable_url_and_the_command_that_starts_a_server(de
     assert result.exit_code == 2
     [line] = result.stderr.splitlines()
     assert f"no Prefect API answers at {dead_api}" in line
-    assert "`uv run prefect server start`" in line
+    assert "`uv run gpu-pricing server`" in line
     assert "unexpected" not in line
 
 

@@ -12,7 +12,6 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,17 +23,12 @@ from prefect.settings import PREFECT_API_URL, temporary_settings
 from typer.testing import CliRunner
 
 from gpu_pricing.cli import app
+from tests._processes import free_port, stop
 
 pytestmark = pytest.mark.slow
 
 BIN = Path(sys.executable).parent
 NOISE = ("Traceback", "never awaited", "unexpected")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def printed_commands() -> list[str]:
@@ -56,16 +50,6 @@ def as_run_here(command: str, port: int) -> tuple[dict, list[str]]:
     return env, [str(BIN / words[2]), *words[3:]]
 
 
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """A Prefect server started with the command serve's error prints, and how to serve."""
@@ -82,7 +66,7 @@ def served(tmp_path_factory):
         PREFECT_RUNNER_POLL_FREQUENCY="2",
     )
     extra, argv = as_run_here(start, port)
-    assert argv[1:] == ["server", "start"]
+    assert argv[1:] == ["server"]
     log = root / "server.log"
     server = subprocess.Popen(
         argv,

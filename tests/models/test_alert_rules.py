@@ -126,21 +126,27 @@ def test_total_window_is_clamped_to_the_period():
     )
 
 
-def test_a_usage_budget_is_one_state_from_its_forecast_without_a_usage_file():
-    # 8 GPUs x 1.36 USD x 6 h = 65.28 USD/day; 30 days = 1,958.40 forecast: 98% of 2,000,
-    # past 50% and 80%: one ALARM for the budget, not one per threshold and measure
-    offer = {**OFFER, "price_usd_per_gpu_hour": 1.36}
-    evals = m.usage_budget(
+def ft_budget(window: tuple[float, float], actual: dict | None = None) -> list:
+    """The budget "ft" of November 2026: 8 A100s 6 h a day at 1.36 USD per GPU-hour
+    (65.28 USD a day) against 2,000 USD, thresholds 50, 80 and 100%."""
+    return m.usage_budget(
         "ft",
         gpus=8,
         hours_per_day=6,
-        offer=offer,
+        offer={**OFFER, "price_usd_per_gpu_hour": 1.36},
         label="A100 80 GiB spot",
         budget_usd=2000,
         thresholds_pct=[50, 80, 100],
-        window=(30.0, 10.5),
+        window=window,
         period="2026-11",
+        actual=actual,
     )
+
+
+def test_a_usage_budget_is_one_state_from_its_forecast_without_a_usage_file():
+    # 8 GPUs x 1.36 USD x 6 h = 65.28 USD/day; 30 days = 1,958.40 forecast: 98% of 2,000,
+    # past 50% and 80%: one ALARM for the budget, not one per threshold and measure
+    evals = ft_budget(window=(30.0, 10.5))
     got = {e.rule: (round(e.value, 2), e.threshold, e.alarm) for e in evals}
     assert got == {"budget:ft": (1958.4, 1000.0, True)}
     assert "forecast 1,958.40 USD (98%)" in evals[0].message
@@ -181,18 +187,8 @@ def test_actual_spend_is_the_usage_file_at_the_rates_in_force_each_day():
 
 
 def test_with_a_usage_file_the_forecast_is_actual_plus_the_days_left():
-    offer = {**OFFER, "price_usd_per_gpu_hour": 1.36}
-    (ev,) = m.usage_budget(
-        "ft",
-        gpus=8,
-        hours_per_day=6,
-        offer=offer,
-        label="A100 80 GiB spot",
-        budget_usd=2000,
-        thresholds_pct=[50, 80, 100],
-        window=(30.0, 10.0),
-        period="2026-11",
-        actual={"actual_usd": 1200.0, "days": 10, "gpu_hours": 800.0},
+    (ev,) = ft_budget(
+        window=(30.0, 10.0), actual={"actual_usd": 1200.0, "days": 10, "gpu_hours": 800.0}
     )
     # forecast 1,200 + 65.28 x 20 days left = 2,505.60: one state, past every threshold
     assert ev.rule == "budget:ft" and ev.alarm is True
@@ -234,6 +230,13 @@ def test_a_budget_with_no_matching_offer_is_no_data():
         period="2026-11",
     )
     assert [e.alarm for e in evals] == [None]
+    assert "no current B300 spot offer to price it" in evals[0].message
+    for offer, peak, why in ((None, 989, "no current offer"), (OFFER, None, "no BF16 peak")):
+        (ev,) = m.training_budget(
+            "pretrain", params=70e9, tokens=2e12, mfu=0.45, gpus=8, peak_tflops=peak,
+            offer=offer, label="H100", budget_usd=1e6, thresholds_pct=[100],
+        )  # fmt: skip
+        assert ev.alarm is None and f"{why} for H100" in ev.message
 
 
 def test_cheapest_takes_the_views_order_not_its_own_tie_break():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from warehouse import sql_runner
+from warehouse import checks, sql_runner
 
 # the first open history row, a current offer's load
 FIRST_OPEN = "(SELECT min(rowid) FROM snp_offers_history WHERE valid_to IS NULL)"
@@ -49,7 +49,7 @@ MORE_BAD_ROWS = [
 
 
 def failures(con) -> dict[str, int]:
-    return {r.name: r.failures for r in sql_runner.run_assertions(con)}
+    return {r.name: r.failures for r in checks.run_assertions(con)}
 
 
 def test_every_assertion_file_has_a_bad_row_case():

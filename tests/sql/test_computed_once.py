@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 
-from warehouse import db, sql_runner
+from warehouse import checks, db, sql_runner
 
 
 def test_the_held_views_give_the_same_rows_and_are_released(demo_warehouse, tmp_path):
@@ -33,7 +33,7 @@ def test_the_held_views_give_the_same_rows_and_are_released(demo_warehouse, tmp_
                 expected["int_offers_current"]
             )
             sql_runner.materialise(con)
-            assert sql_runner.assert_healthy(con)
+            assert checks.assert_healthy(con)
         assert db.run(con, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp'") == [
             (0,)
         ]

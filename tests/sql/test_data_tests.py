@@ -12,7 +12,7 @@ import pytest
 
 from common.errors import AssertionsFailed, WarehouseError
 from common.schemas import PRICING_MODELS
-from warehouse import sql_runner
+from warehouse import checks, sql_runner
 
 SCHEMA = """
 version: 2
@@ -91,12 +91,12 @@ def tiny(tmp_path) -> tuple[duckdb.DuckDBPyConnection, Path]:
 
 
 def failing(con, sql: Path) -> dict[str, int]:
-    return {r.name: r.failures for r in sql_runner.run_assertions(con, sql) if r.failures}
+    return {r.name: r.failures for r in checks.run_assertions(con, sql) if r.failures}
 
 
 def test_healthy_rows_pass_every_declared_test(tiny):
     con, sql = tiny
-    names = {r.name for r in sql_runner.run_assertions(con, sql)}
+    names = {r.name for r in checks.run_assertions(con, sql)}
     assert names == set(BAD_ROWS)
     assert failing(con, sql) == {}
 
@@ -112,7 +112,7 @@ def test_a_failure_names_the_test_and_shows_the_bad_row(tiny):
     con, sql = tiny
     con.execute(BAD_ROWS["accepted_values_int_offers_pricing_model"])
     with pytest.raises(AssertionsFailed) as err:
-        sql_runner.assert_healthy(con, sql)
+        checks.assert_healthy(con, sql)
     message = str(err.value)
     assert "accepted_values_int_offers_pricing_model: 1 row(s)" in message
     assert "ondemand" in message and "\n" not in message
@@ -133,7 +133,7 @@ def test_a_broken_schema_file_is_one_clear_error(tiny, change, error):
     path.write_text(SCHEMA.replace(*change, 1))
     with pytest.raises(WarehouseError, match=error) as err:
         sql_runner.build_views(con, sql)
-        sql_runner.run_assertions(con, sql)
+        checks.run_assertions(con, sql)
     assert str(path) in str(err.value) or "unknown test" in str(err.value)
 
 
@@ -152,7 +152,7 @@ def test_the_project_declares_the_pricing_models_of_the_staging_schema():
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_the_demo_warehouse_passes_every_declared_test(warehouse):
-    results = sql_runner.run_assertions(warehouse)
+    results = checks.run_assertions(warehouse)
     declared = [r for r in results if not r.name.startswith("assert_")]
     assert len(declared) > 50
     assert {r.name: r.failures for r in declared if r.failures} == {}
@@ -165,7 +165,7 @@ def test_a_bad_row_in_the_real_warehouse_fires_the_declared_test(warehouse):
            WHERE rowid = (SELECT min(rowid) FROM snp_offers_history WHERE valid_to IS NULL)"""
     )
     sql_runner.materialise(warehouse)  # as a refresh does before its assertions
-    failures = {r.name for r in sql_runner.run_assertions(warehouse) if r.failures}
+    failures = {r.name for r in checks.run_assertions(warehouse) if r.failures}
     assert {
         "accepted_values_mart_gpu_offers_current_pricing_model",
         "accepted_values_fct_gpu_prices_pricing_model",
@@ -187,7 +187,7 @@ def test_a_failing_data_test_fails_the_refresh_and_publishes_nothing(tmp_path, m
     # every load of the demo is ok: declaring only 'failed' acceptable makes the test fire
     sources.write_text(sources.read_text().replace("values: [ok, failed, skipped]", "values: [failed]"))
     monkeypatch.setattr(sql_runner, "SQL_DIR", sql)
-    monkeypatch.setattr(sql_runner.assert_healthy, "__defaults__", (sql,))
+    monkeypatch.setattr(checks.assert_healthy, "__defaults__", (sql,))
     with pytest.raises(AssertionsFailed, match="accepted_values__loads_status"):
         pipeline.load_and_publish(path, {"azure": pages}, source="test2")
     assert path.read_bytes() == published

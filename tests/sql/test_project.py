@@ -12,7 +12,7 @@ import yaml
 
 from common.errors import WarehouseError
 from common.schemas import SEED_DDL
-from warehouse import lineage, sql_runner
+from warehouse import checks, lineage, sql_runner
 
 SQL = sql_runner.SQL_DIR
 
@@ -144,7 +144,7 @@ def test_a_macro_is_described_in_the_warehouse_and_tested_at_its_defaults(tmp_pa
         "SELECT comment FROM duckdb_functions() WHERE function_name = 'm'"
     ).fetchone()
     assert comment == ("Two rows.",)
-    results = {r.name: r.failures for r in sql_runner.run_assertions(con, sql)}
+    results = {r.name: r.failures for r in checks.run_assertions(con, sql)}
     assert results == {"not_null_m_v": 1}
 
 

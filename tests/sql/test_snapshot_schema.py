@@ -3,7 +3,7 @@ row of the demo warehouse, and its descriptions reach the warehouse as comments.
 
 from __future__ import annotations
 
-from warehouse import sql_runner
+from warehouse import checks, sql_runner
 
 KEY = "provider__region__zone__instance_type__pricing_model__pricing_detail"
 ONE_OPEN = f"unique_combination_of_columns_snp_offers_history_{KEY}"
@@ -13,7 +13,7 @@ ONE_PERIOD = f"unique_combination_of_columns_snp_offers_history_{KEY}__valid_fro
 def failing(con) -> dict[str, int]:
     return {
         r.name: r.failures
-        for r in sql_runner.run_assertions(con)
+        for r in checks.run_assertions(con)
         if r.failures and "snp_offers_history" in r.name
     }
 

@@ -13,7 +13,7 @@ import pytest
 from common.errors import WarehouseError
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import Page
-from tests._warehouse import query, refresh
+from tests._warehouse import copy_warehouse, query, refresh
 from warehouse import db, sql_runner
 
 
@@ -36,9 +36,10 @@ def tables(path: Path) -> set[str]:
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_a_warehouse_with_the_old_history_name_keeps_every_row_under_the_new_name(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+def test_a_warehouse_with_the_old_history_name_keeps_every_row_under_the_new_name(
+    azure_warehouse, tmp_path
+):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     con = duckdb.connect(str(path))
     # the file as an earlier release left it: the history under its old name, asserted
     # with other SQL (so the next refresh rebuilds the views that read it)
@@ -64,9 +65,8 @@ def test_a_warehouse_with_the_old_history_name_keeps_every_row_under_the_new_nam
     assert after.drop("valid_to").equals(old.drop("valid_to"))
 
 
-def test_a_warehouse_with_both_names_keeps_the_new_history(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+def test_a_warehouse_with_both_names_keeps_the_new_history(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     con = duckdb.connect(str(path))
     con.execute("CREATE TABLE int_offers_historized AS SELECT * FROM snp_offers_history LIMIT 0")
     before = db.query(con, "SELECT * FROM snp_offers_history ORDER BY ALL")

@@ -17,7 +17,7 @@ import zstandard
 from common.schemas import raw_ddl, raw_table
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import Page, canonical_json
-from tests._warehouse import query, refresh
+from tests._warehouse import copy_warehouse, query, refresh
 from warehouse import db, staging
 from warehouse.rawstore import RawStore
 from warehouse.snapshot_export import export_snapshot
@@ -36,9 +36,8 @@ def body_bytes_in_file(path: Path) -> bytes:
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_pages_are_stored_as_read_content_addressed_and_compressed(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": demo()})
+def test_pages_are_stored_as_read_content_addressed_and_compressed(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     pages = query(path, "SELECT * FROM _load_pages ORDER BY load_id, seq")
     assert pages.height == 17 and not pages["unchanged"].any()
     store = RawStore.beside(path)
@@ -59,9 +58,8 @@ def test_pages_are_stored_as_read_content_addressed_and_compressed(tmp_path):
     assert not [t for t in tables if t.startswith("raw_")]
 
 
-def test_the_store_is_append_only_and_never_copied(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": demo()})
+def test_the_store_is_append_only_and_never_copied(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     store = RawStore.beside(path)
     stamps = {p: p.stat().st_mtime_ns for p in store.iter_objects()}
     second = refresh(path, {"azure": demo()})
@@ -71,9 +69,8 @@ def test_the_store_is_append_only_and_never_copied(tmp_path):
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_a_parser_change_re_parses_unchanged_pages(tmp_path, monkeypatch):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": demo()})
+def test_a_parser_change_re_parses_unchanged_pages(azure_warehouse, tmp_path, monkeypatch):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     assert refresh(path, {"azure": demo()}).providers[0].reused
     monkeypatch.setattr(staging, "code_digest", lambda name: "a parser fix")
     again = refresh(path, {"azure": demo()})
@@ -81,9 +78,8 @@ def test_a_parser_change_re_parses_unchanged_pages(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_one_changed_region_re_parses_the_provider(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": demo()})
+def test_one_changed_region_re_parses_the_provider(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     pages = demo()
     first = next(i for i, p in enumerate(pages) if p.scope == "westus2")
     body = orjson.loads(pages[first].data)
@@ -98,9 +94,8 @@ def test_one_changed_region_re_parses_the_provider(tmp_path):
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_snapshot_export_writes_the_stored_bytes_and_replays_to_the_same_pages(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": demo()})
+def test_snapshot_export_writes_the_stored_bytes_and_replays_to_the_same_pages(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     con = db.connect_readonly(path)
     try:
         counts = export_snapshot(con, tmp_path / "out")
@@ -189,9 +184,8 @@ def export(path: Path, out: Path) -> dict[Path, bytes]:
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_moving_raw_tables_to_the_store_loses_nothing(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": demo()})
+def test_moving_raw_tables_to_the_store_loses_nothing(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     refresh(path, {"azure": demo()})  # a second load listing every page as unchanged
     downgrade(path)
     before = {m: query(path, f"SELECT * FROM {m} ORDER BY ALL") for m in [*MARTS, "_loads"]}
@@ -233,9 +227,8 @@ def test_moving_raw_tables_out_shrinks_the_published_file(tmp_path, monkeypatch)
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_the_first_refresh_of_a_warehouse_with_raw_tables_moves_them(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": demo()})
+def test_the_first_refresh_of_a_warehouse_with_raw_tables_moves_them(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     downgrade(path)
     before = {m: query(path, f"SELECT * FROM {m} ORDER BY ALL") for m in MARTS}
     payloads = query(path, "SELECT _sha256, _payload FROM raw_azure__retail_prices")
@@ -253,9 +246,8 @@ def test_the_first_refresh_of_a_warehouse_with_raw_tables_moves_them(tmp_path):
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_a_failed_migration_leaves_the_old_warehouse_as_it_was(tmp_path, monkeypatch):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": demo()})
+def test_a_failed_migration_leaves_the_old_warehouse_as_it_was(azure_warehouse, tmp_path, monkeypatch):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     downgrade(path)
     published = path.read_bytes()
 

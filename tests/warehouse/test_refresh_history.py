@@ -15,8 +15,8 @@ from connectors.errors import SourceUnavailable
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchFailure, Page
 from flows import pipeline
-from tests._warehouse import query, refresh
-from warehouse import db, sql_runner, staging
+from tests._warehouse import copy_warehouse, query, refresh
+from warehouse import checks, db, sql_runner, staging
 from warehouse.rawstore import RawStore
 
 MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", "fct_spot_prices"]
@@ -82,9 +82,8 @@ def test_refreshing_the_same_snapshot_twice_leaves_every_mart_identical(tmp_path
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     changed = with_price(
         azure_demo(), "Standard_ND96asr_v4", "eastus", "Consumption", 25.0, "2026-11-21T00:00:00Z"
     )
@@ -123,9 +122,8 @@ def test_a_changed_price_closes_the_old_row_and_opens_a_new_one(tmp_path):
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_an_offer_the_source_no_longer_lists_is_closed(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+def test_an_offer_the_source_no_longer_lists_is_closed(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     pages = azure_demo()
     trimmed = []
     for page in pages:
@@ -148,9 +146,8 @@ def test_an_offer_the_source_no_longer_lists_is_closed(tmp_path):
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_a_failed_region_keeps_its_last_good_prices_and_reports_partial(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+def test_a_failed_region_keeps_its_last_good_prices_and_reports_partial(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     before = snapshot_of(path, "mart_gpu_offers_current")
     without_eastus = [p for p in azure_demo() if p.scope != "eastus"]
     failure = FetchFailure(
@@ -177,9 +174,8 @@ def test_nothing_landed_is_exit_code_3_and_the_warehouse_is_still_published(tmp_
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_every_current_offer_traces_back_to_its_raw_page(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+def test_every_current_offer_traces_back_to_its_raw_page(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     orphans = count(
         path,
         """
@@ -207,13 +203,12 @@ def test_every_current_offer_traces_back_to_its_raw_page(tmp_path):
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
-    tmp_path, monkeypatch
+    azure_warehouse, tmp_path, monkeypatch
 ):
     from common.errors import AssertionsFailed
     from warehouse import sql_runner
 
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     published = path.read_bytes()
     sql = tmp_path / "sql"
     import shutil
@@ -221,7 +216,7 @@ def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
     shutil.copytree(sql_runner.SQL_DIR, sql)
     (sql / "tests" / "assert_always_fails.sql").write_text("select 1 as broken")
     monkeypatch.setattr(sql_runner, "SQL_DIR", sql)
-    monkeypatch.setattr(sql_runner.assert_healthy, "__defaults__", (sql,))
+    monkeypatch.setattr(checks.assert_healthy, "__defaults__", (sql,))
     with pytest.raises(AssertionsFailed, match="assert_always_fails"):
         refresh(path, {"azure": with_price(
                 azure_demo(),
@@ -236,9 +231,8 @@ def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_readers_keep_a_consistent_view_while_a_refresh_publishes(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+def test_readers_keep_a_consistent_view_while_a_refresh_publishes(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     reader = duckdb.connect(str(path), read_only=True)
     before = reader.execute(
         "SELECT count(*), round(sum(price_usd_per_hour), 6) FROM mart_gpu_offers_current"
@@ -299,9 +293,8 @@ def test_a_snapshot_recorded_from_a_live_run_replays_to_the_same_marts(tmp_path,
     assert set(recorded) == {"fetched_at", "request", "body", "source_url"}
 
 
-def test_a_provider_whose_pages_no_longer_parse_keeps_its_last_good_data(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+def test_a_provider_whose_pages_no_longer_parse_keeps_its_last_good_data(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     before = snapshot_of(path, "mart_gpu_offers_current")
     broken = [
         Page(
@@ -320,12 +313,11 @@ def test_a_provider_whose_pages_no_longer_parse_keeps_its_last_good_data(tmp_pat
     assert snapshot_of(path, "mart_gpu_offers_current").equals(before)
 
 
-def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(tmp_path):
+def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(azure_warehouse, tmp_path):
     from common.schemas import OFFER_SCHEMA
 
     assert "host_included" in OFFER_SCHEMA
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     con = duckdb.connect(str(path))
     # an accelerator-only row far below every machine price
     con.execute("""INSERT INTO snp_offers_history BY NAME
@@ -369,9 +361,8 @@ def test_parsing_in_batches_publishes_exactly_what_one_parse_does(tmp_path, monk
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_pages_that_parse_to_no_offers_keep_the_last_good_data(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+def test_pages_that_parse_to_no_offers_keep_the_last_good_data(azure_warehouse, tmp_path):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     before = snapshot_of(path, "mart_gpu_offers_current")
     empty = [
         Page(
@@ -395,9 +386,8 @@ def test_pages_that_parse_to_no_offers_keep_the_last_good_data(tmp_path):
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_a_parser_fix_reaches_the_open_history_rows_in_place(tmp_path, monkeypatch):
-    path = tmp_path / "w.duckdb"
-    refresh(path, {"azure": azure_demo()})
+def test_a_parser_fix_reaches_the_open_history_rows_in_place(azure_warehouse, tmp_path, monkeypatch):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     con = duckdb.connect(str(path))
     con.execute("UPDATE snp_offers_history SET gpu_name = 'WRONG' WHERE gpu_name = 'A100'")
     # a form factor read by a newer parser (gpu_variant) reaches the open row too

@@ -148,7 +148,7 @@ def test_serve_without_a_prefect_server_says_how_to_start_one(env, tmp_path):
     )
     line = one_line(done.stderr)
     assert done.returncode == 2
-    assert "prefect server start" in line and "PREFECT_API_URL" in line
+    assert "`uv run gpu-pricing server`" in line and "PREFECT_API_URL" in line
 
 
 def test_refresh_json_on_success_is_still_one_document(env, tmp_path):

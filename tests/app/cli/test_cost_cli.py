@@ -254,6 +254,10 @@ def test_an_empty_warehouse_is_exit_2_with_a_hint(tmp_path):
         assert "refresh" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+# the GPU alone: no host share, host power or operations (the owning-cost extras at 0)
+GPU_ONLY = ("--host-kw", "0", "--host-usd", "0", "--ops-usd-per-year", "0")
+
+
 def test_buying_an_h100_at_30000_vs_4_usd_breaks_even_after_7500_hours(tmp_path):
     # 30,000 / 4 = 7,500 GPU-hours = 10.4 months of 720 h; no lookup, so no warehouse needed
     doc = cli_json(
@@ -268,12 +272,7 @@ def test_buying_an_h100_at_30000_vs_4_usd_breaks_even_after_7500_hours(tmp_path)
         "4",
         "--usd-per-kwh",
         "0",
-        "--host-kw",
-        "0",
-        "--host-usd",
-        "0",
-        "--ops-usd-per-year",
-        "0",
+        *GPU_ONLY,
     )
     assert doc["break_even_gpu_hours"] == 7500
     assert doc["break_even_months"] == pytest.approx(10.4167, abs=1e-4)
@@ -306,12 +305,7 @@ def test_onprem_power_defaults_to_the_gpus_tdp(demo_warehouse):
         "0.5",
         "--pue",
         "1",
-        "--host-kw",
-        "0",
-        "--host-usd",
-        "0",
-        "--ops-usd-per-year",
-        "0",
+        *GPU_ONLY,
     )
     # H100 TDP 700 W: 0.7 kW * 0.10 USD/kWh = 0.07 USD/h; 30000 / (4 - 0.07) = 7633.6 h
     assert doc["power_kw"] == 0.7

@@ -5,21 +5,15 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
 import uuid
 from pathlib import Path
 
 import pytest
 
+from tests._processes import free_port
 from tests._warehouse import copy_warehouse
 
 DEMO = Path(__file__).resolve().parents[3] / "connectors" / "demo_snapshot"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +23,7 @@ def s3_endpoint():
     from moto.server import ThreadedMotoServer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request otherwise
-    port = _free_port()
+    port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     endpoint = f"http://127.0.0.1:{port}"

@@ -22,7 +22,7 @@ from connectors.kit.page import FetchContext, FetchFailure
 from flows import pipeline
 from gpu_pricing.cli import app
 from samples.aws import aws_instance_type_item, aws_spot_price_item
-from warehouse import db, staging
+from warehouse import checks, db, staging
 
 FAST = RetryPolicy(attempts=2, backoff_s=0.001, max_backoff_s=0.001)
 T0 = datetime(2026, 11, 18, 0, 0)
@@ -310,11 +310,19 @@ def test_spot_point_uniqueness_assertion_catches_a_duplicate():
     ).read_text()
     con = duckdb.connect()
     db.run(con, SPOT_PRICES.ddl)
-    row = "('aws', 'us-east-1', 'us-east-1a', 'g5.xlarge', 'Linux/UNIX', 0.4, TIMESTAMP '2026-11-19 01:00', 'spot_price_history', 'l1', TIMESTAMP '2026-11-20 02:00')"
-    db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row}")
+    row = "('aws', 'us-east-1', 'us-east-1a', 'g5.xlarge', 'Linux/UNIX', 0.4, TIMESTAMP '2026-11-19 01:00', 'spot_price_history', '{load}', TIMESTAMP '2026-11-20 02:00')"
+    checks.use_scope(con, scoped=False)  # a full check: every point
+    db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row.format(load='l1')}")
     assert db.run(con, sql) == []
-    db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row}")
+    db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row.format(load='l1')}")
     assert len(db.run(con, sql)) == 1
+    # a refresh's check covers its own loads: a stored duplicate is the full check's
+    checks.scope(con, ["l2"])
+    checks.use_scope(con, scoped=True)
+    assert db.run(con, sql) == []
+    # a new point repeating a stored one is found, though the stored one is not checked
+    db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row.format(load='l2')}")
+    assert db.run(con, sql) == [("us-east-1", "us-east-1a", "g5.xlarge", datetime(2026, 11, 19, 1), 3)]
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine

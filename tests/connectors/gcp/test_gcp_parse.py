@@ -460,8 +460,13 @@ def test_a_host_sku_with_a_bad_price_blocks_its_machines_but_not_the_per_gpu_off
 def test_every_published_gpu_is_in_the_gpu_spec_seed():
     with SEED.open() as fh:
         seed = {(r["gpu_name"], float(r["gpu_memory_gib"])) for r in csv.DictReader(fh)}
-    mapped = {(gpu, float(gib)) for _, gpu, gib, _ in settings.GPU_SKUS.values()}
+    # every GPU SKU is named by the shared GPU rule, with a memory of the reference
+    gpus = parse.resources().filter(pl.col("component") == "gpu")
+    assert gpus.filter(pl.col("gpu_name").is_null() | pl.col("gpu_memory_gib").is_null()).is_empty()
+    mapped = set(gpus.select("gpu_name", "gpu_memory_gib").unique().iter_rows())
     assert mapped <= seed
+    by_accelerator = dict(gpus.select("accelerator", "gpu_memory_gib").unique().iter_rows())
+    assert (by_accelerator["nvidia-tesla-a100"], by_accelerator["nvidia-a100-80gb"]) == (40, 80)
     frame = normalise(recorded()).offers
     emitted = set(frame.select("gpu_name", "gpu_memory_gib").unique().iter_rows())
     assert emitted <= seed and len(emitted) >= 6
@@ -474,7 +479,7 @@ def test_every_machine_shape_names_a_mapped_accelerator_and_a_complete_host_fami
     parts = {(family, part) for family, part in settings.HOST_SKUS.values()}
     for family in shapes["host_family"].drop_nulls().unique():
         assert {(family, "core"), (family, "ram")} <= parts
-    host_included = {a for a, _, _, inc in settings.GPU_SKUS.values() if inc}
+    host_included = {a for a, inc in settings.GPU_SKUS.values() if inc}
     no_host = set(shapes.filter(pl.col("host_family").is_null())["accelerator"])
     assert no_host == host_included == {"nvidia-b200"}
     with parse.SHAPES_CSV.open() as fh:

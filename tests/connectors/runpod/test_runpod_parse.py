@@ -97,11 +97,12 @@ def test_a_price_sent_as_text_still_parses_and_garbage_is_quarantined(pages_fram
         ("NVIDIA GeForce RTX 4090", "RTX 4090"),
         ("AMD Instinct MI300X OAM", "MI300X"),
         ("NVIDIA H200 NVL", None),
-        ("NVIDIA GeForce RTX 5090", None),
+        ("NVIDIA GeForce RTX 5090", "RTX 5090"),
+        ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 ADA"),
     ],
 )
-def test_gpu_type_ids_map_exactly(pages_frame, gpu_id, expected):
+def test_gpu_type_ids_are_named_by_the_shared_rule(pages_frame, gpu_id, expected):
     gpu = {"id": gpu_id, "memoryInGb": 80, "secureCloud": True, "securePrice": 1.0}
     page = {"data": {"gpuTypes": [gpu]}}
-    rows = parse.parse(pages_frame("gpu_types", page))
+    rows = normalise(parse.parse(pages_frame("gpu_types", page))).offers
     assert rows["gpu_name"].to_list() == [expected]

@@ -1,0 +1,184 @@
+"""A nightly AWS spot refresh after 30 days and after a year of stored history.
+
+    uv run python -m benchmarks.bench_year [--days 30 365] [--runs 3] [--out DIR]
+
+The work timed is the refresh a scheduled night runs: `gpu-pricing refresh --snapshot NIGHT
+--providers aws --warehouse W --json` (a whole process, start-up included), where NIGHT
+holds one day of spot price history (960 series: 16 regions x 3 zones x 20 instance types,
+a point every ~58 minutes, 24,000 points, in the real DescribeSpotPriceHistory pages of
+`samples.aws`), on a warehouse that already holds DAYS days of the same series: 365 days are
+8.8M points, 30 days 0.72M.
+
+Each stored history is built once (and reused from --out): the day before the timed night
+is refreshed through the command line into a new warehouse (so its ledger, raw store,
+staged tables and marts are a refresh's own), then the older days are added to the staged
+points table with one SQL insert of the same series at the same rate (a refresh of 8.8M
+points from pages would take longer than the benchmark itself, and stores the same rows).
+Each repetition copies both warehouses (file and raw store) and refreshes the copies back to
+back, so the ratio is taken within one pair. Reported: the median, min and max of wall and
+CPU seconds and peak memory (os.wait4), the refresh's own stage timers, the year / 30-day
+ratios, and the load average before and after (a warning when it is above half the
+processors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from benchmarks.bench_aws import PAGE, REGIONS, TYPES
+from benchmarks.bench_cli import CLI, direct_env, load, loaded, paired, report, run
+from samples.aws import aws_spot_price_item
+
+# the timed night ends here; a point every 1/25 day per series
+END = datetime(2026, 11, 20, 2, tzinfo=UTC)
+PER_DAY = 25
+SERIES = [(region, f"{region}{zone}", itype) for region in REGIONS for zone in "abc"
+          for itype in TYPES]  # fmt: skip
+
+
+def night(out: Path, ends: datetime) -> Path:
+    """A snapshot of the day of points before `ends`, newest first, paged by region."""
+    root = out / f"night-{ends:%Y%m%dT%H}"
+    folder = root / "aws" / "spot_price_history"
+    if (root / ".done").exists():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    folder.mkdir(parents=True)
+    rng = random.Random(ends.toordinal())
+    step = timedelta(days=1) / PER_DAY
+    by_region: dict[str, list[dict]] = {r: [] for r in REGIONS}
+    for k in range(PER_DAY):
+        stamp = (ends - step * k - timedelta(seconds=rng.randint(1, 59))).strftime(
+            "%Y-%m-%dT%H:%M:%SZ"
+        )
+        for region, zone, itype in SERIES:
+            price = f"{rng.uniform(0.1, 40.0):.6f}"
+            by_region[region].append(aws_spot_price_item(zone, itype, price, stamp))
+    for region, records in by_region.items():
+        chunks = [records[i : i + PAGE] for i in range(0, len(records), PAGE)]
+        for i, chunk in enumerate(chunks):
+            doc = {
+                "fetched_at": ends.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "request": {"region": region, "page": i + 1},
+                "body": {
+                    "SpotPriceHistory": chunk,
+                    "NextToken": f"{region}-{i + 2}" if i + 1 < len(chunks) else "",
+                },
+            }
+            (folder / f"{region}-{i + 1:05d}.json").write_text(json.dumps(doc))
+    (root / ".done").touch()
+    return root
+
+
+# the days before the first refreshed night, at the same rate and in the rows the parse
+# stages (one load: the first night's)
+HISTORY_SQL = """
+INSERT INTO stg_aws__spot_prices BY NAME
+WITH series AS (
+    SELECT * FROM (VALUES {series}) AS s(region, zone, instance_type)
+), load AS (
+    SELECT any_value(load_id) AS load_id, any_value(fetched_at) AS fetched_at
+    FROM stg_aws__spot_prices
+)
+SELECT 'aws' AS provider, s.region, s.zone, s.instance_type,
+       'Linux/UNIX' AS product_description,
+       round(0.1 + random() * 39.9, 6) AS price_usd_per_hour,
+       $first - to_microseconds(CAST(k * 86400000000 / {per_day} AS BIGINT))
+           - to_seconds(CAST(k % 59 + 1 AS BIGINT)) AS observed_at,
+       'spot_price_history' AS endpoint, l.load_id, l.fetched_at
+FROM series s, range(1, $points_per_series + 1) AS r(k), load l
+"""
+
+
+def history(out: Path, days: int) -> Path:
+    """A warehouse (and its raw store) holding `days` days of spot history up to the day
+    before the timed night, built by this code: a change of the parsing code re-parses the
+    stored pages, which hold only the first night (the rest was inserted)."""
+    from warehouse.staging import code_digest
+
+    warehouse = out / f"year-{days}d-{code_digest('aws')[:12]}" / "base.duckdb"
+    if (warehouse.parent / ".done").exists():
+        return warehouse
+    shutil.rmtree(warehouse.parent, ignore_errors=True)
+    warehouse.parent.mkdir(parents=True)
+    first = night(out, END - timedelta(days=1))
+    run([CLI, "refresh", "--snapshot", str(first), "--providers", "aws",
+         "--warehouse", str(warehouse), "--json"], direct_env())  # fmt: skip
+    import duckdb
+
+    con = duckdb.connect(str(warehouse))
+    oldest = con.execute("SELECT min(observed_at) FROM stg_aws__spot_prices").fetchone()[0]
+    values = ", ".join(f"('{r}', '{z}', '{t}')" for r, z, t in SERIES)
+    con.execute(
+        HISTORY_SQL.format(series=values, per_day=PER_DAY),
+        {"first": oldest, "points_per_series": (days - 1) * PER_DAY},
+    )
+    con.execute("CHECKPOINT")
+    points = con.execute("SELECT count(*) FROM stg_aws__spot_prices").fetchone()[0]
+    con.close()
+    print(f"{days} days of history: {points:,} points in {warehouse}", flush=True)
+    (warehouse.parent / ".done").touch()
+    return warehouse
+
+
+def copy_of(base: Path, target: Path) -> None:
+    for p in target.parent.glob(target.name + "*"):
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+    shutil.copyfile(base, target)
+    store = base.with_name(base.name + ".raw")
+    if store.is_dir():
+        shutil.copytree(store, target.with_name(target.name + ".raw"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--days", type=int, nargs="+", default=[30, 365])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "gpu-pricing-bench"))
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tonight = night(out, END)
+    bases = {days: history(out, days) for days in args.days}
+    print(f"nightly spot refresh after {args.days} days; load average before: {load()}")
+    if loaded():
+        print("WARNING: the machine is loaded (load average above half the processors): "
+              "the figures are noisy; compare the ratios, not the seconds")  # fmt: skip
+    targets = {days: base.with_name("night.duckdb") for days, base in bases.items()}
+
+    def prepare() -> None:
+        for days, base in bases.items():
+            copy_of(base, targets[days])
+
+    def refresh(days: int):
+        argv = [CLI, "refresh", "--snapshot", str(tonight), "--providers", "aws",
+                "--warehouse", str(targets[days]), "--json"]  # fmt: skip
+        return lambda: run(argv, direct_env())
+
+    got = paired(args.runs, {f"after {d} days": refresh(d) for d in args.days}, prepare)
+    ratios = {}
+    shortest = min(args.days)
+    for days in args.days:
+        if days == shortest:
+            continue
+        a, b = got[f"after {days} days"], got[f"after {shortest} days"]
+        for key, unit in (("wall_s", "wall"), ("cpu_s", "cpu"), ("peak_mib", "peak memory")):
+            ratios[f"{days} / {shortest} days ({unit})"] = [
+                x[key] / y[key] for x, y in zip(a, b, strict=True)
+            ]
+    report("nightly spot refresh (one day, 24,000 points)", got, ratios)
+    for days, target in targets.items():
+        print(f"after {days} days: published file {target.stat().st_size / 1e6:.1f} MB")
+    print(f"load average after: {load()}")
+    if loaded():
+        print("WARNING: the machine was loaded during the run")
+
+
+if __name__ == "__main__":
+    main()

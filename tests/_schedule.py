@@ -1,0 +1,84 @@
+"""Which test file an xdist worker takes next: the longest first.
+
+pytest-xdist's `--dist loadfile` hands out files in order of their number of tests, so the
+files that take longest with the fewest tests (a Prefect server, moto, a browser: a few
+tests each) came last and ran alone on one core while the other waited. Here the files go
+out longest first (the greedy longest-processing-time rule), so both workers finish
+together. How long a test takes comes from the last runs on this machine (pytest's cache,
+`.pytest_cache`), else from `tests/durations.json` (the seconds each file took in a measured
+run), else a file counts its number of tests times a typical test's time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from pathlib import Path
+
+from xdist.scheduler import LoadFileScheduling
+
+CACHE_KEY = "gpu-pricing/test-seconds"
+SEED = Path(__file__).with_name("durations.json")
+TYPICAL_TEST_S = 0.2  # a test neither the cache nor the seed knows
+
+
+def file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def known_seconds(config) -> tuple[dict[str, float], dict[str, float]]:
+    """(seconds per test id from the cache, seconds per file from the seed)."""
+    cache = getattr(config, "cache", None)
+    per_test = cache.get(CACHE_KEY, {}) if cache is not None else {}
+    per_file = json.loads(SEED.read_text()) if SEED.exists() else {}
+    return per_test, per_file
+
+
+def file_seconds(path: str, nodeids, per_test: dict, per_file: dict) -> float:
+    """How long the tests `nodeids` of file `path` are expected to take."""
+    nodeids = list(nodeids)
+    timed = [per_test[n] for n in nodeids if n in per_test]
+    if timed:
+        return sum(timed) + TYPICAL_TEST_S * (len(nodeids) - len(timed))
+    if path in per_file:
+        return float(per_file[path])
+    return TYPICAL_TEST_S * len(nodeids)
+
+
+class LongestFileFirst(LoadFileScheduling):
+    """`--dist loadfile` (a file's tests on one worker, in their order), the files handed
+    out longest first."""
+
+    def __init__(self, config, log=None):
+        super().__init__(config, log)
+        self._ordered = False
+
+    def _assign_work_unit(self, node) -> None:
+        if not self._ordered:  # the first assignment: the queue holds every file
+            per_test, per_file = known_seconds(self.config)
+            cost = {
+                path: file_seconds(path, unit, per_test, per_file)
+                for path, unit in self.workqueue.items()
+            }
+            self.workqueue = OrderedDict(sorted(self.workqueue.items(), key=lambda u: -cost[u[0]]))
+            self._ordered = True
+        super()._assign_work_unit(node)
+
+
+class Durations:
+    """Records each test's time (setup + call + teardown) in the controlling process and
+    keeps it in pytest's cache for the next run's order."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+
+    def add(self, report) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def save(self, config) -> None:
+        cache = getattr(config, "cache", None)
+        if cache is None or not self.seconds:
+            return
+        known = cache.get(CACHE_KEY, {})
+        known.update({n: round(s, 3) for n, s in self.seconds.items()})
+        cache.set(CACHE_KEY, known)

@@ -1,0 +1,87 @@
+"""Start-up: a read command loads neither Prefect, nor the connectors, nor an HTTP client
+(together most of a command's start-up); a command that runs connectors builds them all
+before its first line, so redaction masks every connector's credential variables.
+
+Slow: each command runs in its own process, as the `gpu-pricing` script runs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import typer
+
+from gpu_pricing.cli import READ_COMMANDS, app
+
+pytestmark = pytest.mark.slow
+
+HEAVY = ("prefect", "connectors.registry", "httpx")
+# not the AKIA shape, nor a name that says secret: only the AWS connector's declaration
+# (`credentials=`) makes redaction mask it
+ACCESS_KEY_ID = "FRONTDOORKEYID0123456789"
+
+RUN = f"""
+import json, sys
+from gpu_pricing.cli import main
+sys.argv = ['gpu-pricing', *sys.argv[1:]]
+code = None
+try:
+    main()
+except SystemExit as e:
+    code = e.code
+from common.redact import redact
+sys.__stderr__.write(json.dumps({{
+    "code": code,
+    "loaded": [m for m in {HEAVY!r} if m in sys.modules],
+    "masks_key_id": redact({ACCESS_KEY_ID!r}) != {ACCESS_KEY_ID!r},
+}}))
+"""
+
+
+def started(tmp_path, *args: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "GPU_PRICING_"))}
+    env.update(PREFECT_HOME=str(tmp_path / "prefect-home"), AWS_ACCESS_KEY_ID=ACCESS_KEY_ID)
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, *args],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=180,
+    )  # fmt: skip
+    return json.loads(done.stderr[done.stderr.rindex("{") :])
+
+
+def test_read_commands_load_no_connector_no_http_client_and_no_prefect(tmp_path, demo_warehouse):
+    w = ["--warehouse", str(demo_warehouse)]
+    for args in (
+        ["rates", "--gpu", "H100", "--limit", "3", *w],
+        ["history", "--gpu", "H100", *w],
+        ["estimate", "train", "--params", "7e9", "--tokens", "1e11", "--gpu", "H100", *w],
+        ["breakeven", "onprem", "--gpu", "H100", *w],
+        ["rates", "--json", *w],
+        ["--version"],
+    ):
+        result = started(tmp_path, *args)
+        assert result["code"] in (0, None), (args, result)
+        assert result["loaded"] == [], (args, result)
+
+
+def test_commands_that_run_connectors_mask_every_connector_credential_from_the_start(tmp_path):
+    # each stops at once on a bad value, after the start-up that every run of it has
+    for args in (
+        ["refresh", "--providers", "nope", "--warehouse", str(tmp_path / "w.duckdb")],
+        ["snapshot", "record", str(tmp_path / "snap"), "--providers", "nope"],
+        ["raw", "verify", "--warehouse", str(tmp_path / "missing" / "w.duckdb")],
+    ):
+        result = started(tmp_path, *args)
+        assert result["code"] == 2, (args, result)
+        assert "connectors.registry" in result["loaded"], (args, result)
+        assert result["masks_key_id"], (args, result)
+
+
+def test_every_read_command_exists():
+    """READ_COMMANDS names commands of the command line (a renamed one would silently
+    lose its fast start, or a new command be taken for a reader)."""
+    names = set(typer.main.get_command(app).commands)
+    assert names >= READ_COMMANDS, READ_COMMANDS - names
