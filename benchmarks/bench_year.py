@@ -27,6 +27,8 @@ import argparse
 import json
 import random
 import shutil
+import subprocess
+import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -93,6 +95,20 @@ SELECT 'aws' AS provider, s.region, s.zone, s.instance_type,
            - to_seconds(CAST(k % 59 + 1 AS BIGINT)) AS observed_at,
        'spot_price_history' AS endpoint, l.load_id, l.fetched_at
 FROM series s, range(1, $points_per_series + 1) AS r(k), load l
+ORDER BY observed_at  -- stored in time order, as nightly appends store them
+"""
+
+
+HISTORY_CHILD = """
+import sys
+import duckdb
+path, sql, per_series = sys.argv[1], sys.argv[2], int(sys.argv[3])
+con = duckdb.connect(path)
+oldest = con.execute("SELECT min(observed_at) FROM stg_aws__spot_prices").fetchone()[0]
+con.execute(sql, {"first": oldest, "points_per_series": per_series})
+con.execute("CHECKPOINT")
+points = con.execute("SELECT count(*) FROM stg_aws__spot_prices").fetchone()[0]
+print(f"history: {points:,} points in {path}", flush=True)
 """
 
 
@@ -110,19 +126,13 @@ def history(out: Path, days: int) -> Path:
     first = night(out, END - timedelta(days=1))
     run([CLI, "refresh", "--snapshot", str(first), "--providers", "aws",
          "--warehouse", str(warehouse), "--json"], direct_env())  # fmt: skip
-    import duckdb
-
-    con = duckdb.connect(str(warehouse))
-    oldest = con.execute("SELECT min(observed_at) FROM stg_aws__spot_prices").fetchone()[0]
+    # in a child: a process's peak memory is inherited by the children it starts later
     values = ", ".join(f"('{r}', '{z}', '{t}')" for r, z, t in SERIES)
-    con.execute(
-        HISTORY_SQL.format(series=values, per_day=PER_DAY),
-        {"first": oldest, "points_per_series": (days - 1) * PER_DAY},
+    sql = HISTORY_SQL.format(series=values, per_day=PER_DAY)
+    subprocess.run(
+        [sys.executable, "-c", HISTORY_CHILD, str(warehouse), sql, str((days - 1) * PER_DAY)],
+        check=True,
     )
-    con.execute("CHECKPOINT")
-    points = con.execute("SELECT count(*) FROM stg_aws__spot_prices").fetchone()[0]
-    con.close()
-    print(f"{days} days of history: {points:,} points in {warehouse}", flush=True)
     (warehouse.parent / ".done").touch()
     return warehouse
 

@@ -67,6 +67,8 @@ def fetch_step(provider: str, snapshot: str | None, ctx: FetchContext, log) -> F
         step.note = (
             "snapshot, read as landed"
             if isinstance(pages, pipeline.SnapshotPages)
+            else f"{pages.pages} page(s)"
+            if isinstance(pages, pipeline.SpooledPages)
             else f"{sum(not isinstance(p, FetchFailure) for p in pages)} page(s)"
         )
     log.info("%s: fetched %s in %.1f s", provider, step.note, step.seconds)

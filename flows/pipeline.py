@@ -13,9 +13,10 @@ tasks.
 from __future__ import annotations
 
 import logging
+import tempfile
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,15 +89,44 @@ class SnapshotPages:
         return kit_snapshot.read_provider(self.root, self.provider)
 
 
+class SpooledPages:
+    """A live fetch's pages, each written to a temporary folder as it arrives and read
+    back one at a time as it is landed: the fetch ends before the warehouse is written (the
+    network is not held open meanwhile) and no crawl sits in memory whole, only each page's
+    request and fetch time. A downloaded file (`Page.path`) stays where it is; a failure is
+    kept as it is. The folder goes with the object (after the landing)."""
+
+    def __init__(self, items: Iterable[Page | FetchFailure]) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="gpu-pricing-fetch-")
+        self._items: list[Page | FetchFailure | tuple[Page, Path]] = []
+        self.pages = 0
+        for n, item in enumerate(items):
+            if isinstance(item, Page):
+                self.pages += 1
+                if item.path is None:
+                    body = Path(self._folder.name) / f"{n}.json"
+                    body.write_bytes(item.compact().content)
+                    item = (replace(item, body=None, text=None, data=None), body)
+            self._items.append(item)
+
+    def __iter__(self) -> Iterator[Page | FetchFailure]:
+        for item in self._items:
+            if isinstance(item, tuple):
+                page, body = item
+                yield replace(page, data=body.read_bytes())
+            else:
+                yield item
+
+
 def fetch_pages(
     provider: str, snapshot: str | Path | None, ctx: FetchContext
-) -> SnapshotPages | list[Page | FetchFailure]:
+) -> SnapshotPages | SpooledPages:
     """A provider's pages: from a snapshot, read as they are landed (`SnapshotPages`);
-    live, fetched now (the network is not held open while the warehouse is written)."""
+    live, fetched now and spooled to disk page by page (`SpooledPages`)."""
     connector = registry.get(provider)
     if snapshot is not None:
         return SnapshotPages(kit_snapshot.resolve(snapshot), provider)
-    return [i.compact() if isinstance(i, Page) else i for i in connector.fetch_live(ctx)]
+    return SpooledPages(connector.fetch_live(ctx))
 
 
 def load_and_publish(

@@ -505,8 +505,9 @@ def build_vastai(root: Path) -> None:
 # (part, displayName, USD, metric, serviceCategory). Real: H100 B98415 10.00, the
 # NVIDIA AI Enterprise licence rows (2.50, 1.00), the Cloud@Customer L40S 3.50 and the
 # VMware per-node 16.00 tier, as quoted in public collectors' notes on the live list
-# (2026-08). A100 4.00 / A100 40 GB 3.05: Oracle's on-demand prices in the 2023-04-07
-# survey, carried forward (illustrative for 2026). Every other price: illustrative.
+# (2026-08). A100 4.00 / A100 40 GB 3.05 (part E4): Oracle's on-demand prices in the
+# 2023-04-07 survey, carried forward (illustrative for 2026). Every other price (the V100
+# part E3 2.95 included): illustrative.
 OCI_ITEMS = [
     ("B97384", "Compute - Standard - E5 - OCPU", 0.03, "OCPU Per Hour", "Compute - Virtual Machine"),
     ("B97385", "Compute - Standard - E5 - Memory", 0.002, "Gigabyte Per Hour",
@@ -515,7 +516,8 @@ OCI_ITEMS = [
     ("B110519", "OCI - Compute - GPU - H200", 10.0, "GPU Per Hour", "Compute - GPU"),
     ("B110978", "OCI - Compute - GPU - B200", 14.0, "GPU Per Hour", "Compute - GPU"),
     ("B95907", "Compute - GPU - A100 - v2", 4.0, "GPU Per Hour", "Compute - GPU"),
-    ("B92740", "Compute - GPU - E3", 3.05, "GPU Per Hour", "Compute - GPU"),
+    ("B93544", "OCI - Compute - GPU - E4", 3.05, "GPU Per Hour", "Compute - GPU"),
+    ("B92740", "Compute - GPU - E3", 2.95, "GPU Per Hour", "Compute - GPU"),
     ("B95909", "Compute  - GPU - A10", 2.0, "GPU Per Hour", "Compute - GPU"),
     ("B109479", "OCI - Compute - GPU - L40S", 3.5, "GPU Per Hour", "Compute - GPU"),
     ("B109485", "OCI - Compute - GPU - MI300X", 6.0, "GPU Per Hour", "Compute - GPU"),

@@ -38,22 +38,24 @@ TABLE = [
     ),
     (
         "hours per month and year, bytes per GiB, FLOPs and bytes per parameter, default "
-        "MFU, serving utilisation, the serving shares of peak, the owning-cost defaults",
+        "MFU, the serving shares of peak, the owning-cost defaults",
         "`sql/seeds/seed_conventions.csv`",
     ),
     (
-        "cost per token (training and inference), memory fit",
+        "cost per token (training and serving), memory fit",
         "table macro `cost_per_token` (`sql/macros/cost_per_token.sql`)",
     ),
     ("buy vs rent", "table macro `breakeven_onprem`"),
     ("spot vs on-demand with checkpoints", "table macro `spot_breakeven`"),
     (
-        "serving roofline (decode step, prefill, tensor parallelism)",
-        "`models/serving.py`",
+        "serving roofline (decode step, prefill, tensor parallelism, cost per token and per "
+        "request)",
+        "table macro `serving_roofline` (`sql/macros/serving_roofline.sql`)",
     ),
     (
         "instance limit per offer (capacity)",
-        "`models/capacity.py` (provider classes: `sql/seeds/seed_provider_classes.csv`)",
+        "`models/capacity.py` (provider classes: `sql/seeds/seed_provider_classes.csv`; "
+        "limits with their sources: `sql/seeds/seed_capacity_limits.csv`)",
     ),
 ]
 
@@ -155,6 +157,7 @@ def test_no_connector_keeps_a_gpu_map_of_its_own():
         ("bytes per GiB", r"2\.0\s*\*\*\s*30|\b2\s*\*\*\s*30|1024\s*\*\*\s*3"),
         ("default MFU", r"mfu[^=\n]*=\s*0\.45\b"),
         ("default utilisation", r"utili[sz]ation[^=\n]*=\s*0\.3\b"),
+        ("serving shares of peak", r"(bandwidth|compute)_share[^=\n]*=\s*0\.6"),
     ],
 )
 def test_constants_come_from_seed_conventions(what, pattern):
@@ -194,3 +197,43 @@ def test_the_parse_tail_defaults_are_the_kits():
         assert where(pattern, connectors) == set(), f"{what} restated in a connector"
     kit = ROOT / "connectors" / "kit"
     assert where(r"def\s+parse_tail\(", list(kit.glob("*.py"))) == {"connectors/kit/normalise.py"}
+
+
+ROOFLINE = "sql/macros/serving_roofline.sql"
+
+
+@pytest.mark.parametrize(
+    ("what", "pattern"),
+    [
+        # a division by the GPU's memory bandwidth: the time to read weights and KV cache
+        ("bytes over bandwidth", r"/\s*\(?[^;\n]*memory_bandwidth"),
+        # a maximum of a memory time and a compute time: the decode step
+        (
+            "max of memory and compute time",
+            r"(greatest|max_horizontal|max)\s*\([^)]*memory[^)]*compute",
+        ),
+        # the KV cache of a batch: batch x context (or longest) x bytes per token
+        ("KV cache bytes", r"batch[^\n]*\*[^\n]*(context|longest)[^\n]*\*[^\n]*kv_bytes"),
+        # FLOPs per token over a peak at a share: a serving or prefill time
+        ("2N FLOPs over a share of peak", r"flops_per_(param|token)[^\n]*/[^\n]*peak_tflops"),
+        # tensor-parallel efficiency per doubling
+        ("tensor-parallel efficiency", r"tensor_parallel_efficiency|log2\(\s*tp|\.log\(2\)"),
+        # the fewest power of two GPUs that hold the model
+        ("power-of-two GPUs per replica", r"(pow|\*\*)\s*\(?\s*2[^\n]*ceil"),
+    ],
+)
+def test_the_serving_roofline_is_stated_once(what, pattern):
+    # the table macro serving_roofline is the one statement; Python runs it
+    # (models/serving.py), the other SQL calls it (cost_per_token)
+    assert where(pattern, SQL + PY) <= {ROOFLINE}, f"{what} restated"
+    assert ROOFLINE in where(pattern, SQL), f"{what} not found in {ROOFLINE}: the test is stale"
+
+
+def test_the_old_flat_serving_rule_is_gone():
+    # 2N FLOPs per token at a flat share of peak: no module, constant or column states it
+    assert not (ROOT / "models" / "inference.py").exists()
+    flat = (
+        r"inference_utilization|serving_utilization|SERVING_UTILIZATION"
+        r"|inference_flops_per_1m|inference_gpu_hours|usd_per_1m_inference"
+    )
+    assert where(flat, SQL + PY) == set()

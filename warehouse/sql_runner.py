@@ -15,7 +15,8 @@
   with named parameters (`$as_of`, ...) in one transaction.
 - `sql/tests/assert_*.sql`: each returns zero rows when healthy.
 - `sql/**/*.yml` (dbt's schema-file format, version 2), one beside each model, macro and
-  snapshot, named after it, and `sql/sources/*.yml` for the tables the refresh writes:
+  snapshot, named after it, `sql/sources/*.yml` for the tables the refresh writes, and
+  `connectors/<connector>/sources.yml` for the tables a connector stages besides its offers:
   per relation (`models`, `macros`, `snapshots`, `seeds`, `sources[].tables`) a
   description, column descriptions and data tests. A description may be a dbt doc block,
   `"{{ doc('name') }}"`, defined once in `sql/docs/*.md` (`{% docs name %}...{% enddocs %}`)
@@ -44,6 +45,7 @@ from typing import Any
 import duckdb
 import yaml
 
+import connectors
 from common.errors import WarehouseError
 from common.schemas import SEED_DDL
 from warehouse import lineage
@@ -479,8 +481,20 @@ def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relat
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def connector_sources() -> list[Path]:
+    """The `sources.yml` of every connector folder: the tables a connector stages besides
+    its offers, declared as sources beside the connector that writes them (its
+    `StagedTable`s; a new provider's stay in its folder)."""
+    return sorted(p for root in connectors.__path__ for p in Path(root).glob("*/sources.yml"))
+
+
 def schema_files(sql_dir: Path = SQL_DIR) -> list[Path]:
-    return sorted([*sql_dir.rglob("*.yml"), *sql_dir.rglob("*.yaml")])
+    """The schema files: every `.yml` of the SQL project, and each connector's sources
+    with them in a whole project (one with sql/sources/ and the doc blocks of sql/docs/
+    their columns cite; a test's small project of a few files has neither)."""
+    own = sorted([*sql_dir.rglob("*.yml"), *sql_dir.rglob("*.yaml")])
+    whole = (sql_dir / "sources").is_dir() and (sql_dir / "docs").is_dir()
+    return own + connector_sources() if whole else own
 
 
 def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:

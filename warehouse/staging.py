@@ -233,15 +233,24 @@ def _latest(con, connector: Connector) -> dict[str, pl.DataFrame]:
 
 def _append_rows(con, table: StagedTable, series: Series, rows: pl.DataFrame) -> None:
     """Add the rows of the newly landed series pages whose key is not staged yet (one
-    staged row per key, checked here, once: an earlier load keeps a row that a later page
-    repeats)."""
+    staged row per key, kept here, at insert: an earlier load keeps a row that a later page
+    repeats). Only the stored rows from the new rows' earliest time on can share a key
+    with one (the time is part of the key): the anti-join reads those, so a night's insert
+    does not scan the year behind it (DuckDB skips the older row groups by their min/max).
+    A PRIMARY KEY would keep it too, but its index over 8.8M points took 151 s and 2 GiB
+    to build and made the nightly insert slower (1.6 s against 1.1 s, measured)."""
+    if rows.is_empty():
+        return
     con.register("_new_rows", rows.to_arrow())
     try:
         same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in series.key)
         run(
             con,
             f"""INSERT INTO {table.name} BY NAME
-                SELECT n.* FROM _new_rows n ANTI JOIN {table.name} t ON {same}""",
+                SELECT n.* FROM _new_rows n ANTI JOIN (
+                    SELECT * FROM {table.name} WHERE {series.time} >= $since
+                       OR {series.time} IS NULL) t ON {same}""",
+            {"since": rows[series.time].min()},
         )
     finally:
         con.unregister("_new_rows")

@@ -188,10 +188,37 @@ def _family() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
 def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
     """Fill `gpu_name`, `gpu_memory_gib` and `gpu_variant` from `text` (the source's GPU
     words a connector handed over as `gpu_text`, one per row) else the row's
-    `instance_type`, the memory the connector read, and the row's instance family."""
-    words = pl.col("instance_type")
+    `instance_type`, the memory the connector read, and the row's instance family.
+
+    The rule reads only those columns and the provider, so it runs once per distinct
+    combination of them (a few hundred in a million-item crawl, each tried against every
+    alias and family pattern) and is joined back onto the rows, in their order."""
     if text is not None:
         df = df.with_columns(text.cast(pl.String).alias(GPU_TEXT))
+    keys = [
+        c for c in ("provider", "instance_type", GPU_TEXT, *_IDENTITY) if c in df.columns
+    ]
+    distinct = df.select(keys).unique()
+    # `_identify` keeps its rows in order: its answers sit beside the keys they answer
+    ided = distinct.hstack(
+        _identify(distinct, text is not None).select(
+            pl.col(c).alias(f"_id_{c}") for c in _IDENTITY
+        )
+    )
+    return (
+        df.join(ided, on=keys, how="left", nulls_equal=True, maintain_order="left")
+        .with_columns(pl.col(f"_id_{c}").alias(c) for c in _IDENTITY)
+        .drop(GPU_TEXT, *(f"_id_{c}" for c in _IDENTITY), strict=False)
+    )
+
+
+_IDENTITY = ("gpu_name", "gpu_variant", "gpu_memory_gib")
+
+
+def _identify(df: pl.DataFrame, has_text: bool) -> pl.DataFrame:
+    """`identify` over rows that hold the columns it reads (one row per combination)."""
+    words = pl.col("instance_type")
+    if has_text:
         words = pl.coalesce(pl.col(GPU_TEXT), words)
     family_name, family_memory, family_variant = _family()
     given = pl.col("gpu_memory_gib")
@@ -214,7 +241,7 @@ def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
         gpu_memory_gib=pl.coalesce(
             snap(name, given), "_family_memory", near(name, stated_memory(words)), single
         )
-    ).drop(GPU_TEXT, "_family_memory", strict=False)
+    ).drop("_family_memory")
 
 
 def identified(frame: pl.DataFrame, provider: str, instance_type: str, words: str) -> pl.DataFrame:

@@ -9,7 +9,8 @@ are a thin layer over `plan_train` and `plan_serve`.
     p = gpu_pricing.plan_train(params=70e9, tokens=2e12, deadline_hours=24 * 30)
     p.chosen, p.frontier
     gpu_pricing.estimate_train(70e9, 2e12, "H100", mfu=0.45, gpus=1024)
-    gpu_pricing.estimate_infer(70e9, 2048, 1e6, "A100", rate=1.5)
+    gpu_pricing.estimate_infer(70e9, 1e6, "H100", batch=32, rate=2.0)
+    gpu_pricing.alerts_check("gpu-pricing.toml")
 
 This module is the engine: every read and decision the command line, the planner and the
 report give (rates, cheapest, history, estimates, plans, break-evens, alerts) is answered here,

@@ -390,10 +390,7 @@ def plan_serve(
         else context_tokens,
         "batch": batch,
         "min_tokens_per_second_per_user": min_tokens_per_second_per_user,
-        "kv_bytes_per_token": serving.default_kv_bytes_per_token(params)
-        if kv_bytes_per_token is None
-        else kv_bytes_per_token,
-        "weight_bytes_per_param": serving.WEIGHT_BYTES[precision],
+        **serving.sizes(params, precision, kv_bytes_per_token),
         "bandwidth_share": bandwidth_share,
         "compute_share": compute_share,
         "shares_source": serving.SHARES_SOURCE,

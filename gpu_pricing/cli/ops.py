@@ -81,7 +81,7 @@ def alerts_check(
 
         import polars as pl
 
-        from gpu_pricing import api
+        from gpu_pricing.api import alerts as alerts_api
         from services import notify
         from services.config import load
 
@@ -92,7 +92,7 @@ def alerts_check(
         if not _common.DEBUG:
             quiet.setLevel(logging.ERROR)
         try:
-            result = api.alerts_check(cfg, warehouse=warehouse)
+            result = alerts_api.check(cfg, warehouse)
         finally:
             quiet.setLevel(logging.NOTSET)
         if json_out:

@@ -57,16 +57,19 @@ framed as (
 ),
 
 opening_price as (
-    select * from framed
+    select
+        provider, region, zone, instance_type, days,
+        arg_max(price_usd_per_hour, observed_at) as price_usd_per_hour,
+        max(observed_at) as observed_at, any_value(as_of) as as_of,
+        any_value(opens_at) as opens_at
+    from framed
     where observed_at < opens_at
-    qualify row_number() over (
-        partition by provider, region, zone, instance_type, days order by observed_at desc
-    ) = 1
+    group by provider, region, zone, instance_type, days
 ),
 
 in_window as (
     select * from framed where observed_at >= opens_at
-    union all
+    union all by name
     select * from opening_price
 ),
 

@@ -15,6 +15,7 @@ from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchFailure, Page
 from flows import pipeline
 from gpu_pricing.cli import app
+from tests._warehouse import copy_warehouse
 from warehouse import db
 
 PROVIDERS = ("azure", "lambdalabs", "runpod", "vastai", "oci", "sheets")
@@ -151,9 +152,8 @@ def test_refreshing_the_same_demo_again_adds_no_history(tmp_path):
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_a_sheet_that_fails_keeps_its_last_good_prices(tmp_path):
-    path = tmp_path / "w.duckdb"
-    pipeline.load_and_publish(path, demo("sheets"), source="demo")
+def test_a_sheet_that_fails_keeps_its_last_good_prices(tmp_path, sheets_warehouse):
+    path = copy_warehouse(sheets_warehouse, tmp_path / "w.duckdb")  # the demo's sheets, refreshed
     broken = FetchFailure(
         "sheets", "price_sheet", "coreweave_2026-09-20.csv",
         UnexpectedResponse("sheets", "price_sheet", "sheet coreweave_2026-09-20.csv: missing column(s)"),
@@ -168,9 +168,8 @@ def test_a_sheet_that_fails_keeps_its_last_good_prices(tmp_path):
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_a_sheet_emptied_to_its_header_closes_the_offers_it_published(tmp_path):
-    path = tmp_path / "w.duckdb"
-    pipeline.load_and_publish(path, demo("sheets"), source="demo")
+def test_a_sheet_emptied_to_its_header_closes_the_offers_it_published(tmp_path, sheets_warehouse):
+    path = copy_warehouse(sheets_warehouse, tmp_path / "w.duckdb")  # the demo's sheets, refreshed
     header_only = tmp_path / "paperspace_2026-09-20.csv"
     pages = []
     for page in demo("sheets")["sheets"]:

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from services import alerts, config
-from tests._warehouse import refresh_from
+from tests._warehouse import copy_warehouse, refresh_from
 from warehouse import db
 
 pytestmark = pytest.mark.slow  # every test here: over ~2 s on a quiet 2-core machine
@@ -19,11 +19,10 @@ def states(result: alerts.CheckResult) -> dict[str, str | None]:
 
 
 def test_a_refresh_that_drops_most_offers_raises_row_drop_and_the_next_one_clears_it(
-    tmp_path, azure_snapshot
+    tmp_path, azure_snapshot, azure_warehouse
 ):
-    path = tmp_path / "w.duckdb"
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")  # the demo's Azure, refreshed
     cfg = config.Config(providers={"azure": None})
-    refresh_from(path, "demo", "azure")
     assert states(alerts.check(path, cfg))["row_drop:azure"] == "OK"
 
     shrunk = azure_snapshot("shrunk", keep_items=5)  # 5 of the 25 items on each page
@@ -43,9 +42,8 @@ def test_a_refresh_that_drops_most_offers_raises_row_drop_and_the_next_one_clear
     assert [(t.rule, t.state) for t in result.fired] == [("row_drop:azure", "OK")]
 
 
-def test_an_unchanged_refresh_is_not_a_row_drop(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh_from(path, "demo", "azure")
+def test_an_unchanged_refresh_is_not_a_row_drop(tmp_path, azure_warehouse):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")  # the demo's Azure, refreshed
     refresh_from(path, "demo", "azure")  # every page unchanged: _loads.rows is 0, offers are not
     [drop] = [
         e for e in alerts.check(path, config.Config()).evaluations if e.rule == "row_drop:azure"
@@ -53,9 +51,8 @@ def test_an_unchanged_refresh_is_not_a_row_drop(tmp_path):
     assert (drop.state, drop.value) == ("OK", 0.0)
 
 
-def test_a_provider_not_loaded_for_36_hours_is_stale(tmp_path):
-    path = tmp_path / "w.duckdb"
-    refresh_from(path, "demo", "azure")
+def test_a_provider_not_loaded_for_36_hours_is_stale(tmp_path, azure_warehouse):
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")  # the demo's Azure, refreshed
     con = db.connect_readonly(path)
     last_ok = db.query(con, "SELECT max(finished_at) AS t FROM _loads WHERE provider = 'azure'")
     con.close()
@@ -66,11 +63,10 @@ def test_a_provider_not_loaded_for_36_hours_is_stale(tmp_path):
 
 
 def test_day_over_day_compares_with_the_prices_valid_24_hours_before_the_latest_fetch(
-    tmp_path, azure_snapshot
+    tmp_path, azure_snapshot, azure_warehouse
 ):
     # demo fetched 2026-11-20 02:00: 12.29; raised fetched 2026-11-21 02:00: 14.748 (+20%)
-    path = tmp_path / "w.duckdb"
-    refresh_from(path, "demo", "azure")
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")  # the demo's Azure, refreshed
     refresh_from(path, azure_snapshot("raised", 1.2, "2026-11-21T02:00:00Z"), "azure")
     rule = {
         "name": "h100-move",

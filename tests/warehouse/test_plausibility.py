@@ -21,6 +21,7 @@ from connectors.kit.page import FetchContext
 from connectors.kit.snapshot import DEMO_DIR
 from flows import pipeline
 from tests._cli import cli
+from tests._warehouse import copy_warehouse
 from warehouse.plausibility import Checks
 
 pytestmark = pytest.mark.slow
@@ -182,9 +183,8 @@ def test_the_floor_is_configurable(tmp_path):
     ) == [(0.01,)]
 
 
-def test_a_jump_from_the_offers_last_price_is_quarantined(tmp_path, azure_snapshot):
-    wh = tmp_path / "w.duckdb"
-    assert _refresh(wh, DEMO_DIR).exit_code == 0
+def test_a_jump_from_the_offers_last_price_is_quarantined(tmp_path, azure_snapshot, demo_warehouse):
+    wh = copy_warehouse(demo_warehouse, tmp_path / "w.duckdb")  # the demo night, refreshed
     key = "provider = 'azure' AND instance_type = 'Standard_ND96isr_H100_v5'"
     before = _sql(
         wh,
@@ -263,10 +263,9 @@ def test_an_aws_spot_point_of_an_instance_whose_gpu_has_no_reference_row(tmp_pat
 
 
 def test_a_provider_whose_offers_collapse_keeps_them_unless_accepted(
-    tmp_path, azure_snapshot, monkeypatch
+    tmp_path, azure_snapshot, monkeypatch, demo_warehouse
 ):
-    wh = tmp_path / "w.duckdb"
-    assert _refresh(wh, DEMO_DIR).exit_code == 0
+    wh = copy_warehouse(demo_warehouse, tmp_path / "w.duckdb")  # the demo night, refreshed
     count = "SELECT count(*) FROM mart_gpu_offers_current WHERE provider = 'azure'"
     (before,) = _sql(wh, count)[0]
     thin = azure_snapshot("thin", keep_items=1, fetched_at="2026-11-21T02:00:00Z")
