@@ -62,7 +62,7 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "pricing_model": pl.String(),
     "pricing_detail": pl.String(),
     "gpu_name": pl.String(),
-    # the form factor where the source names it ('PCIe', 'SXM'; connectors/kit/gpu.py);
+    # the form factor where the source names it ('PCIe', 'SXM'; common/gpu.py);
     # null = the default variant of gpu_name x gpu_memory_gib in seed_gpu_specs
     "gpu_variant": pl.String(),
     "gpu_memory_gib": pl.Float64(),

@@ -40,8 +40,9 @@ from pydantic import (
     model_validator,
 )
 
+from common import names
 from common.redact import register_env
-from services import budget_plans, names
+from services import budget_plans
 from services import config_checks as check
 from services.config_checks import (
     ConfigError,
@@ -220,7 +221,7 @@ class Target(check.Table):
 
 class _GpuEntry(check.Table):
     """A budget or a rule: a GPU (any case, memory may ride along: "h100", "A100-80GB",
-    services.names) and optionally its memory, one of the sizes seed_gpu_specs lists."""
+    common.names) and optionally its memory, one of the sizes seed_gpu_specs lists."""
 
     name: Name
     gpu: str

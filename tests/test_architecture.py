@@ -131,10 +131,10 @@ def test_a_refresh_loads_nothing_of_the_app():
      "gpu_pricing.cli.ops", "gpu_pricing.cli.publish", "gpu_pricing.api.estimates",
      "gpu_pricing.api.breakevens", "gpu_pricing.plan.serve", "gpu_pricing.plan.train",
      "gpu_pricing.report", "flows.refresh", "services.config", "services.config_checks",
-     "services.names", "services.notify", "services.alerts", "warehouse.publish",
+     "common.names", "services.notify", "services.alerts", "warehouse.publish",
      "warehouse.publish_io", "warehouse.snapshot_export",
      "warehouse.queries", "warehouse.staging", "common.errors", "common.redact",
-     "common.schemas"],
+     "common.schemas", "common.gpu", "common.providers"],
 )
 def test_each_module_imports_first_in_a_fresh_process(module):
     """No import cycle hides behind an import order: each module imports on its own."""

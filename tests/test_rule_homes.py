@@ -14,7 +14,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SQL = [*ROOT.glob("sql/**/*.sql"), *ROOT.glob("warehouse/queries/*.sql")]
 PY = [
     p
-    for folder in ("connectors", "gpu_pricing", "models", "flows", "services", "warehouse")
+    for folder in (
+        "common",
+        "connectors",
+        "gpu_pricing",
+        "models",
+        "flows",
+        "services",
+        "warehouse",
+    )
     for p in (ROOT / folder).rglob("*.py")
 ]
 
@@ -26,11 +34,11 @@ TABLE = [
     ("per-GPU-hour price (machine price / GPU count)", "`connectors/kit/normalise.py`"),
     (
         "GPU identity (name, memory, form factor from the source's words)",
-        "`connectors/kit/gpu.py`",
+        "`common/gpu.py`",
     ),
     (
         "names people type (GPU, provider, region, pricing model)",
-        "`services/names.py`",
+        "`common/names.py`",
     ),
     (
         "every read and decision (rates, history, estimates, plans, break-evens)",
@@ -113,21 +121,24 @@ def test_per_gpu_hour_is_divided_once():
 def test_gpu_identity_is_one_rule():
     # the form factor rule is defined once, and every connector that sets a variant
     # itself calls it (with its own extra patterns at most)
-    assert where(r"def\s+form_factor\(", PY) == {"connectors/kit/gpu.py"}
+    assert where(r"def\s+form_factor\(", PY) == {"common/gpu.py"}
     variant = re.compile(r"gpu_variant\s*=\s*(?!form_factor\()")
     connectors = [p for p in PY if "connectors" in p.parts]
-    assert {str(p.relative_to(ROOT)) for p in connectors if variant.search(code(p))} <= {
-        "connectors/kit/gpu.py"
-    }
-    # the seeds of GPU identity are read in one place for the connectors
-    for seed in ("seed_gpu_specs", "seed_gpu_aliases", "seed_instance_families"):
-        assert where(seed + r"\.csv", [p for p in connectors if p.suffix == ".py"]) <= {
-            "connectors/kit/gpu.py"
-        }, seed
+    assert {str(p.relative_to(ROOT)) for p in connectors if variant.search(code(p))} == set()
+    # the seeds of GPU identity are located and read in one place in the application
+    for seed in (
+        "seed_gpu_specs",
+        "seed_gpu_aliases",
+        "seed_instance_families",
+        "seed_gpu_variants",
+    ):
+        assert where(r"[\"']" + seed + r"\.csv[\"']", PY) == {"common/gpu.py"}, seed
+    # it lives below the connectors: nothing imports it from the connector kit
+    assert where(r"connectors\.kit\.gpu|connectors\.kit import [^\n]*\bgpu\b", PY) == set()
 
 
 def test_no_connector_keeps_a_gpu_map_of_its_own():
-    """A connector hands over the source's words; the shared rule (connectors/kit/gpu.py,
+    """A connector hands over the source's words; the shared rule (common/gpu.py,
     from sql/seeds/seed_gpu_aliases.csv and seed_instance_families.csv) names the GPU. A
     GPU name of the reference written in a connector's code (a map's value: `"A6000":
     "RTX A6000"`, `("H100", 80)`, `gpu_name=pl.lit("V100")`) is a second copy of that rule."""
@@ -237,3 +248,10 @@ def test_the_old_flat_serving_rule_is_gone():
         r"|inference_flops_per_1m|inference_gpu_hours|usd_per_1m_inference"
     )
     assert where(flat, SQL + PY) == set()
+
+
+def test_the_provider_vocabulary_is_read_in_one_place():
+    """Which names are providers (a connector's own, or those its rows are about) is
+    registered by the connector when it is built and decided in common/providers.py."""
+    assert where(r"\.emits_providers\b", PY) == {"connectors/kit/connector.py"}
+    assert where(r"def\s+(known|relays)\(", PY) == {"common/providers.py"}

@@ -15,7 +15,7 @@ are a thin layer over `plan_train` and `plan_serve`.
 This module is the engine: every read and decision the command line, the planner and the
 report give (rates, cheapest, history, estimates, plans, break-evens, alerts) is answered here,
 and they print what it returns, so the same question gets the same answer at every door.
-Names are read by one parser (services.names): GPUs, providers, regions and pricing
+Names are read by one parser (common.names): GPUs, providers, regions and pricing
 models in any case and alias (`rates(gpu="h100 sxm", provider="AWS", pricing="on-demand")`);
 an unknown name raises naming the closest, never returns an empty frame.
 

@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from common import names
 from common.errors import InvalidInput
 from gpu_pricing.api.reads import _gpu, _maybe_connect, _need, _precision, _where, seed_gpu_specs
 from models import _validate, memory_fit, serving, training
@@ -18,7 +19,6 @@ from models.conventions import (
     DEFAULT_MFU,
 )
 from models.costs import SECONDS_PER_HOUR
-from services import names
 from warehouse import queries
 
 # -- estimates and break-evens: what `gpu-pricing estimate` and `breakeven` print ----------

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 
+from common import names
 from gpu_pricing import api
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, print_wrapped, table
@@ -28,7 +29,6 @@ from models.conventions import (
     DECODE_COMPUTE_SHARE,
     DEFAULT_MFU,
 )
-from services import names
 
 estimate_app = typer.Typer(
     no_args_is_help=True, help="Training and inference cost from current rates or --rate."

@@ -19,9 +19,9 @@ import pytest
 import typer.testing
 from typer.testing import CliRunner
 
+from common import names
 from gpu_pricing import api, report
 from gpu_pricing.cli import app
-from services import names
 from warehouse import db
 
 KEY = ["provider", "region", "instance_type", "price_usd_per_gpu_hour"]

@@ -1,4 +1,4 @@
-"""One GPU identity rule for every provider (connectors/kit/gpu.py, applied in the shared
+"""One GPU identity rule for every provider (common/gpu.py, applied in the shared
 normalise step): the form factor, the name and the memory a source's own words state,
 where the connector's map left them open; only names of the GPU reference are given."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from connectors.kit import gpu as _gpu
+from common import gpu as _gpu
+from common import names
 from connectors.kit.normalise import normalise
-from services import names
 
 
 def offers(**columns) -> pl.DataFrame:
@@ -90,7 +90,7 @@ def test_every_name_the_rule_gives_is_in_the_gpu_reference_and_typed_names_agree
     reference = set(_gpu.reference_sizes())
     given = {name for _, name, _ in _gpu.aliases() if name is not None}
     assert given <= reference
-    # what a user types goes through the same words (services.names)
+    # what a user types goes through the same words (common.names)
     assert names.gpu("Radeon V620").name == "RADEON PRO V620"
     assert names.gpu("rtx 6000 ada").name == "RTX 6000 ADA"
 

@@ -64,6 +64,26 @@ def test_inference_estimate_with_a_rate_needs_no_warehouse(tmp_path):
     assert doc["cost_usd"] == pytest.approx(1000 * step * 1e6 / 3600)
 
 
+def test_h200_serves_70b_cheaper_than_h100_by_its_bandwidth_ratio_when_memory_bound(tmp_path):
+    def serve(gpu: str) -> dict:
+        result = cli(
+            tmp_path, "estimate", "infer", "--params", "70B", "--requests", "1M", "--gpu", gpu,
+            "--rate", "3", "--json",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        return json.loads(result.stdout)
+
+    h100, h200 = serve("H100"), serve("H200")
+    # both memory-bound on 2-GPU replicas over NVLink at the same rate: an H200 (4.8 TB/s)
+    # decodes 4.8 / 3.35 = 1.43x the tokens of an H100 (3.35 TB/s) and costs 1.43x less
+    assert h100["bound"] == h200["bound"] == "memory"
+    assert h100["gpus_per_replica"] == h200["gpus_per_replica"] == 2
+    ratio = h200["output_tokens_per_second_per_gpu"] / h100["output_tokens_per_second_per_gpu"]
+    assert ratio == pytest.approx(4.8 / 3.35, rel=1e-9)
+    cheaper = h100["usd_per_1m_output_tokens"] / h200["usd_per_1m_output_tokens"]
+    assert cheaper == pytest.approx(4.8 / 3.35, rel=1e-9)
+
+
 def test_breakeven_with_rates_needs_no_warehouse(tmp_path):
     onprem = cli(tmp_path, "breakeven", "onprem", "--gpu", "H100", "--rate", "4", "--json")
     assert onprem.exit_code == 0, onprem.stderr

@@ -9,7 +9,8 @@ from datetime import datetime
 import duckdb
 import pytest
 
-from services import alerts, config, names
+from common import names
+from services import alerts, config
 from tests._cli import cli, cli_json
 
 TRAIN = ["estimate", "train", "--tokens", "2e12", "--gpu", "H100", "--rate", "2"]

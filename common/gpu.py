@@ -36,9 +36,10 @@ from pathlib import Path
 
 import polars as pl
 
-SEEDS = Path(__file__).resolve().parents[2] / "sql" / "seeds"
+SEEDS = Path(__file__).resolve().parents[1] / "sql" / "seeds"
 SEED_GPU_SPECS = SEEDS / "seed_gpu_specs.csv"
 SEED_GPU_ALIASES = SEEDS / "seed_gpu_aliases.csv"
+SEED_GPU_VARIANTS = SEEDS / "seed_gpu_variants.csv"
 SEED_INSTANCE_FAMILIES = SEEDS / "seed_instance_families.csv"
 # the column a connector may hand over with the source's own words for the GPU
 GPU_TEXT = "gpu_text"
