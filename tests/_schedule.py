@@ -38,11 +38,17 @@ def file_seconds(path: str, nodeids, per_test: dict, per_file: dict) -> float:
     """How long the tests `nodeids` of file `path` are expected to take."""
     nodeids = list(nodeids)
     timed = [per_test[n] for n in nodeids if n in per_test]
-    if timed:
-        return sum(timed) + TYPICAL_TEST_S * (len(nodeids) - len(timed))
-    if path in per_file:
-        return float(per_file[path])
-    return TYPICAL_TEST_S * len(nodeids)
+    cost = sum(timed) + TYPICAL_TEST_S * (len(nodeids) - len(timed))
+    if len(timed) < len(nodeids):  # some never timed here (e.g. the slow ones after a fast loop)
+        cost = max(cost, float(per_file.get(path, 0)))
+    return cost
+
+
+def longest_first(workqueue: dict, per_test: dict, per_file: dict) -> OrderedDict:
+    """xdist's work queue (file -> its tests) with the longest files first, the order of
+    equally long ones kept."""
+    cost = {path: file_seconds(path, unit, per_test, per_file) for path, unit in workqueue.items()}
+    return OrderedDict(sorted(workqueue.items(), key=lambda u: -cost[u[0]]))
 
 
 class LongestFileFirst(LoadFileScheduling):
@@ -55,12 +61,7 @@ class LongestFileFirst(LoadFileScheduling):
 
     def _assign_work_unit(self, node) -> None:
         if not self._ordered:  # the first assignment: the queue holds every file
-            per_test, per_file = known_seconds(self.config)
-            cost = {
-                path: file_seconds(path, unit, per_test, per_file)
-                for path, unit in self.workqueue.items()
-            }
-            self.workqueue = OrderedDict(sorted(self.workqueue.items(), key=lambda u: -cost[u[0]]))
+            self.workqueue = longest_first(self.workqueue, *known_seconds(self.config))
             self._ordered = True
         super()._assign_work_unit(node)
 
