@@ -6,7 +6,8 @@ Generates a snapshot under benchmarks/out/ (once), then, each in its own child p
 (peak resident memory = the child's ru_maxrss): DuckDB's bare `read_json` of the same
 files with a declared schema, the same exclusions and the per-GPU-hour division into a
 table (the baseline); a refresh of a new warehouse; the same snapshot refreshed again
-(every page unchanged). Prints each with its ratio to the baseline. The generated regions and sizes cycle through the real
+(every page unchanged); and, where the `bench` dependency group is installed, gpuhunt's
+Azure parse of the same pages (GPUHUNT_CHILD). Prints each with its ratio to the baseline. The generated regions and sizes cycle through the real
 families, so the parse does the real work (family map, specs join, exclusions, reserved
 conversion).
 """
@@ -138,6 +139,70 @@ print(json.dumps({"s": t1 - t0, "rows": con.execute("SELECT count(*) FROM offers
 """
 ROOT = Path(__file__).resolve().parent.parent
 
+# gpuhunt's Azure provider (the `bench` dependency group: `uv sync --group bench`) over the
+# same items, offline: its own page reader (`get_pages`, which reads a cached page as
+# `{region}-{page:02}.json` and stops at a page without items) and its own per-item loop
+# (`get`: retired-series and zero-price filters, the spec lookup, a CatalogItem per offer,
+# sorted by price). Only the subscription's VM specs, which it asks ARM for, are handed to
+# it from connectors/azure/vm_sizes.csv, each with the GPU its own name rule gives. It
+# parses every item of the pages: its live fetch has the API leave out Windows, low
+# priority and reservation items ($filter), which the generated pages hold.
+GPUHUNT_CHILD = """
+import csv, json, resource, sys, time
+t0 = time.perf_counter()
+from gpuhunt import AcceleratorVendor
+from gpuhunt.providers import azure as gh
+cache, sizes = sys.argv[1], sys.argv[2]
+with open(cache + "/regions.json") as fh:
+    regions = json.load(fh)
+specs = {}
+with open(sizes, newline="") as fh:
+    for row in csv.DictReader(fh):
+        gpus = int(float(row["gpu_count"]))
+        name, memory = gh.get_gpu_name_memory(row["arm_sku_name"])
+        specs[row["arm_sku_name"]] = gh._InstanceSpec(
+            instance_name=row["arm_sku_name"], cpu=int(float(row["vcpus"])),
+            memory=float(row["memory_gib"]), gpu_count=gpus, gpu_name=name,
+            gpu_memory=memory, gpu_vendor=AcceleratorVendor.NVIDIA if gpus else None)
+class Offline(gh.AzureProvider):
+    def __init__(self, cache_dir):
+        self.cache_dir = cache_dir
+    def get_specs_and_regions(self):
+        return specs, set(regions)
+offers = Offline(cache).get()
+t1 = time.perf_counter()
+print(json.dumps({"s": t1 - t0, "rows": len(offers),
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def gpuhunt_cache(snap: Path) -> Path | None:
+    """The snapshot's pages laid out as gpuhunt's page cache (each page a region of one
+    page, then an empty page), once; None when gpuhunt is not installed."""
+    try:
+        import gpuhunt  # noqa: F401
+    except ImportError:
+        return None
+    cache = snap.parent / f"{snap.name}-gpuhunt"
+    pages = sorted((snap / "azure" / "retail_prices").glob("*.json"))
+    if (cache / "regions.json").exists():
+        return cache
+    cache.mkdir(parents=True, exist_ok=True)
+    for page in pages:
+        body = json.loads(page.read_bytes())["body"]
+        (cache / f"{page.stem}-00.json").write_text(json.dumps(body, separators=(",", ":")))
+        (cache / f"{page.stem}-01.json").write_text('{"Items":[]}')
+    (cache / "regions.json").write_text(json.dumps([p.stem for p in pages]))
+    return cache
+
+
+def gpuhunt_argv(snap: Path) -> list[str] | None:
+    """The command line of gpuhunt's parse of the snapshot's items, or None without it."""
+    cache = gpuhunt_cache(snap)
+    if cache is None:
+        return None
+    return [sys.executable, "-c", GPUHUNT_CHILD, str(cache), str(ROOT / "connectors" / "azure" / "vm_sizes.csv")]
+
 
 def duckdb_sql(snap: Path) -> str:
     from connectors.azure.parse import ITEM
@@ -184,6 +249,8 @@ def main() -> None:
     warehouse = OUT / "bench_azure.duckdb"
     fresh(warehouse)
     duck = child(DUCKDB_CHILD, duckdb_sql(snap))
+    gh = gpuhunt_argv(snap)
+    hunt = child(GPUHUNT_CHILD, *gh[3:]) if gh else None
     new = child(REFRESH_CHILD, str(snap), str(warehouse))
     again = child(REFRESH_CHILD, str(snap), str(warehouse))
     assert new["staged"] == again["staged"] and again["reused"], (new, again)
@@ -199,6 +266,13 @@ def main() -> None:
         f"{'refresh, new warehouse':<{w}} {new['s']:>9.2f} s {new['peak_rss_mib']:>7,.0f} MiB"
         f"  = {new['s'] / duck['s']:.2f}x DuckDB ({new['staged']:,} offers staged)"
     )
+    if hunt is None:
+        print(f"{'gpuhunt Azure parse':<{w}} not installed (`uv sync --group bench`)")
+    else:
+        print(
+            f"{'gpuhunt Azure parse':<{w}} {hunt['s']:>9.2f} s {hunt['peak_rss_mib']:>7,.0f} MiB"
+            f"  (refresh = {new['s'] / hunt['s']:.2f}x gpuhunt; {hunt['rows']:,} offers)"
+        )
     print(f"{'  by stage (s)':<{w}} {stages}")
     print(
         f"{'refresh again, every page unchanged':<{w}} {again['s']:>9.2f} s"

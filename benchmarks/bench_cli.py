@@ -13,7 +13,12 @@ process. Each repetition runs the yardstick and the refreshes back to back, so a
 taken within one pair even when the machine's speed drifts; reported are the median, min
 and max of every figure, the pair-by-pair ratios, and the load average before and after.
 A load average above half the processors prints a warning: the figures are then noisy.
-`demo` times the bundled demo refresh (new and again), `rates` and `--version`.
+`azure` also times gpuhunt's Azure parse of the same pages (offline, its own reader and
+per-item loop; benchmarks.bench_azure.GPUHUNT_CHILD) when the `bench` dependency group
+is installed (`uv sync --group bench`), with the refresh's ratio to it.
+`demo` times the bundled demo refresh (new and again), `rates` and `--version`, paired with
+the floor of any command: a Python process that loads DuckDB and Polars and reads the
+same mart (no project code).
 
 Wall seconds are a monotonic clock around the child; CPU seconds and peak memory are the
 operating system's accounting of the finished child (os.wait4: ru_utime + ru_stime,
@@ -126,8 +131,11 @@ def tree_command(tree: Path | None) -> tuple[list[str], dict[str, str]]:
     return [sys.executable, "-m", "gpu_pricing.cli"], env
 
 
-def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str], trees):
+def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str], trees,
+                  peers: dict[str, list[str]]):  # fmt: skip
     steps = {"DuckDB read_json": lambda: run(yardstick)}
+    for name, argv in peers.items():
+        steps[name] = lambda a=argv: run(a)
     for label, tree in [("", None), *trees]:
         cli, env = tree_command(tree)
         target = warehouse.with_name(f"{label or 'this'}-{warehouse.name}")
@@ -141,7 +149,13 @@ def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[st
     return steps
 
 
-def compare(title: str, snap: Path, provider: str, yardstick: list[str], args) -> None:
+def compare(
+    title: str, snap: Path, provider: str, yardstick: list[str], args,
+    peers: dict[str, list[str]] | None = None,
+) -> None:  # fmt: skip
+    """`peers`: other whole-process parses of the same items (gpuhunt's), timed in the same
+    pairs; each new refresh is also given as a ratio to them."""
+    peers = peers or {}
     warehouse = Path(args.out) / f"bench_cli_{provider}.duckdb"
     trees = [tuple(t.split("=", 1)) for t in args.tree]
     trees = [(label, Path(tree).resolve()) for label, tree in trees]
@@ -156,7 +170,8 @@ def compare(title: str, snap: Path, provider: str, yardstick: list[str], args) -
         for target in targets:
             fresh(target)
 
-    got = paired(args.runs, refresh_steps(snap, provider, warehouse, yardstick, trees), clean)
+    steps = refresh_steps(snap, provider, warehouse, yardstick, trees, peers)
+    got = paired(args.runs, steps, clean)
     duck = got["DuckDB read_json"]
     ratios = {}
     for label in ["", *(label for label, _ in trees)]:
@@ -168,6 +183,11 @@ def compare(title: str, snap: Path, provider: str, yardstick: list[str], args) -
         ratios[f"{prefix}new / DuckDB (cpu)"] = [
             n["cpu_s"] / d["cpu_s"] for n, d in zip(new, duck, strict=True)
         ]
+        for peer in peers:
+            for key, unit in (("wall_s", "wall"), ("cpu_s", "cpu")):
+                ratios[f"{prefix}new / {peer} ({unit})"] = [
+                    n[key] / g[key] for n, g in zip(new, got[peer], strict=True)
+                ]
         ratios[f"{prefix}unchanged / new (wall)"] = [
             a["wall_s"] / n["wall_s"] for a, n in zip(again, new, strict=True)
         ]
@@ -186,7 +206,11 @@ def azure(args) -> None:
     bench_azure.OUT = Path(args.out)
     snap = bench_azure.generate(args.items, 1000)
     yardstick = [sys.executable, "-c", bench_azure.DUCKDB_CHILD, bench_azure.duckdb_sql(snap)]
-    compare(f"{args.items:,} Azure items", snap, "azure", yardstick, args)
+    gpuhunt = bench_azure.gpuhunt_argv(snap)
+    if gpuhunt is None:
+        print("gpuhunt is not installed (`uv sync --group bench`): timed without it")
+    peers = {"gpuhunt Azure parse": gpuhunt} if gpuhunt else {}
+    compare(f"{args.items:,} Azure items", snap, "azure", yardstick, args, peers)
 
 
 def aws(args) -> None:
@@ -199,26 +223,62 @@ def aws(args) -> None:
     compare(f"{args.points:,} AWS spot price points", snap, "aws", yardstick, args)
 
 
+# the floor of every command: Python, DuckDB and Polars loaded, one query of the demo
+# warehouse (what `rates` reads), nothing of the project
+DEMO_FLOOR = (
+    "import sys, duckdb, polars\n"
+    "con = duckdb.connect(sys.argv[1], read_only=True)\n"
+    "con.sql('select * from mart_gpu_offers_current limit 5').pl()\n"
+)
+
+
 def demo(args) -> None:
-    warehouse = Path(args.out) / "bench_cli_demo.duckdb"
-    env = direct_env()
-    refresh = [CLI, "refresh", "--snapshot", "demo", "--warehouse", str(warehouse), "--json"]
+    trees = [tuple(t.split("=", 1)) for t in args.tree]
+    trees = [(label, Path(tree).resolve()) for label, tree in trees]
     print(f"demo; load average before: {load()}")
     if loaded():
-        print("WARNING: the machine is loaded: the figures are noisy")
-    got = paired(
-        args.runs,
-        {
-            "--version": lambda: run([CLI, "--version"], env),
-            "refresh --snapshot demo, new": lambda: run(refresh, env),
-            "refresh --snapshot demo, again": lambda: run(refresh, env),
-            "rates": lambda: run([CLI, "rates", "--warehouse", str(warehouse)], env),
-        },
-        lambda: fresh(warehouse),
-    )
-    report("demo", got, {})
+        print("WARNING: the machine is loaded (load average above half the processors): "
+              "the figures are noisy; compare the ratios, not the seconds")  # fmt: skip
+    steps: dict[str, Callable[[], dict[str, float]]] = {}
+    targets = []
+    for label, tree in [("", None), *trees]:
+        cli, env = tree_command(tree)
+        cwd = tree or ROOT
+        target = Path(args.out) / (
+            f"bench_cli_demo-{label}.duckdb" if label else "bench_cli_demo.duckdb"
+        )
+        targets.append(target)
+        prefix = f"{label}: " if label else ""
+        refresh = [*cli, "refresh", "--snapshot", "demo", "--warehouse", str(target), "--json"]
+        rates = [*cli, "rates", "--gpu", "H100", "--limit", "5", "--warehouse", str(target)]
+        steps[f"{prefix}--version"] = lambda a=[*cli, "--version"], e=env, c=cwd: run(a, e, c)
+        steps[f"{prefix}refresh demo, new"] = lambda a=refresh, e=env, c=cwd: run(a, e, c)
+        steps[f"{prefix}refresh demo, again"] = lambda a=refresh, e=env, c=cwd: run(a, e, c)
+        steps[f"{prefix}rates --gpu H100"] = lambda a=rates, e=env, c=cwd: run(a, e, c)
+    floor = [sys.executable, "-c", DEMO_FLOOR, str(targets[0])]
+    steps["DuckDB + Polars, one query (floor)"] = lambda: run(floor)
+
+    def clean() -> None:
+        for target in targets:
+            fresh(target)
+
+    got = paired(args.runs, steps, clean)
+    ratios = {}
+    for label in ["", *(label for label, _ in trees)]:
+        prefix = f"{label}: " if label else ""
+        ratios[f"{prefix}rates / floor (wall)"] = [
+            r["wall_s"] / f["wall_s"]
+            for r, f in zip(
+                got[f"{prefix}rates --gpu H100"],
+                got["DuckDB + Polars, one query (floor)"],
+                strict=True,
+            )
+        ]
+    report("demo", got, ratios)
     print(f"load average after: {load()}")
-    fresh(warehouse)
+    if loaded():
+        print("WARNING: the machine was loaded during the run")
+    clean()
 
 
 def main() -> None:

@@ -9,5 +9,11 @@ application, and every other package may import it.
   output, artifacts, alert payloads) and the masking of credentials in stored data;
 - `schemas`: the shapes of the tables the connectors write and the warehouse keeps (the
   offer schema, pricing models, the staging and bookkeeping DDL, canonical JSON, the one
-  clock of fetch times).
+  clock of fetch times);
+- `gpu`: the GPU identity rule (a source's GPU words, instance type and stated memory to the
+  reference name, memory and form factor, from the GPU seeds under `sql/seeds/`);
+- `providers`: the provider vocabulary, filled by each connector as it is built (its name
+  and the providers its rows are about), so nothing here imports the connectors;
+- `names`: the one parser of the names people type (GPUs, providers, regions, pricing
+  models, precisions, counts).
 """

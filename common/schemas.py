@@ -61,7 +61,7 @@ OFFER_SCHEMA: dict[str, pl.DataType] = {
     "pricing_model": pl.String(),
     "pricing_detail": pl.String(),
     "gpu_name": pl.String(),
-    # the form factor where the source names it ('PCIe', 'SXM'; connectors/kit/gpu.py);
+    # the form factor where the source names it ('PCIe', 'SXM'; common/gpu.py);
     # null = the default variant of gpu_name x gpu_memory_gib in seed_gpu_specs
     "gpu_variant": pl.String(),
     "gpu_memory_gib": pl.Float64(),
@@ -347,7 +347,6 @@ SEED_DDL = {
   serving_bytes_per_param DOUBLE NOT NULL,
   serving_headroom DOUBLE NOT NULL,
   default_mfu DOUBLE NOT NULL,
-  serving_utilization DOUBLE NOT NULL,
   decode_bandwidth_share DOUBLE NOT NULL,
   decode_compute_share DOUBLE NOT NULL,
   serving_memory_share DOUBLE NOT NULL,
@@ -365,6 +364,18 @@ SEED_DDL = {
     "seed_provider_classes": """CREATE TABLE IF NOT EXISTS seed_provider_classes (
   provider VARCHAR NOT NULL PRIMARY KEY,
   provider_class VARCHAR NOT NULL
+)""",
+    # The instance limit per provider class and pricing family where a source publishes no
+    # count for an offer, each with its basis and source (models/capacity.py).
+    "seed_capacity_limits": """CREATE TABLE IF NOT EXISTS seed_capacity_limits (
+  provider_class VARCHAR NOT NULL,
+  pricing_family VARCHAR NOT NULL,
+  max_instances DOUBLE NOT NULL,
+  max_hours DOUBLE,
+  basis VARCHAR NOT NULL,
+  source VARCHAR,
+  reasoning VARCHAR NOT NULL,
+  PRIMARY KEY (provider_class, pricing_family)
 )""",
     # Form factors of one name and memory that differ in specs (H100 80 GB PCIe vs the SXM
     # part of seed_gpu_specs): one row per extra variant; `base_variant` names the variant

@@ -7,6 +7,9 @@ command line runs the same body directly (flows.direct), without importing Prefe
 
 from __future__ import annotations
 
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +61,29 @@ def fetch_provider(provider: str, snapshot: str | None, ctx: FetchContext) -> Fe
         raise PricingError(f"{type(exc).__name__}: {exc}") from None
 
 
+def _clear_frames(exc: BaseException | None, seen: set[int]) -> None:
+    if exc is None or id(exc) in seen:
+        return
+    seen.add(id(exc))
+    traceback.clear_frames(exc.__traceback__)
+    _clear_frames(exc.__cause__, seen)
+    _clear_frames(exc.__context__, seen)
+
+
+@contextmanager
+def _no_warehouse_kept_by_the_error() -> Iterator[None]:
+    """A step that fails or is stopped (Ctrl-C, SIGTERM) keeps no local variable of the
+    frames it ran through, in its exception or in those it chains (DuckDB's "Query
+    interrupted" under a Ctrl-C). Prefect holds a crashed or failed run's exception, in its
+    run state and engine, until the process ends: a DuckDB connection left in one of those
+    frames then outlives DuckDB's module at exit, which prints "nanobind: leaked ..."."""
+    try:
+        yield
+    except BaseException as exc:
+        _clear_frames(exc, set())
+        raise
+
+
 @task(task_run_name="load-and-publish", cache_policy=NO_CACHE)
 def load_and_publish(
     path: Path,
@@ -68,7 +94,8 @@ def load_and_publish(
     full_check: bool = False,
 ) -> tuple[pipeline.RunSummary, alerts.CheckResult | None]:
     """Land, build, check the alerts on the build and publish (flows.direct)."""
-    return direct.load_publish_and_check(path, fetched, source, cfg, accept_drop, full_check)
+    with _no_warehouse_kept_by_the_error():
+        return direct.load_publish_and_check(path, fetched, source, cfg, accept_drop, full_check)
 
 
 def _publish_retryable(task, task_run, state) -> bool:
@@ -90,7 +117,8 @@ def _publish_retryable(task, task_run, state) -> bool:
     retry_condition_fn=_publish_retryable,
 )
 def publish_warehouse(path: Path, cfg: Config) -> dict:
-    return direct.publish_step(path, cfg)
+    with _no_warehouse_kept_by_the_error():
+        return direct.publish_step(path, cfg)
 
 
 def _fetch_as_tasks(contexts: dict[str, FetchContext], snapshot: str | None, log):

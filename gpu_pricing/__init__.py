@@ -13,6 +13,7 @@ from common.errors import WarehouseError
 from gpu_pricing.api import (
     ServePlan,
     TrainPlan,
+    alerts_check,
     cheapest,
     connect,
     estimate_infer,

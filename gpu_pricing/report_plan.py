@@ -29,6 +29,7 @@ TABLE_COLUMNS = [
     "instances",
     "max_instances",
     "capacity_source",
+    "max_hours",
     "pricing_model",
     "rate_usd_per_gpu_hour",
     "mfu",
@@ -54,8 +55,11 @@ def plan_section(con, gpu: str, workload: Any = None) -> Any:
         "is both cheaper and faster than one on it). MFU from the default efficiency curves, "
         "spot slowed by checkpoints and expected preemptions, reservations billed their "
         "whole term. Each plan is one offer in one region, within its instance limit "
-        "(max_instances: published by the source, assumed per provider class, or configured "
-        "in [plan.capacity]; `gpu-pricing plan train` explains each plan).",
+        "(max_instances: published by the provider or the source, such as an AWS Capacity "
+        "Block's 64 instances, assumed per provider class, or configured in [plan.capacity]; "
+        "max_hours: the longest run the product allows, 182 days for a Capacity Block; "
+        "sql/seeds/seed_capacity_limits.csv gives each limit's source; `gpu-pricing plan "
+        "train` explains each plan).",
     )
     try:
         result = api.plan_train(
@@ -158,8 +162,10 @@ def serve_section(con, gpu: str, workload: Any = None) -> Any:
         "serve",
         f"Serving {amount_label(w.params)} parameters: the roofline per GPU",
         "Decoding reads every weight once per step, so small batches are bound by memory "
-        "bandwidth and large ones by FLOPs (models/serving.py, at the measured shares of "
-        f"peak: {serving.DECODE_BANDWIDTH_SHARE:g} of the bandwidth, "
+        "bandwidth and large ones by FLOPs (the serving roofline, sql/macros/"
+        "serving_roofline.sql, the same rule as `estimate infer` and mart_cost_per_token, "
+        "at the shares of peak measured on an H100 with plain PyTorch: "
+        f"{serving.DECODE_BANDWIDTH_SHARE:g} of the bandwidth, "
         f"{serving.DECODE_COMPUTE_SHARE:g} of the FLOPs). Per GPU type, its cheapest "
         "on-demand offer at the replica size (tensor parallel) and batch that serve a token "
         "cheapest while each user gets at least "

@@ -1,7 +1,9 @@
-"""Cost formulas as pure functions: no I/O, no DuckDB, plain floats in and out.
+"""Cost formulas as pure functions: no I/O, plain floats in and out (the serving roofline
+runs its SQL definition in an in-memory DuckDB).
 
 - ``models.training``: 6ND training FLOPs, GPU-hours, wall clock, cost per token, MFU/HFU.
-- ``models.inference``: 2N inference FLOPs, GPU-seconds, cost per request and per 1K tokens.
+- ``models.serving``: serving on a roofline (memory bandwidth or compute per decode step), run
+  from the one SQL definition, the table macro ``serving_roofline``.
 - ``models.breakeven``: buy vs rent, spot vs on-demand with checkpointing, reserved vs on-demand.
 - ``models.scaling``: cost vs MFU, budget/deadline planning on an efficiency curve,
   Chinchilla allocation, data-parallel all-reduce cost.

@@ -414,3 +414,47 @@ def training_budget(
             detail=detail,
         )
     ]
+
+
+def plan_budget(
+    name: str,
+    *,
+    plan: Mapping,
+    current_rate: float | None,
+    budget_usd: float,
+    thresholds_pct: Iterable[float],
+) -> list[Evaluation]:
+    """The state of a budget tied to a saved plan (services.budget_plans.read_plan): the
+    forecast is the plan's cost for its period (a training run's `cost_usd`, a serving
+    plan's `monthly_cost_usd`); the detail says whether the plan's offer still has the rate
+    it was planned at (`current_rate`: the cheapest current rate of its GPU and pricing
+    model at its provider and region, None when none is on offer there)."""
+    planned = float(plan["rate_usd_per_gpu_hour"])
+    if current_rate is None:
+        drift = (
+            f"no {plan['gpu_name']} {plan['pricing_model']} offer is current at "
+            f"{plan['provider']} {plan['region']}: re-plan to price it again"
+        )
+    elif abs(current_rate - planned) <= 1e-9 * max(planned, 1.0):
+        drift = f"the rate there is unchanged ({planned:.4f} USD/GPU-hour)"
+    else:
+        drift = (
+            f"the rate there moved from {planned:.4f} to {current_rate:.4f} USD/GPU-hour "
+            f"({(current_rate / planned - 1) * 100 if planned else float('inf'):+.1f}%) since it "
+            "was planned: re-plan to price it again"
+        )
+    per = "the whole run" if plan["period"] == "total" else "a month"
+    detail = (
+        f"forecast = the cost of the plan in {plan['file']} for {per} ({plan['summary']}); "
+        + drift
+    )
+    return [
+        budget_state(
+            name,
+            forecast_usd=float(plan["cost_usd"]),
+            actual_usd=None,
+            budget_usd=budget_usd,
+            thresholds_pct=thresholds_pct,
+            detail=detail,
+        )
+    ]

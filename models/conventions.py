@@ -27,18 +27,14 @@ HOURS_PER_MONTH = CONVENTIONS["hours_per_month"]
 HOURS_PER_YEAR = CONVENTIONS["hours_per_year"]
 BYTES_PER_GIB = CONVENTIONS["bytes_per_gib"]
 TRAINING_FLOPS_PER_PARAM_PER_TOKEN = CONVENTIONS["training_flops_per_param_per_token"]
-INFERENCE_FLOPS_PER_PARAM_PER_TOKEN = CONVENTIONS["inference_flops_per_param_per_token"]
 TRAINING_BYTES_PER_PARAM = CONVENTIONS["training_bytes_per_param"]
 SERVING_BYTES_PER_PARAM = CONVENTIONS["serving_bytes_per_param"]
 SERVING_HEADROOM = CONVENTIONS["serving_headroom"]
 DEFAULT_MFU = CONVENTIONS["default_mfu"]
-SERVING_UTILIZATION = CONVENTIONS["serving_utilization"]
-# serving roofline (models.serving)
+# the serving roofline's default shares of peak (the other serving constants are read by
+# the table macro serving_roofline from the seed table itself)
 DECODE_BANDWIDTH_SHARE = CONVENTIONS["decode_bandwidth_share"]
 DECODE_COMPUTE_SHARE = CONVENTIONS["decode_compute_share"]
-SERVING_MEMORY_SHARE = CONVENTIONS["serving_memory_share"]
-TENSOR_PARALLEL_EFFICIENCY_NVLINK = CONVENTIONS["tensor_parallel_efficiency_nvlink"]
-TENSOR_PARALLEL_EFFICIENCY_PCIE = CONVENTIONS["tensor_parallel_efficiency_pcie"]
 # the whole cost of owning (models.breakeven.owning_costs, the breakeven_onprem macro)
 POWER_USD_PER_KWH = CONVENTIONS["power_usd_per_kwh"]
 PUE = CONVENTIONS["pue"]

@@ -108,6 +108,15 @@ def _budgets(con, cfg: Config, rates: pl.DataFrame, now: datetime) -> list[rules
     out: list[rules.Evaluation] = []
     for b in cfg.budgets:
         label = f"{rules.gpu_label(b.gpu, b.memory_gib)} {b.pricing_model}"
+        if b.plan is not None:
+            out += rules.plan_budget(
+                b.name,
+                plan=b.plan,
+                current_rate=_plan_rate(rates, b.plan),
+                budget_usd=b.budget_usd,
+                thresholds_pct=b.thresholds_pct,
+            )
+            continue
         offer = rules.cheapest(rates, b.gpu, b.memory_gib, b.pricing_model, b.providers)
         if b.is_training:
             peak = None
@@ -166,6 +175,19 @@ def _budgets(con, cfg: Config, rates: pl.DataFrame, now: datetime) -> list[rules
                 actual=actual,
             )
     return out
+
+
+def _plan_rate(rates: pl.DataFrame, plan: dict[str, Any]) -> float | None:
+    """The cheapest current rate of a plan's GPU (name and memory) and pricing model at its
+    provider and region (alert_rates_current), None when none is on offer there."""
+    match = rates.filter(
+        (pl.col("provider") == plan["provider"])
+        & (pl.col("region") == plan["region"])
+        & (pl.col("gpu_name") == plan["gpu_name"])
+        & (pl.col("gpu_memory_gib") == plan["gpu_memory_gib"])
+        & (pl.col("pricing_model") == plan["pricing_model"])
+    )
+    return None if match.is_empty() else float(match["price_usd_per_gpu_hour"].min())
 
 
 def read_usage(path) -> pl.DataFrame:

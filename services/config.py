@@ -40,9 +40,10 @@ from pydantic import (
     model_validator,
 )
 
+from common import names
 from common.redact import register_env
+from services import budget_plans
 from services import config_checks as check
-from services import names
 from services.config_checks import (
     ConfigError,
     Name,
@@ -220,7 +221,7 @@ class Target(check.Table):
 
 class _GpuEntry(check.Table):
     """A budget or a rule: a GPU (any case, memory may ride along: "h100", "A100-80GB",
-    services.names) and optionally its memory, one of the sizes seed_gpu_specs lists."""
+    common.names) and optionally its memory, one of the sizes seed_gpu_specs lists."""
 
     name: Name
     gpu: str
@@ -246,11 +247,17 @@ class _GpuEntry(check.Table):
 
 _TRAINING_KEYS = ("params", "tokens", "mfu")
 _USAGE_KEYS = ("hours_per_day", "start", "end", "usage_file")
+# what a plan budget takes from its plan file (services.budget_plans)
+_PLAN_TAKES = ("gpu", "memory_gib", "gpus", "pricing_model", "providers")
 
 
 class Budget(_GpuEntry):
     """A workload and its budget. Usage form: `gpus` GPUs for `hours_per_day` hours a day.
-    Training form: one run of `params` x `tokens` at `mfu` (6ND, models.training)."""
+    Training form: one run of `params` x `tokens` at `mfu` (6ND, models.training). Plan
+    form: `plan_file`, a saved `plan train --json` / `plan serve --json` output, whose cost
+    for the period is the forecast (services.budget_plans)."""
+
+    _internal: ClassVar[frozenset[str]] = frozenset({"plan"})
 
     gpus: Annotated[int, check.number(1, whole=True)] = 1
     pricing_model: PricingModel = "on_demand"
@@ -267,10 +274,18 @@ class Budget(_GpuEntry):
     # day, priced at the rates in force each day, or a cost export of `date` and
     # `cost_usd`: the budget's actual spend (models.alert_rules.actual_from_usage)
     usage_file: Path | None = None
+    # a saved plan (services.budget_plans.read_plan): the file, and what was read from it
+    plan_file: Path | None = None
+    plan: dict[str, Any] | None = None
 
     @classmethod
     def _read(cls, entry: dict, info: ValidationInfo) -> dict:
+        if "plan_file" in entry:
+            taken = (*_TRAINING_KEYS, *_USAGE_KEYS, *_PLAN_TAKES)
+            entry = budget_plans.budget_entry(entry, sorted(k for k in taken if k in entry))
         entry = super()._read(entry, info)
+        if entry.get("plan") is not None:
+            return entry
         training = any(k in entry for k in _TRAINING_KEYS)
         entry.setdefault("period", "total" if training else "month")
         if entry["period"] not in ("month", "total"):
@@ -302,6 +317,8 @@ class Budget(_GpuEntry):
 
     @model_validator(mode="after")
     def _workload(self, info: ValidationInfo) -> Budget:
+        if self.plan is not None:
+            return self
         if self.is_training:
             if self.mfu > 1:
                 raise check.problem("must be in (0, 1]", "mfu", value=self.mfu)

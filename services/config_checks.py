@@ -22,12 +22,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from common import names
 from common.errors import InvalidInput
+from common.gpu import SEED_GPU_SPECS
 from common.redact import masked_value
 from common.schemas import PRICING_MODELS
-from services import names
-
-SEED_GPU_SPECS = Path(__file__).resolve().parent.parent / "sql" / "seeds" / "seed_gpu_specs.csv"
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -121,7 +120,7 @@ def strings(value: Any, *at: str | int) -> tuple[str, ...]:
 
 
 def named(read, value: str, *at: str | int):
-    """A name read by services.names; a miss is this file's one-line error."""
+    """A name read by common.names; a miss is this file's one-line error."""
     try:
         return read(value)
     except names.UnknownName as exc:
@@ -140,6 +139,8 @@ def providers(value: Any) -> tuple[str, ...] | None:
     (all)."""
     if value is None:
         return None
+    import connectors.registry  # noqa: F401 - builds the connectors: they register the names
+
     return tuple(named(names.provider, p, i) for i, p in enumerate(strings(value)))
 
 

@@ -14,7 +14,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SQL = [*ROOT.glob("sql/**/*.sql"), *ROOT.glob("warehouse/queries/*.sql")]
 PY = [
     p
-    for folder in ("connectors", "gpu_pricing", "models", "flows", "services", "warehouse")
+    for folder in (
+        "common",
+        "connectors",
+        "gpu_pricing",
+        "models",
+        "flows",
+        "services",
+        "warehouse",
+    )
     for p in (ROOT / folder).rglob("*.py")
 ]
 
@@ -26,11 +34,11 @@ TABLE = [
     ("per-GPU-hour price (machine price / GPU count)", "`connectors/kit/normalise.py`"),
     (
         "GPU identity (name, memory, form factor from the source's words)",
-        "`connectors/kit/gpu.py`",
+        "`common/gpu.py`",
     ),
     (
         "names people type (GPU, provider, region, pricing model)",
-        "`services/names.py`",
+        "`common/names.py`",
     ),
     (
         "every read and decision (rates, history, estimates, plans, break-evens)",
@@ -38,22 +46,24 @@ TABLE = [
     ),
     (
         "hours per month and year, bytes per GiB, FLOPs and bytes per parameter, default "
-        "MFU, serving utilisation, the serving shares of peak, the owning-cost defaults",
+        "MFU, the serving shares of peak, the owning-cost defaults",
         "`sql/seeds/seed_conventions.csv`",
     ),
     (
-        "cost per token (training and inference), memory fit",
+        "cost per token (training and serving), memory fit",
         "table macro `cost_per_token` (`sql/macros/cost_per_token.sql`)",
     ),
     ("buy vs rent", "table macro `breakeven_onprem`"),
     ("spot vs on-demand with checkpoints", "table macro `spot_breakeven`"),
     (
-        "serving roofline (decode step, prefill, tensor parallelism)",
-        "`models/serving.py`",
+        "serving roofline (decode step, prefill, tensor parallelism, cost per token and per "
+        "request)",
+        "table macro `serving_roofline` (`sql/macros/serving_roofline.sql`)",
     ),
     (
         "instance limit per offer (capacity)",
-        "`models/capacity.py` (provider classes: `sql/seeds/seed_provider_classes.csv`)",
+        "`models/capacity.py` (provider classes: `sql/seeds/seed_provider_classes.csv`; "
+        "limits with their sources: `sql/seeds/seed_capacity_limits.csv`)",
     ),
 ]
 
@@ -111,21 +121,25 @@ def test_per_gpu_hour_is_divided_once():
 def test_gpu_identity_is_one_rule():
     # the form factor rule is defined once, and every connector that sets a variant
     # itself calls it (with its own extra patterns at most)
-    assert where(r"def\s+form_factor\(", PY) == {"connectors/kit/gpu.py"}
+    assert where(r"def\s+form_factor\(", PY) == {"common/gpu.py"}
     variant = re.compile(r"gpu_variant\s*=\s*(?!form_factor\()")
     connectors = [p for p in PY if "connectors" in p.parts]
-    assert {str(p.relative_to(ROOT)) for p in connectors if variant.search(code(p))} <= {
-        "connectors/kit/gpu.py"
-    }
-    # the seeds of GPU identity are read in one place for the connectors
-    for seed in ("seed_gpu_specs", "seed_gpu_aliases", "seed_instance_families"):
-        assert where(seed + r"\.csv", [p for p in connectors if p.suffix == ".py"]) <= {
-            "connectors/kit/gpu.py"
-        }, seed
+    assert {str(p.relative_to(ROOT)) for p in connectors if variant.search(code(p))} == set()
+    # the seeds of GPU identity are located and read in one place in the application
+    for seed in (
+        "seed_gpu_specs",
+        "seed_gpu_aliases",
+        "seed_instance_families",
+        "seed_gpu_variants",
+    ):
+        assert where(r"[\"']" + seed + r"\.csv[\"']", PY) == {"common/gpu.py"}, seed
+    # it lives below the connectors: nothing imports it from the connector kit
+    assert not (ROOT / "connectors" / "kit" / "gpu.py").exists()
+    assert where(r"connectors\.kit\.gpu|connectors\.kit import [^\n]*\bgpu\b", PY) == set()
 
 
 def test_no_connector_keeps_a_gpu_map_of_its_own():
-    """A connector hands over the source's words; the shared rule (connectors/kit/gpu.py,
+    """A connector hands over the source's words; the shared rule (common/gpu.py,
     from sql/seeds/seed_gpu_aliases.csv and seed_instance_families.csv) names the GPU. A
     GPU name of the reference written in a connector's code (a map's value: `"A6000":
     "RTX A6000"`, `("H100", 80)`, `gpu_name=pl.lit("V100")`) is a second copy of that rule."""
@@ -155,6 +169,7 @@ def test_no_connector_keeps_a_gpu_map_of_its_own():
         ("bytes per GiB", r"2\.0\s*\*\*\s*30|\b2\s*\*\*\s*30|1024\s*\*\*\s*3"),
         ("default MFU", r"mfu[^=\n]*=\s*0\.45\b"),
         ("default utilisation", r"utili[sz]ation[^=\n]*=\s*0\.3\b"),
+        ("serving shares of peak", r"(bandwidth|compute)_share[^=\n]*=\s*0\.6"),
     ],
 )
 def test_constants_come_from_seed_conventions(what, pattern):
@@ -194,3 +209,53 @@ def test_the_parse_tail_defaults_are_the_kits():
         assert where(pattern, connectors) == set(), f"{what} restated in a connector"
     kit = ROOT / "connectors" / "kit"
     assert where(r"def\s+parse_tail\(", list(kit.glob("*.py"))) == {"connectors/kit/normalise.py"}
+
+
+ROOFLINE = "sql/macros/serving_roofline.sql"
+
+
+@pytest.mark.parametrize(
+    ("what", "pattern"),
+    [
+        # a division by the GPU's memory bandwidth: the time to read weights and KV cache
+        ("bytes over bandwidth", r"/\s*\(?[^;\n]*memory_bandwidth"),
+        # a maximum of a memory time and a compute time: the decode step
+        (
+            "max of memory and compute time",
+            r"(greatest|max_horizontal|max)\s*\([^)]*memory[^)]*compute",
+        ),
+        # the KV cache of a batch: batch x context (or longest) x bytes per token
+        ("KV cache bytes", r"batch[^\n]*\*[^\n]*(context|longest)[^\n]*\*[^\n]*kv_bytes"),
+        # FLOPs per token over a peak at a share: a serving or prefill time
+        ("2N FLOPs over a share of peak", r"flops_per_(param|token)[^\n]*/[^\n]*peak_tflops"),
+        # tensor-parallel efficiency per doubling
+        ("tensor-parallel efficiency", r"tensor_parallel_efficiency|log2\(\s*tp|\.log\(2\)"),
+        # the fewest power of two GPUs that hold the model
+        ("power-of-two GPUs per replica", r"(pow|\*\*)\s*\(?\s*2[^\n]*ceil"),
+    ],
+)
+def test_the_serving_roofline_is_stated_once(what, pattern):
+    # the table macro serving_roofline is the one statement; Python runs it
+    # (models/serving.py), the other SQL calls it (cost_per_token)
+    assert where(pattern, SQL + PY) <= {ROOFLINE}, f"{what} restated"
+    assert ROOFLINE in where(pattern, SQL), f"{what} not found in {ROOFLINE}: the test is stale"
+
+
+def test_the_old_flat_serving_rule_is_gone():
+    # 2N FLOPs per token at a flat share of peak: no module, constant or column states it
+    assert not (ROOT / "models" / "inference.py").exists()
+    flat = (
+        r"inference_utilization|serving_utilization|SERVING_UTILIZATION"
+        r"|inference_flops_per_1m|inference_gpu_hours|usd_per_1m_inference"
+    )
+    assert where(flat, SQL + PY) == set()
+
+
+def test_the_provider_vocabulary_is_read_in_one_place():
+    """Which names are providers (a connector's own, or those its rows are about) is
+    registered by the connector when it is built and decided in common/providers.py."""
+    assert where(r"\.emits_providers\b", PY) == {"connectors/kit/connector.py"}
+    assert where(r"def\s+(known|relays)\(", PY) == {"common/providers.py"}
+    # and the names people type are parsed in the bottom package, with no copy left above
+    assert where(r"def\s+provider\(", PY) == {"common/names.py"}
+    assert not (ROOT / "services" / "names.py").exists()

@@ -4,7 +4,7 @@ Each view file's SELECT and each table macro's body (`CREATE ... MACRO m(...) AS
 <select>`) goes through `json_serialize_sql`, DuckDB's parser as JSON; the relations a
 statement reads are its base tables and table functions, less the names of the CTEs it
 defines. A name in a string literal or a comment is no edge; a CTE that shadows a relation
-is no edge. The graph is every node (views, macros, seeds, sources, snapshots) -> what it
+is no edge; `query_table('x')` reads x. The graph is every node (views, macros, seeds, sources, snapshots) -> what it
 reads; `select` cuts a subgraph out of it with dbt's selector syntax (`+name`, `name+`,
 `+name+`).
 """
@@ -36,8 +36,16 @@ def _walk(node: object, tables: set[str], ctes: set[str]) -> None:
             tables.add(node["table_name"].lower())
         elif kind == "TABLE_FUNCTION":
             function = node.get("function") or {}
-            if function.get("function_name"):
-                tables.add(function["function_name"].lower())
+            name = (function.get("function_name") or "").lower()
+            if name == "query_table":
+                # query_table('x') reads x; query_table(param) in a macro reads what its
+                # caller names, no edge of its own
+                for argument in function.get("arguments") or []:
+                    literal = (argument.get("expression") or {}).get("literal") or {}
+                    if literal.get("kind") == "STRING":
+                        tables.add(literal["text"].lower())
+            elif name:
+                tables.add(name)
         for entry in (node.get("cte_map") or {}).get("map") or []:
             ctes.add(entry["key"].lower())
         for value in node.values():
@@ -50,6 +58,13 @@ def _walk(node: object, tables: set[str], ctes: set[str]) -> None:
 def references(sql: str, where: str = "SQL") -> set[str]:
     """The relations (tables, views, table functions) one SELECT reads, lower case, as
     DuckDB parses it; `where` names the statement in the error when it does not parse."""
+    return set(_references(sql, where))
+
+
+@cache
+def _references(sql: str, where: str) -> frozenset[str]:
+    """`references`, once per statement text in a process: a refresh asks for the build
+    order several times (views, materialise, computed_once), each a parse of every file."""
     con = _parser()
     text = con.execute("SELECT json_serialize_sql($sql)", {"sql": sql}).fetchone()[0]
     doc = json.loads(text)
@@ -59,7 +74,7 @@ def references(sql: str, where: str = "SQL") -> set[str]:
     tables: set[str] = set()
     ctes: set[str] = set()
     _walk(doc["statements"], tables, ctes)
-    return tables - ctes
+    return frozenset(tables - ctes)
 
 
 def macro_body(sql: str, where: str = "macro") -> str:

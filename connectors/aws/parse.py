@@ -8,7 +8,7 @@ are unpivoted. The one loop over pages is the offer CSV's (one file per region; 
 has no vectorised decoder) and the one over the Advisor's regions is over schema keys.
 
 - instance_types: GpuInfo / NeuronInfo -> gpu_name (docs/contract.md §4 names), memory snapped to
-  the marketed size (the shared GPU rule, connectors/kit/gpu.py), fractional GPUs as fractional gpu_count.
+  the marketed size (the shared GPU rule, common/gpu.py), fractional GPUs as fractional gpu_count.
   Bundled `instance_types.csv` fills what the live pages do not cover (no credentials).
 - spot_price_history: every point, deduplicated on (region, zone, instance_type,
   observed_at); the newest point per zone is the zone's current `spot` offer.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from common.gpu import canonical, snap
 from connectors.aws import settings as s
 from connectors.aws.shapes import (
     INSTANCE_TYPES_CSV,
@@ -13,7 +14,6 @@ from connectors.aws.shapes import (
     _endpoint,
 )
 from connectors.kit.decode import guard_pages
-from connectors.kit.gpu import canonical, snap
 
 # --- instance specs ------------------------------------------------------------------------
 
@@ -107,7 +107,7 @@ def parse_instance_types(pages: pl.DataFrame) -> pl.DataFrame:
         "load_id",
         "fetched_at",
     )
-    # the marketed size the shared GPU rule snaps the reported MiB to (connectors/kit/gpu.py)
+    # the marketed size the shared GPU rule snaps the reported MiB to (common/gpu.py)
     snapped = specs.with_columns(
         gpu_memory_gib=snap(pl.col("gpu_name"), (pl.col("_mib") / 1024).round(2))
     )

@@ -209,7 +209,7 @@ CAPACITY_BLOCK_ONLY = ("p5e.48xlarge", "p5en.48xlarge")
 
 # --- GPU names and memory -----------------------------------------------------------------
 # DescribeInstanceTypes `GpuInfo.Gpus[].Name` / `NeuronInfo.NeuronDevices[].Name` and the
-# reported MiB per (full) GPU are handed to the shared GPU rule (connectors/kit/gpu.py):
+# reported MiB per (full) GPU are handed to the shared GPU rule (common/gpu.py):
 # the name as the reference spells it ("RTX PRO SERVER 6000" -> "RTX PRO 6000", "T4g" ->
 # "T4G"; one the reference lacks upper-cased as AWS spells it: "RTX PRO 4500"), and the
 # memory snapped to the marketed size (AWS reports usable memory a little under it: 22,888

@@ -316,7 +316,7 @@ def _lookup(sizes: pl.DataFrame, column: str) -> pl.Expr:
 def _sizes(pages: pl.DataFrame, items: pl.DataFrame) -> pl.DataFrame:
     """Per distinct VM size (a few dozen, not a million rows): FPGA flag and specs,
     joined back onto the items (the GPU of a size is its instance family's, named by the
-    shared GPU rule, connectors/kit/gpu.py)."""
+    shared GPU rule, common/gpu.py)."""
     sizes = items.select(
         pl.col("armSkuName").unique().drop_nulls().alias("arm_sku_name")
     ).with_columns(

@@ -79,5 +79,5 @@ EXCLUDE_SAVINGS_PLAN_TERM = "savings plan term outside savings_plan_1y/savings_p
 
 # The GPU of each VM size is not here: its family (`Standard_NC24s_v3` -> V100 PCIe 16 GB)
 # is a row of sql/seeds/seed_instance_families.csv, citing Microsoft's page for that
-# series, read by the shared GPU rule (connectors/kit/gpu.py).
+# series, read by the shared GPU rule (common/gpu.py).
 FPGA_PATTERN = r"^Standard_NP\d+s$"

@@ -121,7 +121,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
         # `brand_short` ("RTX 4090", "RTX PRO 6000", "MI350X"): named by the shared GPU
-        # rule (connectors/kit/gpu.py), memory the reference's marketed size
+        # rule (common/gpu.py), memory the reference's marketed size
         gpu_text=pl.col("brand_short"),
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.coalesce("logical_cpu_count", "cpu_count"))),

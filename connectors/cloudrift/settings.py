@@ -18,7 +18,7 @@ REQUEST = {
 }
 
 # `brand_short` names the GPU ("RTX 4090", "RTX PRO 6000", "MI350X"): handed over as the
-# source's GPU words, named by the shared GPU rule (connectors/kit/gpu.py); one the
+# source's GPU words, named by the shared GPU rule (common/gpu.py); one the
 # reference lacks (MI350X) stays gpu_name null, counted.
 CENTS_PER_USD = 100
 EXCLUDE_CPU = "variant without GPUs (gpu_count 0)"

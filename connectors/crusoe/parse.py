@@ -103,7 +103,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         region=pl.coalesce("_region", pl.lit("any")),
         instance_type=pl.col("product_name"),
         # `gpu_type` ("H100-SXM-80GB", "A100-PCIe-40GB"): the GPU, memory and form factor
-        # as the shared GPU rule reads them (connectors/kit/gpu.py)
+        # as the shared GPU rule reads them (common/gpu.py)
         gpu_text=pl.col("gpu_type"),
         gpu_count=usd(gpus),
         capacity_instances=usd(pl.col("_capacity")),

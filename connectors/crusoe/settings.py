@@ -44,7 +44,7 @@ GPU_PRICES: dict[str, tuple[str, str | None]] = {
     "MI300X-192GB": ("3.45", "0.95"),
 }
 # `gpu_type` (gpuhunt's GPU_TYPE_MAP keys: "H100-SXM-80GB", "A100-PCIe-40GB") is handed over
-# as the source's GPU words: the shared GPU rule (connectors/kit/gpu.py) reads the name,
+# as the source's GPU words: the shared GPU rule (common/gpu.py) reads the name,
 # memory and form factor from it (GB200 and MI355X: GB200 named, MI355X null, counted).
 SPOT_DETAIL = "spot (published price)"
 EXCLUDE_CPU = "CPU-only VM type (no GPU)"

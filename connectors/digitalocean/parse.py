@@ -73,7 +73,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
         # `gpu_info.model` ("nvidia_h100", "nvidia_rtx6000_ada"): the GPU is named by the
-        # shared GPU rule (connectors/kit/gpu.py), the size slug read where it is null
+        # shared GPU rule (common/gpu.py), the size slug read where it is null
         gpu_text=pl.col("_model"),
         gpu_count=usd(gpus),
         vcpus=usd(decimal(pl.col("vcpus"))),

@@ -17,7 +17,7 @@ TOKEN_ENV = ("DIGITALOCEAN_TOKEN", "DIGITALOCEAN_ACCESS_TOKEN", "DIGITAL_OCEAN_A
 
 # `gpu_info.model` ("nvidia_h100", "amd_mi300x", "nvidia_rtx6000_ada"; gpuhunt's tests and
 # providers/digitalocean.py) is handed over as the source's GPU words: the shared GPU rule
-# (connectors/kit/gpu.py) names it; a card the reference lacks (RTX 4000 Ada) stays null,
+# (common/gpu.py) names it; a card the reference lacks (RTX 4000 Ada) stays null,
 # counted.
 
 # A size with `regions: []` is sold nowhere today ("An array containing the region slugs

@@ -51,7 +51,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.lit(None, dtype=pl.String),
         # the GPU, its memory and form factor are read from gpu_type ("H100_PCIE_80GB")
-        # by the shared GPU rule (connectors/kit/gpu.py)
+        # by the shared GPU rule (common/gpu.py)
         gpu_text=pl.col("gpu_type"),
         gpu_count=pl.lit(1.0),
         price_usd_per_hour=usd(price),

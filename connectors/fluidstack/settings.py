@@ -16,6 +16,6 @@ API_KEY_ENV = "FLUIDSTACK_API_KEY"
 API_KEY_HEADER = "api-key"
 
 # `gpu_type` ("H100_SXM5_80GB", "RTX_A6000_48GB", types as skypilot's GPU_MAP lists them)
-# is handed over as the source's GPU words: the shared GPU rule (connectors/kit/gpu.py)
+# is handed over as the source's GPU words: the shared GPU rule (common/gpu.py)
 # reads the name, the "<n>GB" memory and the PCIE / SXM form factor from it. Types whose
 # GPU the reference lacks (A30, Quadro RTX 4000/5000, RTX 3080) keep gpu_name null, counted.

@@ -28,10 +28,10 @@ from pathlib import Path
 
 import polars as pl
 
+from common.gpu import identified
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import settings as s
 from connectors.kit.decode import explode_pages
-from connectors.kit.gpu import identified
 from connectors.kit.normalise import parse_tail
 
 MONEY = pl.Struct({"currencyCode": pl.String, "units": pl.String, "nanos": pl.Int64})

@@ -115,7 +115,7 @@ GPU_HINT = r"(?i)\bgpu\b|\bnvidia\b"
 # Compute Engine's name (acceleratorTypes.list) and becomes the instance_type of the
 # per-GPU offer. Exact strings, no substring tests: "Nvidia H100 80GB GPU" must not
 # swallow "Nvidia H100 80GB Mega GPU", nor "Nvidia Tesla A100 GPU" the 80GB one. The GPU,
-# its memory and form factor are the shared GPU rule's (connectors/kit/gpu.py), from the
+# its memory and form factor are the shared GPU rule's (common/gpu.py), from the
 # description and, where it states no memory, the accelerator's row of
 # sql/seeds/seed_instance_families.csv (cloud.google.com/compute/docs/gpus).
 GPU_SKUS: dict[str, tuple[str, bool]] = {

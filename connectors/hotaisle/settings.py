@@ -18,6 +18,6 @@ TEAM_ENV = "HOTAISLE_TEAM_HANDLE"
 REGION = "us-michigan-1"
 
 # `Specs.gpus[0].model` ("MI300X") is handed over as the source's GPU words: the shared GPU
-# rule (connectors/kit/gpu.py) names it (MI300X, MI325X); one the reference lacks (MI355X)
+# rule (common/gpu.py) names it (MI300X, MI325X); one the reference lacks (MI355X)
 # stays null, counted.
 CENTS_PER_USD = 100

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from common import gpu
 from connectors.hyperstack import settings as s
-from connectors.kit import gpu
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
 
@@ -54,7 +54,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         _spot=name.str.contains(s.SPOT_SUFFIX),
         _base=name.str.replace(s.SPOT_SUFFIX, ""),
     )
-    # the GPU the entry names, as the shared GPU rule reads it (connectors/kit/gpu.py);
+    # the GPU the entry names, as the shared GPU rule reads it (common/gpu.py);
     # a variant whose meaning the docs do not state ("-IB", "-k8s", "-sm") names none
     unstated = pl.col("_base").str.contains(s.UNSTATED_VARIANT)
     items = items.with_columns(

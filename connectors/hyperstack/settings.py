@@ -23,7 +23,7 @@ SPOT_SUFFIX = r"(?i)-spot$"
 SPOT_DETAIL = "spot VM"
 
 # A pricebook GPU name (spot suffix removed: "H100-80G-PCIe", "RTX-PRO6000-SE", "L40") is
-# handed over as the source's GPU words: the shared GPU rule (connectors/kit/gpu.py) reads
+# handed over as the source's GPU words: the shared GPU rule (common/gpu.py) reads
 # the name, the "80G" memory (else the reference's size) and the PCIe / SXM form factor
 # (NVLink, SXM and PCIe entries of one part share its gpu_name). Names the live pricebook
 # spells so (public collectors' recordings, 2026-08; the docs example "RTX-A4000").

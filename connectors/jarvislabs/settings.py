@@ -13,7 +13,7 @@ API_KEY_ENV = ("JL_API_KEY", "JARVISLABS_API_KEY")
 
 # `gpu_type` ("A100-80GB", "A6000", "RTX-PRO6000" and "RTX PRO 6000" for the same card, as
 # the API spells them) is handed over as the source's GPU words with the `vram` it states:
-# the shared GPU rule (connectors/kit/gpu.py) names them; a GPU the reference lacks stays
+# the shared GPU rule (common/gpu.py) names them; a GPU the reference lacks stays
 # null, counted.
 
 # Rows come per workload: "vm", "container", or null (older VM-capable rows, e.g. the

@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from common import providers
 from common.errors import PricingError
 from common.redact import register_env
 from common.schemas import conform, table_ddl
@@ -28,7 +29,7 @@ SNAPSHOT = "snapshot"  # only the latest successful load of each scope is curren
 
 # Columns a parse may add to its offers besides the canonical ones: the raw record of a
 # row, kept for quarantine (connectors.kit.normalise turns it into `record`), and the
-# source's own words for the GPU (connectors/kit/gpu.py reads them where a map has no name)
+# source's own words for the GPU (common/gpu.py reads them where a map has no name)
 OFFER_EXTRA_COLUMNS = ("_item", "gpu_text")
 
 
@@ -188,6 +189,8 @@ class Connector:
             self.staged or self.batched_endpoint not in self.endpoints
         ):
             raise ValueError(f"{self.name}: cannot parse {self.batched_endpoint!r} in batches")
+        # a built connector is a provider name every command reads (common.providers)
+        providers.register(self.name, self.emits_providers)
 
     @property
     def staging_table(self) -> str:

@@ -1,5 +1,5 @@
 """Rules every provider's offers pass through after its own `parse()`: one place for the
-GPU's identity (name, memory and form factor from the source's words, connectors/kit/gpu.py),
+GPU's identity (name, memory and form factor from the source's words, common/gpu.py),
 the conversion of non-USD prices with a recorded rate (connectors/kit/fx.py), the validity
 checks, the per-GPU-hour division, the rounding of money to the nano-dollar and the
 default provenance. (Spot prices at or above on-demand are flagged in the warehouse,
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from common import gpu
 from common.schemas import (
     MAX_USD_PER_GPU_HOUR,
     OFFER_SCHEMA,
@@ -24,7 +25,7 @@ from common.schemas import (
     STAGED_COLUMNS,
     conform,
 )
-from connectors.kit import fx, gpu
+from connectors.kit import fx
 
 # Published prices are rounded to the nano-dollar, the finest unit any source prices in
 # (GCP's unit prices are units + nanos / 1e9). Float division leaves binary noise (Polars
@@ -166,7 +167,7 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
     text = parsed.get_column(gpu.GPU_TEXT) if gpu.GPU_TEXT in parsed.columns else None
     df = conform(parsed.drop("_item", gpu.GPU_TEXT, strict=False))
     # the GPU's identity (name, memory, form factor) from the source's words, where the
-    # connector left it open: one rule for every provider (connectors/kit/gpu.py)
+    # connector left it open: one rule for every provider (common/gpu.py)
     df = gpu.identify(df, text)
     if item is not None:
         df = df.with_columns(item.alias("_item"))

@@ -331,13 +331,18 @@ def fetch_endpoints(
     may point an endpoint's URL, or its base, elsewhere."""
     settings = settings or {}
     first = endpoints[0]
+    # every credential of the connector, read at once (an auth step's first): one
+    # MissingCredentials names every variable that is not set
+    every = tuple(dict.fromkeys(
+        c for e in endpoints for c in (*(e.auth.credentials if e.auth else ()), *e.credentials)
+    ))  # fmt: skip
     try:
-        values = [read_env(e.provider, e.endpoint, e.credentials) for e in endpoints]
-        keys = {e.auth: read_env(e.provider, e.endpoint, e.auth.credentials)
-                for e in endpoints if e.auth is not None}  # fmt: skip
+        read = dict(zip(every, read_env(first.provider, first.endpoint, every), strict=True))
     except PricingError as exc:
         yield FetchFailure(first.provider, first.endpoint, "", exc)
         return
+    values = [tuple(read[c] for c in e.credentials) for e in endpoints]
+    keys = {e.auth: tuple(read[c] for c in e.auth.credentials) for e in endpoints if e.auth}
     authorized: dict[tuple[Any, str], httpx.Auth | None] = {}
     with make_client() as client:
         for e, vals in zip(endpoints, values, strict=True):

@@ -112,7 +112,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         pricing_model=pl.lit("on_demand"),
         pricing_detail=pl.when(pl.col("_regions").is_null()).then(pl.lit(s.NO_CAPACITY_DETAIL)),
         # the description ("8x H100 (80 GB SXM5)", "1x RTX 6000 (24 GB)") and the memory it
-        # states: name and form factor by the shared GPU rule (connectors/kit/gpu.py); the
+        # states: name and form factor by the shared GPU rule (common/gpu.py); the
         # 24 GB "RTX 6000" is the Quadro RTX 6000
         gpu_text=instance.struct.field("description"),
         gpu_memory_gib=pl.col("_gpu_mem"),

@@ -16,7 +16,7 @@ API_KEY_ENV = "LAMBDA_API_KEY"
 DESCRIPTION_PATTERN = r"^(\d+)x (?:Tesla )?(.+?) \((\d+) GB"
 
 # The description ("8x H100 (80 GB SXM5)") is handed over as the source's GPU words with
-# the memory it states: the shared GPU rule (connectors/kit/gpu.py) names the GPU (a GPU it
+# the memory it states: the shared GPU rule (common/gpu.py) names the GPU (a GPU it
 # does not name keeps gpu_name null, counted, never guessed). "RTX 6000" at 24 GB is the
 # Quadro RTX 6000 (Turing TU102, `gpu_1x_rtx6000`), not the RTX 6000 Ada nor the RTX PRO
 # 6000. Sources: lambda.ai/instances (2026-09-20) lists B200 SXM6, H100 SXM/PCIe, A100 SXM

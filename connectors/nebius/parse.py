@@ -116,7 +116,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         pricing_model=pl.when(pl.col("_spot")).then(pl.lit("spot")).otherwise(pl.lit("on_demand")),
         pricing_detail=pl.lit(None, dtype=pl.String),
         # the platform's GPU token ("h100", "rtx6000") and the memory it states: named by
-        # the shared GPU rule (connectors/kit/gpu.py; "rtx6000" at 96 GB is the RTX PRO 6000)
+        # the shared GPU rule (common/gpu.py; "rtx6000" at 96 GB is the RTX PRO 6000)
         gpu_text=pl.col("_token"),
         gpu_memory_gib=usd(decimal(pl.col("_mem"))).cast(pl.Float64),
         gpu_count=usd(gpus),

@@ -21,7 +21,7 @@ TRANSIENT_CODES = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAU
 
 # The GPU token of a platform name `gpu-<token>-...` (docs.nebius.com/compute/virtual-machines/
 # types: "h100", "l40s", "rtx6000") is handed over as the source's GPU words with the
-# platform's own `spec.gpu_memory_gigabytes`: the shared GPU rule (connectors/kit/gpu.py)
+# platform's own `spec.gpu_memory_gigabytes`: the shared GPU rule (common/gpu.py)
 # names it; a token it does not name keeps gpu_name null and is counted.
 EXCLUDE_CPU = "CPU-only preset (no GPU)"
 REJECT_NO_ESTIMATE = "no price estimate returned for this preset"

@@ -74,7 +74,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         region=pl.lit(s.REGION),
         instance_type=pl.col("id"),
         # the GPU type id ("NVIDIA H100 PCIe", "NVIDIA RTX 6000 Ada Generation") and the
-        # memory it states: name and form factor by the shared GPU rule (connectors/kit/gpu.py)
+        # memory it states: name and form factor by the shared GPU rule (common/gpu.py)
         gpu_text=pl.col("id"),
         gpu_memory_gib=pl.col("memoryInGb").cast(pl.Float64, strict=False),
         gpu_count=pl.lit(1.0),

@@ -46,6 +46,6 @@ OFFERS: tuple[tuple[str, str, str, str], ...] = (
 # The GPU type id (runpod docs `runpod.get_gpu` example "NVIDIA A100 80GB PCIe"; "NVIDIA
 # H100 80GB HBM3", "NVIDIA H100 NVL", "NVIDIA A100-SXM4-80GB" in public client code) is
 # handed over as the source's GPU words with `memoryInGb`: the shared GPU rule
-# (connectors/kit/gpu.py) names it and reads its form factor. The "80GB HBM3" H100 is the
+# (common/gpu.py) names it and reads its form factor. The "80GB HBM3" H100 is the
 # SXM5 part: a row of sql/seeds/seed_instance_families.csv. A type the reference lacks
 # (H200 NVL, older cards) stays gpu_name null and is counted.

@@ -20,7 +20,7 @@ SOURCE_CURRENCY = "EUR"
 
 # `gpu_label` ("H100 80GB", "MI300X"; as the live API spells them, gpuhunt's SEEWEB_GPU_MAP,
 # skypilot's SEEWEB_GPU_NAME_TO_SKYPILOT_GPU_NAME) is handed over as the source's GPU words:
-# the shared GPU rule (connectors/kit/gpu.py) reads the name and memory. Cards the reference
+# the shared GPU rule (common/gpu.py) reads the name and memory. Cards the reference
 # lacks (A30, Tenstorrent) keep gpu_name null, counted.
 EXCLUDE_CPU = "CPU-only plan (no GPU)"
 EXCLUDE_INACTIVE = "plan not active (available false)"

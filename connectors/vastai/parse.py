@@ -95,7 +95,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         region=pl.coalesce(pl.when(country != "").then(country), pl.lit(s.UNKNOWN_REGION)),
         instance_type=pl.format("offer-{}", pl.col("id")),
         # Vast's own GPU name ("H100 PCIE", "Tesla V100") and `gpu_ram` as the driver reports
-        # it (an H100 80GB shows ~81 559 MB): the shared GPU rule (connectors/kit/gpu.py)
+        # it (an H100 80GB shows ~81 559 MB): the shared GPU rule (common/gpu.py)
         # names the GPU, reads its form factor and snaps the memory to the marketed size
         gpu_text=pl.col("_vast_gpu"),
         gpu_memory_gib=_num("gpu_ram") / s.MB_PER_GIB,

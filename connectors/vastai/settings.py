@@ -22,7 +22,7 @@ QUERY: dict = {
 
 # Vast.ai's `gpu_name` ("A100 PCIE", "A100 SXM4", "H100 SXM", "Tesla V100", as gpuhunt's
 # providers/vastai.py GPU_MAPPING lists them) is handed over as the source's GPU words with
-# `gpu_ram` (MB as the driver sees it): the shared GPU rule (connectors/kit/gpu.py) names
+# `gpu_ram` (MB as the driver sees it): the shared GPU rule (common/gpu.py) names
 # the GPU and snaps the memory to the marketed size within 10% (else null, not guessed). GPUs the reference lacks
 # (A800 PCIE, Q RTX 8000 ...) keep gpu_name null and are counted as unknown.
 MB_PER_GIB = 1024

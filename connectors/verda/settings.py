@@ -27,7 +27,7 @@ NO_LOCATION_REGION = "global"
 SPOT_DETAIL = "spot instance"
 
 # `gpu.description` ("1x H100 SXM5 80GB", "2x RTX A6000 48GB", "8x B300 SXM6 268GB") is
-# handed over as the source's GPU words: the shared GPU rule (connectors/kit/gpu.py) reads
+# handed over as the source's GPU words: the shared GPU rule (common/gpu.py) reads
 # the name, the memory (snapped to the marketed size: Verda reports 268 GB for the B300,
 # NVIDIA markets 288 GB) and the form factor. A GPU the reference lacks (the AMD RX 7900
 # XTX) stays gpu_name null and is counted.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from connectors.kit import gpu
+from common import gpu
 from connectors.kit.decode import explode_pages
 from connectors.kit.money import decimal, usd
 from connectors.vultr import settings as s

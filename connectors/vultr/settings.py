@@ -20,7 +20,7 @@ LIST_KEYS = {PLANS: "plans", PLANS_METAL: "plans_metal"}
 MAX_PAGES = 20
 
 # Cloud GPU plans: `gpu_type` ("NVIDIA_A100", "AMD_MI300X") is handed over as the source's
-# GPU words; the shared GPU rule (connectors/kit/gpu.py) gives the GPU and its memory
+# GPU words; the shared GPU rule (common/gpu.py) gives the GPU and its memory
 # (Vultr's A100s are the 80 GB part: a row of sql/seeds/seed_instance_families.csv).
 # `gpu_vram_gb` is the plan's total; a plan with less than one whole GPU of memory
 # (vcg-a100-1c-6g-4vram: 4 GB of an 80 GB A100) is a fractional vGPU share. A GPU the

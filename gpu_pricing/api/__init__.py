@@ -9,12 +9,13 @@ are a thin layer over `plan_train` and `plan_serve`.
     p = gpu_pricing.plan_train(params=70e9, tokens=2e12, deadline_hours=24 * 30)
     p.chosen, p.frontier
     gpu_pricing.estimate_train(70e9, 2e12, "H100", mfu=0.45, gpus=1024)
-    gpu_pricing.estimate_infer(70e9, 2048, 1e6, "A100", rate=1.5)
+    gpu_pricing.estimate_infer(70e9, 1e6, "H100", batch=32, rate=2.0)
+    gpu_pricing.alerts_check("gpu-pricing.toml")
 
 This module is the engine: every read and decision the command line, the planner and the
 report give (rates, cheapest, history, estimates, plans, break-evens) is answered here,
 and they print what it returns, so the same question gets the same answer at every door.
-Names are read by one parser (services.names): GPUs, providers, regions and pricing
+Names are read by one parser (common.names): GPUs, providers, regions and pricing
 models in any case and alias (`rates(gpu="h100 sxm", provider="AWS", pricing="on-demand")`);
 an unknown name raises naming the closest, never returns an empty frame.
 
@@ -26,8 +27,9 @@ checkout, whatever the working directory: see `warehouse_path`). A missing wareh
 
 The engine's modules, by role: `reads` (the warehouse, specs, rates, cheapest, history),
 `plans` (the offer filters, `plan_train`, `plan_serve`), `estimates` (`estimate_train`,
-`estimate_infer` and the offers they are priced at) and `breakevens` (`breakeven_onprem`,
-`breakeven_spot`); every name is importable from here.
+`estimate_infer` and the offers they are priced at), `breakevens` (`breakeven_onprem`,
+`breakeven_spot`) and `alerts` (`alerts_check`: budgets and rules, services.alerts); every
+name is importable from here.
 """
 
 # the engine's names are re-exported here (its modules' other names for the command line,
@@ -35,6 +37,7 @@ The engine's modules, by role: `reads` (the warehouse, specs, rates, cheapest, h
 # ruff: noqa: F401
 from __future__ import annotations
 
+from gpu_pricing.api.alerts import alerts_check
 from gpu_pricing.api.breakevens import (
     PAIRS_LISTED,
     breakeven_onprem,
@@ -84,6 +87,7 @@ from gpu_pricing.api.reads import (
 __all__ = [
     "ServePlan",
     "TrainPlan",
+    "alerts_check",
     "cheapest",
     "connect",
     "estimate_infer",

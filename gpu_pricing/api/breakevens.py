@@ -8,6 +8,7 @@ from typing import Any
 
 import polars as pl
 
+from common import names
 from common.errors import InvalidInput
 from gpu_pricing.api.estimates import (
     _no_offer,
@@ -27,7 +28,6 @@ from models.conventions import (
     OPS_SHARE_OF_CAPEX_PER_YEAR,
     POWER_USD_PER_KWH,
 )
-from services import names
 from warehouse import queries
 
 

@@ -9,15 +9,16 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from common import names
 from common.errors import InvalidInput
 from gpu_pricing.api.reads import _gpu, _maybe_connect, _need, _precision, _where, seed_gpu_specs
-from models import _validate, inference, memory_fit, training
+from models import _validate, memory_fit, serving, training
 from models.conventions import (
+    DECODE_BANDWIDTH_SHARE,
+    DECODE_COMPUTE_SHARE,
     DEFAULT_MFU,
-    SERVING_UTILIZATION,
 )
 from models.costs import SECONDS_PER_HOUR
-from services import names
 from warehouse import queries
 
 # -- estimates and break-evens: what `gpu-pricing estimate` and `breakeven` print ----------
@@ -58,6 +59,8 @@ SPEC_COLUMNS = [
     "tf32_tflops",
     "bf16_tflops",
     "fp8_tflops",
+    "memory_bandwidth_gbps",
+    "interconnect_gbps",
     "tdp_watts",
     "capex_usd",
     "capex_as_of",
@@ -131,17 +134,22 @@ def _no_offer(
 def _single_peak(specs: pl.DataFrame, gpu: str, precision: str) -> float:
     """The one peak TFLOPS of a GPU at a precision (a --rate estimate has no offer)."""
     peaks = specs.filter(pl.col(f"{precision}_tflops").is_not_null())
-    distinct = sorted(set(peaks[f"{precision}_tflops"].to_list()))
-    if not distinct:
+    if peaks.is_empty():
         raise InvalidInput(
             f"--precision {precision}: dim_gpus has no dense {precision} peak for {gpu}"
         )
+    return _single(peaks, f"{precision}_tflops", gpu, f"{precision} peak")
+
+
+def _single(specs: pl.DataFrame, column: str, gpu: str, what: str) -> float | None:
+    """The one value of a spec column over a GPU's memory sizes (None when unknown)."""
+    distinct = sorted(set(specs[column].drop_nulls().to_list()))
     if len(distinct) > 1:
-        sizes = ", ".join(f"{m:g}" for m in peaks["gpu_memory_gib"].to_list())
+        sizes = ", ".join(f"{m:g}" for m in specs["gpu_memory_gib"].to_list())
         raise InvalidInput(
-            f"--gpu {gpu}: its memory sizes ({sizes} GiB) differ in {precision} peak; pass --memory"
+            f"--gpu {gpu}: its memory sizes ({sizes} GiB) differ in {what}; pass --memory"
         )
-    return float(distinct[0])
+    return float(distinct[0]) if distinct else None
 
 
 def priced_rows(
@@ -167,6 +175,8 @@ def priced_rows(
         specs = read_gpu_rows(con, choice)
         if rate is not None:
             peak = _single_peak(specs, choice.name, precision)
+            bandwidth = _single(specs, "memory_bandwidth_gbps", choice.name, "memory bandwidth")
+            link = _single(specs, "interconnect_gbps", choice.name, "GPU-to-GPU link")
             sizes = specs["gpu_memory_gib"].to_list()
             mem = choice.memory_gib if choice.memory_gib is not None else max(sizes)
             row = {c: None for c in OFFER_COLUMNS} | {
@@ -177,6 +187,8 @@ def priced_rows(
             }
             return pl.DataFrame([row]).with_columns(
                 pl.lit(float(peak)).alias("peak_tflops"),
+                pl.lit(bandwidth, dtype=pl.Float64).alias("memory_bandwidth_gbps"),
+                pl.lit(link, dtype=pl.Float64).alias("interconnect_gbps"),
                 pl.lit(float(rate)).alias("rate_usd_per_gpu_hour"),
                 pl.lit("--rate").alias("rate_source"),
                 pl.lit(None, dtype=pl.Int64).alias("cheapest_order"),
@@ -285,11 +297,16 @@ def estimate_train(
 
 def estimate_infer(
     params: float | str,
-    tokens_per_request: float | str,
     requests: float | str,
     gpu: str,
     *,
-    utilization: float = SERVING_UTILIZATION,
+    prompt_tokens: float = 1024.0,
+    output_tokens: float = 256.0,
+    batch: int = 1,
+    context_tokens: float | None = None,
+    kv_bytes_per_token: float | None = None,
+    bandwidth_share: float = DECODE_BANDWIDTH_SHARE,
+    compute_share: float = DECODE_COMPUTE_SHARE,
     pricing: str = "on_demand",
     memory: float | None = None,
     rate: float | None = None,
@@ -297,14 +314,25 @@ def estimate_infer(
     include_illustrative: bool = False,
     warehouse: str | Path | None = None,
 ) -> pl.DataFrame:
-    """Inference cost (models.inference: 2N FLOPs per token at `utilization` of each
-    offer's own peak) at every matching current offer, or at `rate`. One row per offer:
-    instances whose GPUs hold the weights and KV cache (models.memory_fit) first, then
-    the cheapest total cost."""
+    """Serving cost of `requests` requests of `prompt_tokens` + `output_tokens` on the
+    serving roofline (models.serving, the table macro serving_roofline: decode steps of
+    `batch` sequences bound by memory bandwidth or compute, the KV cache read at
+    `context_tokens`, default prompt + half the output; compute-bound prefill; one replica
+    on the fewest power-of-two GPUs that hold weights and KV cache, `gpus_per_replica`) at
+    `bandwidth_share` / `compute_share` of each offer's own peaks, at every matching
+    current offer, or at `rate`. One row per offer: offers whose instance holds a replica
+    (`fits_memory`) first, then the cheapest total cost."""
     params = names.count(params, "--params")
-    tokens_per_request = names.count(tokens_per_request, "--tokens-per-request")
     requests = names.count(requests, "--requests")
-    inference.estimate_inference(params, tokens_per_request, requests, 1.0, utilization, 0.0)
+    context = prompt_tokens + output_tokens / 2 if context_tokens is None else context_tokens
+    # every input checked by the roofline itself before any lookup
+    serving.decode(
+        params, peak_tflops=1.0, memory_bandwidth_gbps=1.0, batch=batch,
+        context_tokens=context, precision=precision, kv_bytes_per_token=kv_bytes_per_token,
+        longest_tokens=_validate.non_negative("prompt_tokens", prompt_tokens)
+        + _validate.positive("output_tokens", output_tokens),
+        bandwidth_share=bandwidth_share, compute_share=compute_share,
+    )
     priced = priced_rows(
         gpu,
         memory=memory,
@@ -314,40 +342,39 @@ def estimate_infer(
         include_illustrative=include_illustrative,
         warehouse=warehouse,
     )
-    tokens = tokens_per_request * requests
-    flops = inference.inference_flops(params, tokens)
-    # GPU-hours to run `flops` at a fraction of the peak: the same arithmetic as training's
-    gpu_hours = training.gpu_hours_for_flops_expr(
-        pl.lit(flops), pl.col("peak_tflops"), pl.lit(float(utilization))
+    tokens_per_request = prompt_tokens + output_tokens
+    cases = priced.with_columns(
+        pl.lit(float(params)).alias("params"),
+        pl.lit(None, dtype=pl.Float64).alias("weight_bytes_per_param"),
+        pl.lit(kv_bytes_per_token, dtype=pl.Float64).alias("kv_bytes_per_token"),
+        pl.lit(float(batch)).alias("batch"),
+        pl.lit(float(context)).alias("context_tokens"),
+        pl.lit(float(tokens_per_request)).alias("longest_tokens"),
+        pl.lit(None, dtype=pl.Float64).alias("tp"),
+        pl.col("interconnect_gbps").is_not_null().alias("has_link"),
+        pl.lit(float(bandwidth_share)).alias("bandwidth_share"),
+        pl.lit(float(compute_share)).alias("compute_share"),
+        pl.lit(float(prompt_tokens)).alias("prompt_tokens"),
+        pl.lit(float(output_tokens)).alias("output_tokens"),
     )
+    tokens = tokens_per_request * requests
     frame = (
-        priced.with_columns(
-            pl.lit(float(params)).alias("params"),
-            pl.lit(float(tokens_per_request)).alias("tokens_per_request"),
+        serving.roofline(cases)
+        .with_columns(
             pl.lit(float(requests)).alias("requests"),
             pl.lit(tokens).alias("tokens"),
-            pl.lit(float(utilization)).alias("utilization"),
-            pl.lit(inference.inference_flops_per_token(params)).alias("flops_per_token"),
-            pl.lit(flops).alias("flops"),
-            gpu_hours.alias("gpu_hours"),
-            pl.lit(memory_fit.required_gib("serving", params)).alias("required_gib"),
-            memory_fit.min_gpus_expr("serving", params, pl.col("gpu_memory_gib")).alias(
-                "min_gpus"
-            ),
-            # one replica on one instance: its GPUs hold the weights and KV cache
-            pl.col("gpu_count").alias("gpus"),
+            pl.col("tp").alias("gpus_per_replica"),
+            pl.col("tp").alias("gpus"),
+            pl.col("min_tp").cast(pl.Int64).alias("min_gpus"),
+            pl.col("memory_needed_gib").alias("required_gib"),
+            (pl.col("gpu_seconds_per_request") * requests).alias("gpu_seconds"),
+            (pl.col("usd_per_request") * requests).alias("cost_usd"),
+            (pl.col("tp") <= pl.col("gpu_count").fill_null(pl.col("tp"))).alias("fits_memory"),
         )
         .with_columns(
-            (pl.col("gpu_hours") * SECONDS_PER_HOUR).alias("gpu_seconds"),
-            (pl.col("gpu_hours") * pl.col("rate_usd_per_gpu_hour")).alias("cost_usd"),
-            (pl.col("min_gpus") <= pl.col("gpus")).alias("fits_memory"),
-        )
-        .with_columns(
-            (pl.col("cost_usd") / requests).alias("cost_per_request_usd"),
-            (pl.col("cost_usd") / tokens * 1e3).alias("cost_per_1k_tokens_usd"),
+            (pl.col("gpu_seconds") / SECONDS_PER_HOUR).alias("gpu_hours"),
+            pl.col("usd_per_request").alias("cost_per_request_usd"),
             (pl.col("cost_usd") / tokens * 1e6).alias("cost_per_1m_tokens_usd"),
         )
     )
     return _estimate_sorted(frame)
-
-

@@ -10,9 +10,11 @@ from typing import Any
 
 import polars as pl
 
+from common import names
 from gpu_pricing import plan as planner
 from gpu_pricing.api.reads import (
     _precision,
+    _provider,
     connect,
     offer_specs,
     offers,
@@ -25,7 +27,6 @@ from models import _validate, breakeven, capacity, serving
 from models.conventions import (
     HOURS_PER_MONTH,
 )
-from services import names
 
 
 def _names(value: str | Sequence[str] | None) -> list[str] | None:
@@ -65,7 +66,7 @@ def _parsed_filters(
     """The planners' filters as typed -> the warehouse's names (one parser for every door):
     providers and regions any case, pricing models and GPUs any alias."""
     provider_list = [
-        names.provider(p, "--providers", extra=offers_frame["provider"].unique().to_list())
+        _provider(p, "--providers", extra=offers_frame["provider"].unique().to_list())
         for p in _names(providers) or []
     ]
     known_regions = offers_frame["region"].drop_nulls().unique().to_list()
@@ -390,10 +391,7 @@ def plan_serve(
         else context_tokens,
         "batch": batch,
         "min_tokens_per_second_per_user": min_tokens_per_second_per_user,
-        "kv_bytes_per_token": serving.default_kv_bytes_per_token(params)
-        if kv_bytes_per_token is None
-        else kv_bytes_per_token,
-        "weight_bytes_per_param": serving.WEIGHT_BYTES[precision],
+        **serving.sizes(params, precision, kv_bytes_per_token),
         "bandwidth_share": bandwidth_share,
         "compute_share": compute_share,
         "shares_source": serving.SHARES_SOURCE,

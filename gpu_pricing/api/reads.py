@@ -5,7 +5,7 @@ and the name helpers every question shares (a GPU or precision as typed)."""
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -13,11 +13,11 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from common import names
 from common.errors import InvalidInput, WarehouseError
-from services import names
+from common.gpu import SEED_GPU_SPECS
 from warehouse import db, queries
 
-SEED_GPU_SPECS = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_gpu_specs.csv"
 SPEC_SCHEMA = {
     "gpu_name": pl.String,
     "gpu_memory_gib": pl.Float64,
@@ -40,11 +40,13 @@ def warehouse_path(warehouse: str | Path | None = None) -> Path:
     gpu-pricing.toml's `warehouse` (the file in the working directory or
     $GPU_PRICING_CONFIG), else the project's warehouse/gpu_pricing.duckdb, whatever the
     working directory (`warehouse.db.project_path`)."""
+    if warehouse:  # the file is not read: it could only name another warehouse
+        return Path(warehouse)
     from services.config import load
 
     cfg = load()
-    if warehouse or cfg.warehouse is not None:
-        return cfg.warehouse_path(warehouse)
+    if cfg.warehouse is not None:
+        return cfg.warehouse_path()
     return db.project_path()
 
 
@@ -158,7 +160,7 @@ def read_rates(
         "variant": choice.variant if choice else None,
         "memory": choice.memory_gib if choice else memory,
         "pricing": names.pricing_model(pricing) if pricing else None,
-        "provider": names.provider(provider, extra=read_providers(con)) if provider else None,
+        "provider": _provider(provider, extra=read_providers(con)) if provider else None,
         "limit": limit,
         "include_illustrative": include_illustrative,
         "include_gpu_only": include_gpu_only,
@@ -238,7 +240,7 @@ def read_history(
         "gpu": choice.name,
         "memory": choice.memory_gib,
         "pricing": model,
-        "provider": names.provider(provider, extra=read_providers(con)) if provider else None,
+        "provider": _provider(provider, extra=read_providers(con)) if provider else None,
         "since": since,
     }
     if model == "spot":  # every spot price point, per zone
@@ -283,6 +285,14 @@ def _gpu(gpu: str | names.Gpu, memory: float | None = None) -> names.Gpu:
 
 def _precision(precision: str) -> str:
     return names.precision(precision)[0]
+
+
+def _provider(text: str, flag: str = "--provider", extra: Iterable[str] = ()) -> str:
+    """A provider as typed (any case) -> the warehouse's name; the connectors are built
+    first (each registers its provider names, common.providers), only when one is named."""
+    import connectors.registry  # noqa: F401
+
+    return names.provider(text, flag, extra)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 
+from common import names
 from gpu_pricing import api
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, table
@@ -30,7 +31,6 @@ from models.conventions import (
     POWER_USD_PER_KWH,
     PUE,
 )
-from services import names
 
 breakeven_app = typer.Typer(
     no_args_is_help=True, help="Buy vs rent, and spot vs on-demand with checkpointing."

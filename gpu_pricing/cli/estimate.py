@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 
+from common import names
 from gpu_pricing import api
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, print_wrapped, table
@@ -24,10 +25,10 @@ from gpu_pricing.cli.costs import (
     usd,
 )
 from models.conventions import (
+    DECODE_BANDWIDTH_SHARE,
+    DECODE_COMPUTE_SHARE,
     DEFAULT_MFU,
-    SERVING_UTILIZATION,
 )
-from services import names
 
 estimate_app = typer.Typer(
     no_args_is_help=True, help="Training and inference cost from current rates or --rate."
@@ -87,7 +88,7 @@ def estimate_document(frame: pl.DataFrame, typed_precision: str | None) -> dict[
     best = rows[0]
     offer = api.offer_fields(best)
     memory = {
-        "workload": "training" if "tokens_per_request" not in best else "serving",
+        "workload": "serving" if "gpus_per_replica" in best else "training",
         "required_gib": best["required_gib"],
         "gpu_memory_gib": best["gpu_memory_gib"],
         "min_gpus": best["min_gpus"],
@@ -116,10 +117,16 @@ def estimate_document(frame: pl.DataFrame, typed_precision: str | None) -> dict[
     }
 
 
+SERVING_FIT_RULE = (
+    "weights (bytes per parameter of the precision) + the KV cache of the batch at its "
+    "longest, in 90% of each GPU's memory, on the fewest power-of-two GPUs (serving roofline)"
+)
+
+
 def _fit_rule(workload: str) -> str:
     from models import memory_fit
 
-    return memory_fit.RULES[workload][2]
+    return SERVING_FIT_RULE if workload == "serving" else memory_fit.RULES[workload][2]
 
 
 @estimate_app.command("train")
@@ -211,24 +218,68 @@ def _gpu_label(choice: names.Gpu) -> str:
 @estimate_app.command("infer")
 def estimate_infer(
     params: Annotated[str, typer.Option("--params", help="model parameters: 175e9 or 175B")],
-    tokens_per_request: Annotated[
-        str, typer.Option("--tokens-per-request", help="prompt + generated tokens: 2048 or 2K")
-    ],
     requests: Annotated[str, typer.Option("--requests", help="requests served: 1e6 or 1M")],
     gpu: GpuOpt,
     warehouse: WarehouseOpt = None,
     memory: MemoryOpt = None,
-    utilization: Annotated[
-        float, typer.Option("--utilization", help="share of peak FLOPs reached serving, (0, 1]")
-    ] = SERVING_UTILIZATION,
+    prompt_tokens: Annotated[
+        float, typer.Option("--prompt-tokens", min=0, help="input tokens per request (prefill)")
+    ] = 1024.0,
+    output_tokens: Annotated[
+        float, typer.Option("--output-tokens", min=1, help="generated tokens per request")
+    ] = 256.0,
+    batch: Annotated[
+        int,
+        typer.Option(
+            "--batch",
+            min=1,
+            help="sequences decoded together per replica (1: the memory-bound worst case; "
+            "`plan serve` picks the cheapest batch meeting a latency bound)",
+        ),
+    ] = 1,
+    context_tokens: Annotated[
+        float | None,
+        typer.Option(
+            "--context-tokens",
+            min=0,
+            help="KV cache length read per decode step (default: prompt + half the output)",
+        ),
+    ] = None,
+    kv_bytes_per_token: Annotated[
+        float | None,
+        typer.Option(
+            "--kv-bytes-per-token",
+            help="KV cache bytes per token (default: full attention of the model's shape; "
+            "Llama 3 70B with grouped-query attention: 327680)",
+        ),
+    ] = None,
+    bandwidth_share: Annotated[
+        float,
+        typer.Option(
+            "--bandwidth-share",
+            help="share of peak memory bandwidth a decode step reaches (default: 0.61, "
+            "measured on an H100 with plain PyTorch; serving engines reach more)",
+        ),
+    ] = DECODE_BANDWIDTH_SHARE,
+    compute_share: Annotated[
+        float,
+        typer.Option(
+            "--compute-share",
+            help="share of peak FLOPs a compute-bound step or prefill reaches (default: 0.6, "
+            "measured on the same H100)",
+        ),
+    ] = DECODE_COMPUTE_SHARE,
     pricing: PricingOpt = "on_demand",
     rate: RateOpt = None,
     precision: PrecisionOpt = "bf16",
     include_illustrative: IncludeIllustrativeOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Inference cost: 2 * params FLOPs per token at --utilization of each offer's peak;
-    the answer is the cheapest total cost among instances whose GPUs hold the model."""
+    """Serving cost on the roofline: each decode step of --batch sequences takes the longer
+    of reading the weights and KV cache at --bandwidth-share of the GPU's memory bandwidth
+    and its FLOPs at --compute-share of the peak; the prompt is compute-bound prefill; a
+    replica takes the fewest GPUs that hold weights and KV cache. The answer is the cheapest
+    total cost among instances that hold a replica."""
 
     def body() -> None:
         choice = names.gpu_and_memory(gpu, memory)
@@ -236,10 +287,15 @@ def estimate_infer(
         frame = checked(
             api.estimate_infer,
             params,
-            tokens_per_request,
             requests,
             choice,
-            utilization=utilization,
+            prompt_tokens=prompt_tokens,
+            output_tokens=output_tokens,
+            batch=batch,
+            context_tokens=context_tokens,
+            kv_bytes_per_token=kv_bytes_per_token,
+            bandwidth_share=bandwidth_share,
+            compute_share=compute_share,
             pricing=pricing,
             rate=rate,
             precision=precision,
@@ -251,23 +307,41 @@ def estimate_infer(
             emit_json(doc)
             return
         print_wrapped(
-            f"Serving {_count(doc['requests'])} requests of {_count(doc['tokens_per_request'])} "
-            f"tokens with {_count(doc['params'])} parameters: "
-            f"{_gpu_label(choice)} {names.precision(precision)[0]}, "
-            f"utilisation {doc['utilization']:g}"
+            f"Serving {_count(doc['requests'])} requests of {doc['prompt_tokens']:g} prompt + "
+            f"{doc['output_tokens']:g} output tokens with {_count(doc['params'])} parameters: "
+            f"{_gpu_label(choice)} {names.precision(precision)[0]}, batch {doc['batch']:g}, "
+            f"{doc['context_tokens']:g} tokens of context"
         )
         if doc["precision_note"]:
             print(f"  ({doc['precision_note']})")
         print_lines(
             [
-                ("FLOPs (2N per token)", f"{doc['flops']:.4g}"),
-                ("peak per GPU", f"{doc['peak_tflops']:g} TFLOPS"),
+                (
+                    "decode step",
+                    f"{doc['step_seconds'] * 1e3:,.2f} ms, {doc['bound']}-bound (memory "
+                    f"{doc['decode_memory_seconds'] * 1e3:,.2f} ms at {doc['bandwidth_share']:g} of "
+                    f"{doc['memory_bandwidth_gbps']:,.0f} GB/s; compute "
+                    f"{doc['decode_compute_seconds'] * 1e3:,.2f} ms at {doc['compute_share']:g} of "
+                    f"{doc['peak_tflops']:g} TFLOPS)",
+                ),
+                (
+                    "GPUs per replica",
+                    f"{doc['gpus_per_replica']:g} (tensor-parallel efficiency "
+                    f"{doc['tp_efficiency']:.2f})",
+                ),
+                (
+                    "tokens/s",
+                    f"{doc['tokens_per_second_per_user']:,.1f} per user, "
+                    f"{doc['output_tokens_per_second_per_gpu']:,.1f} output per GPU, "
+                    f"{doc['input_tokens_per_second_per_gpu']:,.0f} prompt per GPU",
+                ),
                 ("GPU-seconds", f"{doc['gpu_seconds']:,.0f} ({doc['gpu_hours']:,.1f} GPU-hours)"),
                 ("rate", rate_line(doc)),
                 ("memory", _memory_line(doc)),
                 ("cost", usd(doc["cost_usd"])),
                 ("cost per request", usd(doc["cost_per_request_usd"])),
-                ("cost per 1K tokens", usd(doc["cost_per_1k_tokens_usd"])),
+                ("cost per 1M output tokens", usd(doc["usd_per_1m_output_tokens"])),
+                ("cost per 1M input tokens", usd(doc["usd_per_1m_input_tokens"])),
                 ("cost per 1M tokens", usd(doc["cost_per_1m_tokens_usd"])),
             ]
         )

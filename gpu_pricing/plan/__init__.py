@@ -7,7 +7,10 @@ candidate frame holds GPU-hours, wall-clock hours and total cost:
 - One offer in one region is one cluster, of at most the offer's instance limit
   (`max_instances`, with `capacity_source` published | assumed | configured and
   `capacity_note`; models.capacity states the rule and the assumptions per provider class:
-  a marketplace listing is one machine, single-GPU instances are not combined).
+  a marketplace listing is one machine, single-GPU instances are not combined; an AWS
+  Capacity Block holds up to 64 instances, published). A product with a longest run
+  (`max_hours`: a Capacity Block lasts at most 182 days) keeps only the plans that end
+  within it.
 - GPU counts: powers of two, the offer's instance size times powers of two, and the whole
   limit (`max_instances * gpu_count`), within `min_gpus..max_gpus`, kept only when they are
   whole instances (a multiple of the offer's `gpu_count`) within the limit.

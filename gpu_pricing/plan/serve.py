@@ -61,64 +61,51 @@ def serve_options(
     context_tokens: float | None = None,
     batch: int | None = None,
     min_tokens_per_second_per_user: float = DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER,
-    weight_bytes_per_param: float = serving.WEIGHT_BYTES["bf16"],
+    precision: str = "bf16",
+    weight_bytes_per_param: float | None = None,
     kv_bytes_per_token: float | None = None,
     bandwidth_share: float = serving.DECODE_BANDWIDTH_SHARE,
     compute_share: float = serving.DECODE_COMPUTE_SHARE,
 ) -> pl.DataFrame:
     """Every usable offer (with peak_tflops and memory_bandwidth_gbps) x GPUs per replica
     (powers of two dividing the instance, from the fewest that hold the weights and KV
-    cache) x batch (`batch`, else 1..1024), on the roofline of models.serving, kept when a
-    user gets at least `min_tokens_per_second_per_user`. Adds `gpu_seconds_per_request`
-    (prefill of `prompt_tokens` plus `output_tokens` decode steps shared by the batch) and
+    cache) x batch (`batch`, else 1..1024), on the serving roofline (models.serving: the
+    table macro serving_roofline), kept when a user gets at least
+    `min_tokens_per_second_per_user`, with the macro's `gpu_seconds_per_request` (prefill
+    of `prompt_tokens` plus `output_tokens` decode steps shared by the batch) and
     `tokens_per_second_per_gpu` ((prompt + output) tokens per GPU-second)."""
-    kv = serving.default_kv_bytes_per_token(params) if kv_bytes_per_token is None else kv_bytes_per_token
     context = prompt_tokens + output_tokens / 2 if context_tokens is None else context_tokens
     batches = pl.DataFrame({"batch": [float(b) for b in ((batch,) if batch else BATCHES)]})
     tps = pl.DataFrame({"tp": [float(2**k) for k in range(7)]})  # 1 .. 64 GPUs
-    needed = serving.memory_needed_bytes(
-        pl.lit(float(params)),
-        pl.lit(float(weight_bytes_per_param)),
-        pl.lit(float(kv)),
-        pl.col("batch"),
-        pl.lit(float(prompt_tokens + output_tokens)),
+    has_link = (
+        pl.col("interconnect_gbps").is_not_null()
+        if "interconnect_gbps" in usable.columns
+        else pl.lit(False)
     )
     frame = (
         usable.filter(pl.col("memory_bandwidth_gbps").is_not_null())
         .join(batches, how="cross")
         .join(tps, how="cross")
-        .filter(
-            (pl.col("gpu_count") % pl.col("tp") == 0)
-            & (pl.col("tp") >= serving.min_tp_expr(needed, pl.col("gpu_memory_gib")))
-        )
+        .filter(pl.col("gpu_count") % pl.col("tp") == 0)
         .with_columns(
             pl.lit(float(params)).alias("params"),
-            pl.lit(float(weight_bytes_per_param)).alias("weight_bytes_per_param"),
-            pl.lit(float(kv)).alias("kv_bytes_per_token"),
+            pl.lit(precision).alias("precision"),
+            pl.lit(weight_bytes_per_param, dtype=pl.Float64).alias("weight_bytes_per_param"),
+            pl.lit(kv_bytes_per_token, dtype=pl.Float64).alias("kv_bytes_per_token"),
             pl.lit(float(context)).alias("context_tokens"),
-            serving.tp_efficiency_expr(
-                pl.col("tp"),
-                pl.col("interconnect_gbps").is_not_null()
-                if "interconnect_gbps" in usable.columns
-                else pl.lit(False),
-            ).alias("tp_efficiency"),
+            pl.lit(None, dtype=pl.Float64).alias("longest_tokens"),
+            has_link.alias("has_link"),
             pl.lit(float(bandwidth_share)).alias("bandwidth_share"),
             pl.lit(float(compute_share)).alias("compute_share"),
+            pl.lit(float(prompt_tokens)).alias("prompt_tokens"),
+            pl.lit(float(output_tokens)).alias("output_tokens"),
         )
     )
-    frame = serving.with_decode(frame).filter(
-        pl.col("tokens_per_second_per_user") >= min_tokens_per_second_per_user
+    frame = serving.roofline(frame).filter(
+        (pl.col("tp") >= pl.col("min_tp"))
+        & (pl.col("tokens_per_second_per_user") >= min_tokens_per_second_per_user)
     )
-    per_request = pl.col("tp") * (
-        prompt_tokens * pl.col("prefill_seconds_per_token")
-        + output_tokens * pl.col("step_seconds") / pl.col("batch")
-    )
-    return frame.with_columns(
-        **serving.cost_columns(pl.col("rate_usd_per_gpu_hour")),
-        gpu_seconds_per_request=per_request,
-        tokens_per_second_per_gpu=(prompt_tokens + output_tokens) / per_request,
-        gpus_per_replica=pl.col("tp"),
-    )
+    return frame.with_columns(gpus_per_replica=pl.col("tp"))
 
 
 def serve_candidates(
@@ -178,7 +165,7 @@ def serve_candidates(
         context_tokens=context_tokens,
         batch=batch,
         min_tokens_per_second_per_user=min_tokens_per_second_per_user,
-        weight_bytes_per_param=serving.WEIGHT_BYTES[precision],
+        precision=precision,
         kv_bytes_per_token=kv_bytes_per_token,
         bandwidth_share=bandwidth_share,
         compute_share=compute_share,

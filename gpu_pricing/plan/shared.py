@@ -70,6 +70,7 @@ PLAN_COLUMNS = [
     "max_instances",
     "capacity_source",
     "capacity_note",
+    "max_hours",
     "pricing_model",
     "pricing_detail",
     "rate_usd_per_gpu_hour",

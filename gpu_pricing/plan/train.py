@@ -231,6 +231,8 @@ def train_candidates(
             (pl.col("billed_gpu_hours") * pl.col("rate_usd_per_gpu_hour")).alias("cost_usd"),
             pl.col("job_preemption_rate_per_hour").alias("preemption_rate_per_hour"),
         )
+        # a product with a longest run (an AWS Capacity Block: 182 days) holds no longer one
+        .filter(pl.col("max_hours").is_null() | (pl.col("wall_clock_hours") <= pl.col("max_hours")))
     )
     return grid.select(PLAN_COLUMNS).sort(_ORDER)
 

@@ -33,7 +33,7 @@ provenances as (
 ),
 
 -- the spec row each offer is costed with: its own form factor where the seeds list it
--- (connectors/kit/gpu.py reads it from the provider's GPU name), else the default variant
+-- (common/gpu.py reads it from the provider's GPU name), else the default variant
 variant_names as (
     select gpu_name, gpu_memory_gib, gpu_variant, false as is_default_variant
     from seed_gpu_variants

@@ -12,9 +12,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from common import names
 from gpu_pricing import api, report
 from gpu_pricing.cli import app
-from services import names
 from warehouse import db
 
 KEY = ["provider", "region", "instance_type", "price_usd_per_gpu_hour"]
@@ -98,12 +98,11 @@ def test_estimates_answer_with_the_apis_first_offer_and_cost(demo_warehouse, cas
         fits = frame.filter(frame["fits_memory"])
         assert first["cost_usd"] == pytest.approx(fits["cost_usd"].min(), rel=1e-12)
         served = api.estimate_infer(
-            1e9, 1000, 1000, gpu, memory=memory, pricing=pricing, warehouse=con
+            1e9, 1000, gpu, memory=memory, pricing=pricing, warehouse=con
         ).row(0, named=True)
         doc = cli_json(
-            demo_warehouse, "estimate", "infer", "--params", "1e9", "--tokens-per-request",
-            "1000", "--requests", "1000", "--gpu", gpu, "--memory", str(memory),
-            "--pricing", pricing,
+            demo_warehouse, "estimate", "infer", "--params", "1e9", "--requests", "1000",
+            "--gpu", gpu, "--memory", str(memory), "--pricing", pricing,
         )  # fmt: skip
         assert doc["offer"]["instance_type"] == served["instance_type"]
         assert doc["cost_usd"] == pytest.approx(served["cost_usd"], rel=1e-12)

@@ -184,7 +184,10 @@ PARAMS = {
 EXPECTED_COLUMNS = {
     "gpu_specs": list(api.SPEC_SCHEMA),  # the bundled seed's columns, its stand-in
     "gpu_variant_specs": api.SPEC_COLUMNS,
-    "estimate_offers": [*api.OFFER_COLUMNS, "cheapest_order", "peak_tflops"],
+    "estimate_offers": [
+        *api.OFFER_COLUMNS, "cheapest_order", "peak_tflops", "memory_bandwidth_gbps",
+        "interconnect_gbps",
+    ],
     "offer_by_key": api.OFFER_COLUMNS,
 }
 

@@ -1,4 +1,4 @@
-"""One GPU identity rule for every provider (connectors/kit/gpu.py, applied in the shared
+"""One GPU identity rule for every provider (common/gpu.py, applied in the shared
 normalise step): the form factor, the name and the memory a source's own words state,
 where the connector's map left them open; only names of the GPU reference are given."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from connectors.kit import gpu as _gpu
+from common import gpu as _gpu
+from common import names
 from connectors.kit.normalise import normalise
-from services import names
 
 
 def offers(**columns) -> pl.DataFrame:
@@ -90,7 +90,7 @@ def test_every_name_the_rule_gives_is_in_the_gpu_reference_and_typed_names_agree
     reference = set(_gpu.reference_sizes())
     given = {name for _, name, _ in _gpu.aliases() if name is not None}
     assert given <= reference
-    # what a user types goes through the same words (services.names)
+    # what a user types goes through the same words (common.names)
     assert names.gpu("Radeon V620").name == "RADEON PRO V620"
     assert names.gpu("rtx 6000 ada").name == "RTX 6000 ADA"
 
@@ -153,3 +153,26 @@ def test_the_instance_family_table_cites_a_source_per_row_and_names_reference_gp
         if row["gpu_name"]:
             assert float(row["gpu_memory_gib"]) in reference[row["gpu_name"]], row
         assert row["gpu_variant"] in ("", "SXM", "PCIe"), row
+
+
+def test_the_rule_runs_once_per_combination_and_answers_every_row_in_order():
+    """`identify` evaluates the rule on the distinct (provider, words, given identity)
+    combinations and joins the answers back: the same answers, row for row, as the rule
+    evaluated on every row, with repeats, nulls and interleaved rows kept in order."""
+    types = ["H100_PCIE_80GB", "Standard_NC24ads_A100_v4", "8x H100 (80 GB SXM5)", None, "x"]
+    n = 40
+    df = offers(
+        provider=["azure" if i % 3 else "p" for i in range(n)],
+        instance_type=[types[(i * 7) % len(types)] for i in range(n)],
+        gpu_name=[None if i % 4 else "H100" for i in range(n)],
+        gpu_memory_gib=[None if i % 5 else 80.0 for i in range(n)],
+        gpu_variant=[None] * n,
+    ).with_columns(pl.col("gpu_variant").cast(pl.String), pl.col("gpu_name").cast(pl.String))
+    text = pl.Series([None if i % 2 else "NVIDIA A10G" for i in range(n)], dtype=pl.String)
+    for words in (None, text):
+        by_combination = _gpu.identify(df, words)
+        every_row = _gpu._identify(
+            df if words is None else df.with_columns(words.alias(_gpu.GPU_TEXT)),
+            words is not None,
+        ).drop(_gpu.GPU_TEXT, strict=False)
+        assert by_combination.equals(every_row)

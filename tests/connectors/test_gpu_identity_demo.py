@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from connectors.kit import gpu as _gpu
+from common import gpu as _gpu
 
 # the form-factor rule of the shared GPU rule, as SQL over the instance type
 PCIE = r"(?i)(^|[^a-z0-9])pcie([^a-z]|$)"

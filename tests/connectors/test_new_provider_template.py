@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import connectors
-from common import redact
+from common import names, redact
 from connectors import registry
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchContext, Page
@@ -76,6 +76,7 @@ def test_a_provider_from_the_template_needs_nothing_outside_its_folder(
     assert "TEMPLATECLOUD_API_KEY" in redact.env_names()
     monkeypatch.setenv("TEMPLATECLOUD_API_KEY", KEY)
     assert redact.redact(f"echo {KEY}") == "echo ***"
+    assert names.provider("TemplateCloud") == "templatecloud"  # a name every command reads
 
     body = {"prices": [{"gpu": "H100", "count": "8", "region": "us-1", "usd_per_hour": "20.00"},
                        {"gpu": "A100", "count": "1", "region": "eu-1", "usd_per_hour": "1.10"}]}  # fmt: skip

@@ -133,27 +133,86 @@ def test_cost_per_1m_tokens_output_from_the_step_and_input_from_prefill():
 
 def test_the_default_kv_cache_follows_the_7b_shape():
     # 12 * L * (128 L)**2 = 6.44e9 at L = 32: 2 * 32 * 4096 * 2 bytes = 524,288 per token
-    assert serving.default_kv_bytes_per_token(12 * 32 * 4096**2) == pytest.approx(524_288)
+    step = serving.decode(12 * 32 * 4096**2, **H100)
+    assert step["kv_bytes_per_token"] == pytest.approx(524_288)
+    assert step["weight_bytes_per_param"] == 2.0  # bf16
+    assert serving.decode(7e9, **H100, precision="fp8")["weight_bytes_per_param"] == 1.0
 
 
 def test_tensor_parallel_efficiency_per_doubling_depends_on_the_link():
-    assert serving.tp_efficiency(8, has_link=True) == pytest.approx(0.9**3)
-    assert serving.tp_efficiency(4, has_link=False) == pytest.approx(0.7**2)
-    frame = pl.DataFrame({"tp": [1.0, 2.0, 8.0], "link": [True, False, True]})
-    got = frame.select(serving.tp_efficiency_expr(pl.col("tp"), pl.col("link")))
-    assert got.to_series().to_list() == pytest.approx([1.0, 0.7, 0.729])
+    assert serving.decode(70e9, **H100, tp=8)["tp_efficiency"] == pytest.approx(0.9**3)
+    assert serving.decode(70e9, **H100, tp=4, has_link=False)["tp_efficiency"] == pytest.approx(
+        0.7**2
+    )
+    assert serving.decode(7e9, **H100, tp=1)["tp_efficiency"] == 1.0
 
 
 def test_the_fewest_gpus_hold_weights_and_kv_at_the_usable_share():
-    frame = pl.DataFrame({"needed": [140e9, 60e9, 1.0], "gib": [80.0, 80.0, 80.0]})
-    tp = frame.select(serving.min_tp_expr(pl.col("needed"), pl.col("gib"))).to_series()
-    # 80 GiB * 0.9 = 77.3 GB usable: 140 GB -> 2 GPUs, 60 GB -> 1
-    assert tp.to_list() == [2.0, 1.0, 1.0]
+    # 80 GiB * 0.9 = 77.3 GB usable: 70B x 2 bytes = 140 GB -> 2 GPUs; 30B (60 GB) -> 1
+    h100 = {**H100, "gpu_memory_gib": 80.0, "kv_bytes_per_token": 0}
+    assert serving.decode(70e9, **h100)["tp"] == 2.0
+    assert serving.decode(30e9, **h100)["tp"] == 1.0
+    # the KV cache of the batch at its longest counts: 64 x 4096 tokens x 327,680 bytes
+    # (Llama 3 70B's GQA) = 85.9 GB more -> 226 GB -> 4 GPUs
+    long = serving.decode(
+        70e9, **H100, gpu_memory_gib=80.0, batch=64, context_tokens=2048, longest_tokens=4096,
+        kv_bytes_per_token=327_680,
+    )
+    assert (long["min_tp"], long["tp"]) == (4.0, 4.0)
+    # a larger tp may be asked for; min_tp still says the fewest
+    wide = serving.decode(70e9, **h100, tp=8)
+    assert (wide["min_tp"], wide["tp"]) == (2.0, 8.0)
+
+
+def test_a_frame_of_cases_keeps_its_rows_and_order():
+    cases = pl.DataFrame(
+        {
+            "name": ["a", "b", "c"],
+            "params": [7e9, 70e9, 7e9],
+            "precision": ["bf16", "bf16", "fp8"],
+            "weight_bytes_per_param": [None, None, None],
+            "kv_bytes_per_token": [None, 0.0, None],
+            "batch": [1.0, 1.0, 512.0],
+            "context_tokens": [0.0, 0.0, 0.0],
+            "longest_tokens": [None, None, None],
+            "peak_tflops": [989.0, 989.0, 1979.0],
+            "memory_bandwidth_gbps": [3350.0, 4800.0, 3350.0],
+            "gpu_memory_gib": [80.0, 141.0, 80.0],
+            "tp": [None, None, None],
+            "has_link": [True, True, True],
+            "bandwidth_share": [0.61, 0.61, 0.61],
+            "compute_share": [0.6, 0.6, 0.6],
+            "rate_usd_per_gpu_hour": [2.0, None, 2.0],
+            "prompt_tokens": [None, None, 1024.0],
+            "output_tokens": [None, None, 256.0],
+        }
+    )
+    out = serving.roofline(cases)
+    assert out["name"].to_list() == ["a", "b", "c"]
+    assert out["bound"].to_list() == ["memory", "memory", "compute"]
+    # 140 GB > 0.9 x 141 GiB; the KV cache of 512 requests of 1,280 tokens (363 GB) needs 8
+    assert out["tp"].to_list() == [1.0, 2.0, 8.0]
+    assert out["usd_per_1m_output_tokens"][1] is None  # no rate, no cost
+    # a request of 1024 + 256 tokens on the replica's 8 GPUs: prefill, then 256 steps
+    # shared by the batch of 512
+    c = out.row(2, named=True)
+    assert c["gpu_seconds_per_request"] == pytest.approx(
+        8 * (1024 * c["prefill_seconds_per_token"] + 256 * c["step_seconds"] / 512)
+    )
+    assert c["usd_per_request"] == pytest.approx(2.0 * c["gpu_seconds_per_request"] / 3600)
+    assert out["gpu_seconds_per_request"][0] is None  # no request given
+    with pytest.raises(ValueError, match="input columns missing: batch"):
+        serving.roofline(cases.drop("batch"))
 
 
 @pytest.mark.parametrize(
     ("kw", "named"),
-    [({"batch": 0}, "batch"), ({"bandwidth_share": 1.5}, "bandwidth_share"), ({"tp": 0}, "tp")],
+    [
+        ({"batch": 0}, "batch"),
+        ({"bandwidth_share": 1.5}, "bandwidth_share"),
+        ({"tp": 0}, "tp"),
+        ({"precision": "int4"}, "precision"),
+    ],
 )
 def test_bad_input_names_the_input(kw, named):
     with pytest.raises(ValueError, match=named):

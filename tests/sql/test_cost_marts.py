@@ -7,7 +7,7 @@ import math
 import duckdb
 import pytest
 
-from models import breakeven, inference, training
+from models import breakeven, serving, training
 from warehouse import db
 
 REL = 1e-9
@@ -31,9 +31,11 @@ def test_cost_per_token_mart_agrees_with_models_for_every_priced_offer(con):
     assert len(got) == offers > 0
     # GPU-only prices (GCP accelerator SKUs, host billed apart) would understate the cost
     assert not [r for r in got if r["instance_type"].startswith("nvidia-l4")]
-    assert {(r["mfu"], r["inference_utilization"], r["precision"]) for r in got} == {
-        (0.45, 0.3, "bf16")
-    }
+    assert {
+        (r["mfu"], r["precision"], r["serving_batch_size"], r["serving_context_tokens"])
+        for r in got
+    } == {(0.45, "bf16", 1.0, 1024.0)}
+    assert {(r["decode_bandwidth_share"], r["decode_compute_share"]) for r in got} == {(0.61, 0.6)}
     costed = [r for r in got if r["peak_tflops"] is not None]
     assert costed
     for r in costed:
@@ -42,12 +44,18 @@ def test_cost_per_token_mart_agrees_with_models_for_every_priced_offer(con):
         assert r["training_flops_per_1m_tokens_per_b_params"] == train["flops"]
         assert r["training_gpu_hours_per_1m_tokens_per_b_params"] == close(train["gpu_hours"])
         assert r["usd_per_1m_training_tokens_per_b_params"] == close(train["cost_usd"])
-        serve = inference.estimate_inference(
-            1e9, 1e6, 1, r["peak_tflops"], r["inference_utilization"], rate
+    # serving: the roofline Python calls (the same macro) for the same offer
+    served = [r for r in costed if r["memory_bandwidth_gbps"] is not None]
+    assert served
+    for r in served:
+        step = serving.decode(
+            1e9, peak_tflops=r["peak_tflops"], memory_bandwidth_gbps=r["memory_bandwidth_gbps"],
+            context_tokens=1024, gpu_memory_gib=r["gpu_memory_gib"],
+            rate_usd_per_gpu_hour=r["price_usd_per_gpu_hour"],
         )
-        assert r["inference_flops_per_1m_tokens_per_b_params"] == serve["flops"]
-        assert r["inference_gpu_hours_per_1m_tokens_per_b_params"] == close(serve["gpu_hours"])
-        assert r["usd_per_1m_inference_tokens_per_b_params"] == close(serve["cost_usd"])
+        assert r["decode_bound"] == step["bound"] == "memory"
+        assert r["usd_per_1m_output_tokens_per_b_params"] == close(step["usd_per_1m_output_tokens"])
+        assert r["usd_per_1m_input_tokens_per_b_params"] == close(step["usd_per_1m_input_tokens"])
 
 
 def test_cost_per_token_mart_hand_computed_h100_gpu_hours(con):
@@ -72,7 +80,7 @@ def test_gpus_without_a_bf16_peak_keep_their_rows_with_null_costs(con):
     got = rows(
         con,
         """select c.usd_per_1m_training_tokens_per_b_params as train,
-                  c.usd_per_1m_inference_tokens_per_b_params as serve
+                  c.usd_per_1m_output_tokens_per_b_params as serve
            from mart_cost_per_token c join dim_gpus g using (gpu_name, gpu_memory_gib)
            where g.bf16_tflops is null""",
     )
@@ -83,36 +91,66 @@ def test_gpus_without_a_bf16_peak_keep_their_rows_with_null_costs(con):
 def test_cost_per_token_macro_agrees_with_models_at_other_assumptions(con):
     got = rows(
         con,
-        """select c.*, g.fp32_tflops from cost_per_token(
-               mfu := 0.4, params_b := 7, inference_utilization := 0.2, precision := 'fp32') c
+        """select c.*, g.fp32_tflops, g.interconnect_gbps from cost_per_token(
+               mfu := 0.4, params_b := 7, precision := 'fp32', serving_batch := 64,
+               serving_context := 2048, bandwidth_fraction := 0.8, compute_fraction := 0.7) c
            join dim_gpu_variants g using (gpu_name, gpu_memory_gib, gpu_variant)""",
     )
     assert got
     for r in got:
-        assert (r["mfu"], r["params_b"], r["inference_utilization"], r["precision"]) == (
+        assert (r["mfu"], r["params_b"], r["precision"], r["serving_batch_size"]) == (
             0.4,
             7.0,
-            0.2,
             "fp32",
+            64.0,
         )
         assert r["peak_tflops"] == r["fp32_tflops"]
         rate = r["price_usd_per_gpu_hour"]
         train = training.estimate_training(7e9, 1e6, r["peak_tflops"], 0.4, 1, rate)
-        serve = inference.estimate_inference(7e9, 1e6, 1, r["peak_tflops"], 0.2, rate)
         assert r["usd_per_1m_training_tokens"] == close(train["cost_usd"])
         assert r["training_gpu_hours_per_1m_tokens"] == close(train["gpu_hours"])
-        assert r["usd_per_1m_inference_tokens"] == close(serve["cost_usd"])
-        assert r["inference_gpu_hours_per_1m_tokens"] == close(serve["gpu_hours"])
+        if r["peak_tflops"] is None or r["memory_bandwidth_gbps"] is None:
+            assert r["usd_per_1m_output_tokens"] is None
+            continue
+        step = serving.decode(
+            7e9, peak_tflops=r["peak_tflops"], memory_bandwidth_gbps=r["memory_bandwidth_gbps"],
+            batch=64, context_tokens=2048, precision="fp32", gpu_memory_gib=r["gpu_memory_gib"],
+            has_link=r["interconnect_gbps"] is not None, bandwidth_share=0.8, compute_share=0.7,
+            rate_usd_per_gpu_hour=rate,
+        )
+        assert r["gpus_per_replica"] == step["tp"]
+        assert r["usd_per_1m_output_tokens"] == close(step["usd_per_1m_output_tokens"])
+        assert r["usd_per_1m_input_tokens"] == close(step["usd_per_1m_input_tokens"])
 
 
 def test_cost_per_token_macro_defaults_are_mfu_045_and_70b(con):
     got = rows(
         con,
-        "select distinct mfu, params_b, inference_utilization, precision from cost_per_token()",
+        """select distinct mfu, params_b, precision, serving_batch_size, serving_context_tokens,
+                  decode_bandwidth_share, decode_compute_share from cost_per_token()""",
     )
     assert got == [
-        {"mfu": 0.45, "params_b": 70.0, "inference_utilization": 0.3, "precision": "bf16"}
+        {
+            "mfu": 0.45, "params_b": 70.0, "precision": "bf16", "serving_batch_size": 1.0,
+            "serving_context_tokens": 1024.0, "decode_bandwidth_share": 0.61,
+            "decode_compute_share": 0.6,
+        }
     ]
+
+
+def test_70b_bf16_on_h100_sxm_serves_about_24_tokens_per_second_per_gpu_at_batch_1(con):
+    # 3.35e12 B/s / (70e9 x 2 bytes) = 23.9 tokens/s per GPU-equivalent at the full
+    # bandwidth; at the measured 61% and 2 GPUs per replica over NVLink (0.9): 12.9
+    got = rows(
+        con,
+        """select distinct gpus_per_replica, decode_bound, output_tokens_per_second_per_gpu
+           from cost_per_token(params_b := 70, serving_context := 0, bandwidth_fraction := 1)
+           where gpu_name = 'H100' and gpu_variant = 'SXM'""",
+    )
+    assert len(got) == 1
+    (r,) = got
+    assert (r["gpus_per_replica"], r["decode_bound"]) == (2.0, "memory")
+    assert r["output_tokens_per_second_per_gpu"] / 0.9 == pytest.approx(3.35e12 / 1.4e11)
 
 
 @pytest.mark.parametrize(
@@ -122,6 +160,8 @@ def test_cost_per_token_macro_defaults_are_mfu_045_and_70b(con):
         ("cost_per_token(mfu := 0)", "mfu must be in (0, 1]"),
         ("cost_per_token(params_b := -7)", "params_b must be > 0"),
         ("cost_per_token(precision := 'int4')", "precision must be fp32, tf32, bf16 or fp8"),
+        ("cost_per_token(serving_batch := 0)", "serving_batch must be a whole number >= 1"),
+        ("cost_per_token(bandwidth_fraction := 1.2)", "bandwidth_fraction must be in (0, 1]"),
         ("breakeven_onprem(utilization := 0)", "utilization must be in (0, 1]"),
         ("breakeven_onprem(residual_fraction := 1)", "residual_fraction must be in [0, 1)"),
         ("spot_breakeven(checkpoint_interval_hours := 0)", "checkpoint_interval_hours must be > 0"),

@@ -10,7 +10,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from connectors.kit.gpu import form_factor
+from common.gpu import form_factor
 from tests._cli import cli_json
 
 SEEDS = Path(__file__).resolve().parents[2] / "sql" / "seeds"

@@ -148,11 +148,13 @@ def test_cost_per_token_mart_states_the_largest_model_a_gpu_holds(con_demo):
 
 def test_serving_a_70b_model_is_priced_on_an_instance_that_holds_it(demo_warehouse):
     doc = cli_json(
-        demo_warehouse, "estimate", "infer", "--params", "70e9", "--tokens-per-request", "2048",
-        "--requests", "1e6", "--gpu", "L4",
+        demo_warehouse, "estimate", "infer", "--params", "70e9", "--prompt-tokens", "1792",
+        "--output-tokens", "256", "--requests", "1e6", "--gpu", "L4",
     )  # fmt: skip
-    assert doc["memory_fit"]["min_gpus"] == 7
-    assert doc["memory_fit"]["fits"] is True and doc["offer"]["gpu_count"] >= 7
+    # 140 GB of weights + a 2,048-token KV cache over 0.9 x 24 GiB per GPU: 6.1, so a
+    # tensor-parallel replica of 8 L4 (the fewest power of two)
+    assert doc["memory_fit"]["min_gpus"] == 8
+    assert doc["memory_fit"]["fits"] is True and doc["offer"]["gpu_count"] >= 8
     fits = [a["fits_memory"] for a in doc["alternatives"]]
     assert fits == sorted(fits, reverse=True)  # the ones that hold it first
 
@@ -173,8 +175,8 @@ def test_rates_ranks_machines_like_estimate_and_marks_gpu_only_prices(demo_wareh
     rates = cli_json(demo_warehouse, "rates", "--gpu", "L4", "--pricing", "on_demand")
     assert rates["rates"] and all(r["host_included"] for r in rates["rates"])
     estimate = cli_json(
-        demo_warehouse, "estimate", "infer", "--params", "1e9", "--tokens-per-request", "100",
-        "--requests", "1", "--gpu", "L4",
+        demo_warehouse, "estimate", "infer", "--params", "1e9", "--prompt-tokens", "50",
+        "--output-tokens", "50", "--requests", "1", "--gpu", "L4",
     )  # fmt: skip
     first = rates["rates"][0]
     assert (first["provider"], first["region"], first["instance_type"]) == (

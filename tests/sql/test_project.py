@@ -31,7 +31,9 @@ def test_each_relation_has_its_own_schema_file_with_docs_and_a_data_test(name):
     assert declared == [name]
     rel = sql_runner.relations()[name]
     assert rel.description and rel.columns, f"{schema}: no description or columns"
-    assert rel.tests, f"{schema}: no data test"
+    # a table macro over a relation its caller names has no defaults to run data tests at:
+    # its columns are checked on its stated example call instead
+    assert rel.tests or _example_call(rel), f"{schema}: no data test"
 
 
 def test_no_schema_file_declares_several_models():
@@ -78,7 +80,11 @@ def test_each_staged_table_is_a_source_declared_beside_its_connector():
 def test_the_lineage_holds_the_known_edges():
     graph = sql_runner.lineage_graph()
     assert graph["mart_cost_per_token"] == {"cost_per_token"}
-    assert graph["cost_per_token"] == {"dim_gpu_variants", "int_offers_usable", "seed_conventions"}
+    assert graph["cost_per_token"] == {
+        "dim_gpu_variants", "int_offers_usable", "seed_conventions", "serving_roofline"
+    }
+    # the roofline reads the relation its caller names (query_table of its argument)
+    assert graph["serving_roofline"] == {"seed_conventions"}
     assert graph["int_spot_prices_unioned"] == {"stg_aws__instance_types", "stg_aws__spot_prices"}
     assert graph["alert_rule_states"] == {"alert_events"}
     order = sql_runner.build_order()
@@ -95,6 +101,12 @@ def test_a_name_in_a_string_a_comment_or_a_cte_is_no_edge():
         where exists (select 1 from seed_conventions)
     """
     assert lineage.references(sql) == {"dim_gpus", "cost_per_token", "seed_conventions"}
+
+
+def test_query_table_of_a_name_reads_it_and_of_a_parameter_reads_nothing():
+    assert lineage.references("select * from query_table('dim_gpus')") == {"dim_gpus"}
+    assert lineage.references("with c as (select 1) select * from query_table('c')") == set()
+    assert lineage.references("select * from query_table(inputs)") == set()
 
 
 def test_a_statement_that_does_not_parse_is_one_error_naming_it():
@@ -194,6 +206,16 @@ def test_each_seed_has_its_schema_file_with_a_description_and_a_data_test(seed):
     assert rel.kind == "seed" and rel.description and rel.tests
 
 
+def _example_call(rel) -> str | None:
+    """A table macro without defaults (one over a relation the caller names) states an
+    example call as `meta.example` in its schema file."""
+    if rel.kind != "macro":
+        return None
+    doc = yaml.safe_load(rel.path.read_text())
+    entry = next(e for e in doc.get("macros") or [] if e["name"] == rel.name)
+    return (entry.get("meta") or {}).get("example")
+
+
 def test_every_column_of_every_model_macro_and_source_is_described(demo_warehouse):
     """Built from the demo: a column a model, a table macro (at its defaults) or a staging
     table has, and its schema file does not describe, fails here with its file named."""
@@ -204,6 +226,8 @@ def test_every_column_of_every_model_macro_and_source_is_described(demo_warehous
             if rel.kind == "seed":  # the seeds' columns are described in their README
                 continue
             table = f"(select * from {name}())" if rel.kind == "macro" else name
+            example = _example_call(rel)
+            table = f"({example})" if example else table
             exists = rel.kind == "macro" or con.execute(
                 "SELECT count(*) FROM duckdb_columns() WHERE table_name = $t", {"t": name}
             ).fetchone()[0]

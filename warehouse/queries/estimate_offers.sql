@@ -2,7 +2,8 @@
 -- mart_gpu_offers_current for GPU $gpu and pricing model $pricing (variant and memory null:
 -- any), cheapest per-GPU-hour rate first, at most $limit rows (null: all), each with `peak_tflops`, the
 -- dense peak at $precision (fp32 | tf32 | bf16 | fp8) of its own form factor
--- (dim_gpu_variants: H100 PCIe 756 BF16 TFLOPS, SXM 989); with $need_peak, only offers that
+-- (dim_gpu_variants: H100 PCIe 756 BF16 TFLOPS, SXM 989), and its memory bandwidth and
+-- GPU-to-GPU link (the serving roofline's); with $need_peak, only offers that
 -- have one. Only usable offers (int_offers_usable: verified prices of whole machines);
 -- $include_illustrative adds the rankable offers of unverified provenances. Ordered by cheapest_order, the one cheapest-first order
 -- (int_offers_current), so the first row is mart_cheapest_gpu_hour's pick.
@@ -14,7 +15,8 @@ SELECT o.provider, o.region, o.zone, o.instance_type, o.gpu_name, o.gpu_memory_g
        CASE $precision
            WHEN 'fp32' THEN g.fp32_tflops WHEN 'tf32' THEN g.tf32_tflops
            WHEN 'bf16' THEN g.bf16_tflops WHEN 'fp8' THEN g.fp8_tflops
-       END AS peak_tflops
+       END AS peak_tflops,
+       g.memory_bandwidth_gbps, g.interconnect_gbps
 FROM mart_gpu_offers_current o
 LEFT JOIN dim_gpu_variants g USING (gpu_name, gpu_memory_gib, gpu_variant)
 LEFT JOIN int_offers_usable u ON u.cheapest_order = o.cheapest_order

@@ -94,7 +94,7 @@ def test_history_returns_effective_dated_rows(demo_warehouse):
 
 
 def test_an_unknown_pricing_model_is_a_usage_error(demo_warehouse):
-    # ("preemptible" is now an alias of spot: services.names)
+    # ("preemptible" is now an alias of spot: common.names)
     result = cli("rates", "--pricing", "hourly", "--warehouse", str(demo_warehouse))
     assert result.exit_code == 2
     assert "--pricing 'hourly'" in result.stderr

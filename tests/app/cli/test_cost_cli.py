@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpu_pricing.cli import app
-from models import breakeven, inference, training
+from models import breakeven, serving, training
 from warehouse import db
 
 runner = CliRunner()
@@ -107,39 +107,53 @@ def test_training_text_output_names_the_offer_and_its_alternatives(demo_warehous
     assert "as of" in result.stdout and "alternatives" in result.stdout
 
 
-def test_inference_without_a_rate_matches_the_model_at_the_cheapest_offer(demo_warehouse, con):
+def test_inference_is_costed_on_the_roofline_worked_70b_on_h100_sxm(demo_warehouse):
+    # 70B BF16 with Llama 3 70B's KV cache (327,680 bytes per token) on H100 SXM (3.35 TB/s,
+    # 989 TFLOPS, NVLink) at 2 USD/GPU-hour, batch 1, 1024 prompt + 256 output tokens:
+    # - replica: 140e9 + 1 x 1,280 x 327,680 = 140.42 GB > 0.9 x 80 GiB = 77.3 GB: 2 GPUs
+    # - decode: (140e9 + 1,152 x 327,680) B / (2 x 3.35e12 x 0.61) = 34.348 ms (memory)
+    #   vs 2 x 70e9 / (2 x 989e12 x 0.6) = 0.118 ms (compute); / 0.9 (2-way TP) = 38.164 ms
+    # - 1 / 38.164 ms / 2 GPUs = 13.10 tokens/s per GPU (at the full bandwidth, no KV cache
+    #   and no TP loss: 3.35e12 / 1.4e11 = 23.9 per GPU-equivalent, in
+    #   tests/models/test_serving_roofline.py)
     doc = cli_json(
-        demo_warehouse,
-        "estimate",
-        "infer",
-        "--params",
-        "175e9",
-        "--tokens-per-request",
-        "2048",
-        "--requests",
-        "1e6",
-        "--gpu",
-        "A100",
-        "--memory",
-        "40",
-        "--utilization",
-        "0.3",
+        demo_warehouse, "estimate", "infer", "--params", "70B", "--requests", "1M", "--gpu",
+        "H100", "--rate", "2", "--kv-bytes-per-token", "327680",
     )
-    # serving 175B needs 175e9 x 2 B x 1.2 = 391 GiB: at least 10 A100 40 GB on one
-    # instance (models/memory_fit), so the cheapest instance that holds it is picked
-    offer = next(
-        o
-        for o in cheapest_offers(con, "A100", "on_demand")
-        if o["gpu_memory_gib"] == 40 and o["gpu_count"] >= 10
+    memory = (140e9 + 1152 * 327_680) / (2 * 3.35e12 * 0.61)
+    step = memory / 0.9
+    assert (doc["bound"], doc["gpus_per_replica"], doc["batch"]) == ("memory", 2.0, 1.0)
+    assert doc["decode_memory_seconds"] == pytest.approx(memory, rel=1e-9)
+    assert doc["step_seconds"] == pytest.approx(step, rel=1e-9)
+    assert doc["output_tokens_per_second_per_gpu"] == pytest.approx(1 / step / 2, rel=1e-9)
+    assert doc["output_tokens_per_second_per_gpu"] == pytest.approx(13.10, abs=0.01)
+    # cost: 2 GPUs x 2 USD/h for each request's prefill and its 256 decode steps
+    prefill = 2 * 70e9 / (2 * 989e12 * 0.6) / 0.9
+    per_request = 2 * (1024 * prefill + 256 * step)
+    assert doc["gpu_seconds"] == pytest.approx(per_request * 1e6, rel=1e-9)
+    assert doc["cost_usd"] == pytest.approx(per_request * 1e6 * 2 / 3600, rel=1e-9)
+    assert doc["usd_per_1m_output_tokens"] == pytest.approx(2 * 2 * step / 3600 * 1e6, rel=1e-9)
+    assert doc["memory_fit"]["fits"] is True
+
+
+def test_inference_without_a_rate_is_the_cheapest_instance_that_holds_a_replica(
+    demo_warehouse,
+):
+    doc = cli_json(
+        demo_warehouse, "estimate", "infer", "--params", "70B", "--requests", "1M", "--gpu",
+        "H100", "--batch", "32",
     )
-    expected = inference.estimate_inference(
-        175e9, 2048, 1e6, offer["peak"], 0.3, offer["price_usd_per_gpu_hour"]
+    assert doc["offer"] is not None and doc["memory_fit"]["fits"] is True
+    assert doc["gpus_per_replica"] <= doc["offer"]["gpu_count"]
+    step = serving.decode(
+        70e9, peak_tflops=doc["peak_tflops"], memory_bandwidth_gbps=doc["memory_bandwidth_gbps"],
+        batch=32, context_tokens=1152, longest_tokens=1280, tp=int(doc["gpus_per_replica"]),
+        has_link=doc["has_link"], rate_usd_per_gpu_hour=doc["rate_usd_per_gpu_hour"],
+        prompt_tokens=1024, output_tokens=256,
     )
-    # 2 * 175e9 * 2048 * 1e6 = 7.168e20 FLOPs at 0.3 * 312 TFLOPS
-    assert doc["flops"] == pytest.approx(7.168e20)
-    for key in ("gpu_seconds", "cost_usd", "cost_per_request_usd", "cost_per_1k_tokens_usd"):
-        assert doc[key] == pytest.approx(expected[key], rel=1e-12)
-    assert doc["offer"]["price_usd_per_gpu_hour"] == offer["price_usd_per_gpu_hour"]
+    assert doc["cost_usd"] == pytest.approx(step["usd_per_request"] * 1e6, rel=1e-9)
+    fitting = [a for a in doc["alternatives"] if a["fits_memory"]]
+    assert all(doc["cost_usd"] <= a["cost_usd"] for a in fitting)
 
 
 @pytest.mark.parametrize(
@@ -159,20 +173,10 @@ def test_inference_without_a_rate_matches_the_model_at_the_cheapest_offer(demo_w
         ([*TRAIN, "--rate", "-1"], "--rate"),
         (
             [
-                "estimate",
-                "infer",
-                "--params",
-                "175e9",
-                "--tokens-per-request",
-                "2048",
-                "--requests",
-                "1e6",
-                "--gpu",
-                "A100",
-                "--utilization",
-                "1.2",
+                "estimate", "infer", "--params", "70e9", "--requests", "1e6", "--gpu", "A100",
+                "--bandwidth-share", "1.2",
             ],
-            "--utilization",
+            "--bandwidth-share",
         ),
         (
             [

@@ -48,28 +48,40 @@ def test_training_estimate_with_a_rate_needs_no_warehouse(tmp_path):
 
 def test_inference_estimate_with_a_rate_needs_no_warehouse(tmp_path):
     result = cli(
-        tmp_path,
-        "estimate",
-        "infer",
-        "--params",
-        "7e9",
-        "--tokens-per-request",
-        "1000",
-        "--requests",
-        "1e6",
-        "--gpu",
-        "A100",
-        "--memory",
-        "40",
-        "--rate",
-        "1",
-        "--json",
-    )
+        tmp_path, "estimate", "infer", "--params", "7e9", "--requests", "1e6", "--gpu", "A100",
+        "--memory", "40", "--rate", "1", "--prompt-tokens", "0", "--output-tokens", "1000",
+        "--kv-bytes-per-token", "0", "--json",
+    )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
-    # 2 * 7e9 * 1e9 tokens = 1.4e19 FLOPs / (0.3 * 312e12) = 149,573 GPU-s = 41.5 GPU-h
-    assert doc["gpu_seconds"] == pytest.approx(1.4e19 / (0.3 * 312e12))
-    assert doc["cost_usd"] == pytest.approx(1.4e19 / (0.3 * 312e12) / 3600)
+    # the seed's A100 40 GB: 1,555 GB/s, 312 BF16 TFLOPS. A decode step reads 14e9 bytes of
+    # weights at 0.61 x 1.555e12 B/s = 14.759 ms (compute: 1.4e10 / (0.6 x 312e12) =
+    # 0.075 ms); 1,000 steps per request x 1e6 requests = 1.4759e7 GPU-seconds, 4,100 USD
+    step = 14e9 / (0.61 * 1.555e12)
+    assert (doc["bound"], doc["gpus_per_replica"]) == ("memory", 1.0)
+    assert doc["step_seconds"] == pytest.approx(step)
+    assert doc["gpu_seconds"] == pytest.approx(1000 * step * 1e6)
+    assert doc["cost_usd"] == pytest.approx(1000 * step * 1e6 / 3600)
+
+
+def test_h200_serves_70b_cheaper_than_h100_by_its_bandwidth_ratio_when_memory_bound(tmp_path):
+    def serve(gpu: str) -> dict:
+        result = cli(
+            tmp_path, "estimate", "infer", "--params", "70B", "--requests", "1M", "--gpu", gpu,
+            "--rate", "3", "--json",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        return json.loads(result.stdout)
+
+    h100, h200 = serve("H100"), serve("H200")
+    # both memory-bound on 2-GPU replicas over NVLink at the same rate: an H200 (4.8 TB/s)
+    # decodes 4.8 / 3.35 = 1.43x the tokens of an H100 (3.35 TB/s) and costs 1.43x less
+    assert h100["bound"] == h200["bound"] == "memory"
+    assert h100["gpus_per_replica"] == h200["gpus_per_replica"] == 2
+    ratio = h200["output_tokens_per_second_per_gpu"] / h100["output_tokens_per_second_per_gpu"]
+    assert ratio == pytest.approx(4.8 / 3.35, rel=1e-9)
+    cheaper = h100["usd_per_1m_output_tokens"] / h200["usd_per_1m_output_tokens"]
+    assert cheaper == pytest.approx(4.8 / 3.35, rel=1e-9)
 
 
 def test_breakeven_with_rates_needs_no_warehouse(tmp_path):

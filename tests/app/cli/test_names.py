@@ -9,7 +9,8 @@ from datetime import datetime
 import duckdb
 import pytest
 
-from services import alerts, config, names
+from common import names
+from services import alerts, config
 from tests._cli import cli, cli_json
 
 TRAIN = ["estimate", "train", "--tokens", "2e12", "--gpu", "H100", "--rate", "2"]
@@ -104,10 +105,10 @@ def test_estimate_takes_70b_2t_and_fp16(demo_warehouse):
     assert doc["precision"] == "bf16" and doc["peak_tflops"] == 989.0
     assert "fp16 = bf16 peak" in doc["precision_note"]
     pcie = cli_json(
-        demo_warehouse, "estimate", "infer", "--params", "7B", "--tokens-per-request", "2K",
+        demo_warehouse, "estimate", "infer", "--params", "7B", "--prompt-tokens", "2048",
         "--requests", "1M", "--gpu", "h100 pcie", "--rate", "2",
     )  # fmt: skip
-    assert (pcie["tokens_per_request"], pcie["requests"], pcie["peak_tflops"]) == (2e3, 1e6, 756.0)
+    assert (pcie["prompt_tokens"], pcie["requests"], pcie["peak_tflops"]) == (2048, 1e6, 756.0)
 
 
 def test_a_count_that_is_not_a_number_is_a_usage_error(demo_warehouse):

@@ -465,11 +465,13 @@ def test_api_estimates_with_a_rate_need_no_warehouse(tmp_path):
     # 8.4e23 / (0.45 * 989e12 * 3600) = 524,286 GPU-hours * 4 USD = 2,097,143 USD
     assert train["cost_usd"].item() == pytest.approx(2_097_143, rel=1e-6)
     infer = gpu_pricing.estimate_infer(
-        175e9, 2048, 1e6, "A100", memory=40, rate=1.0, warehouse=missing
+        7e9, 1e6, "A100", memory=40, rate=1.0, prompt_tokens=0, output_tokens=1000,
+        kv_bytes_per_token=0, warehouse=missing,
     )
-    # 2 * 175e9 * 2.048e9 = 7.168e20 FLOPs / (0.3 * 312e12) = 7,658,120 GPU-seconds
-    assert infer["gpu_seconds"].item() == pytest.approx(7_658_120, rel=1e-6)
-    assert infer["cost_usd"].item() == pytest.approx(7_658_120 / 3600, rel=1e-6)
+    # memory-bound decode: 14e9 bytes / (0.61 x 1.555e12 B/s) = 14.759 ms per token of the
+    # 1,000 per request: 1.4759e7 GPU-seconds for 1e6 requests
+    assert infer["gpu_seconds"].item() == pytest.approx(1000 * 14e9 / (0.61 * 1.555e12) * 1e6)
+    assert infer["cost_usd"].item() == pytest.approx(1000 * 14e9 / (0.61 * 1.555e12) * 1e6 / 3600)
     assert not missing.exists()
     with pytest.raises(gpu_pricing.WarehouseError, match="gpu-pricing refresh"):
         gpu_pricing.estimate_train(70e9, 2e12, "H100", warehouse=missing)

@@ -267,8 +267,9 @@ def test_a_marketplace_machine_is_rented_only_as_itself():
         curve=flat(0.45),
     )
     assert cands["gpus"].to_list() == [8]
-    # no count from the source: the marketplace class's assumption, one machine
-    assert cands.select("max_instances", "capacity_source").row(0) == (1.0, "assumed")
+    # no count from the source: a marketplace listing is one machine, as Vast.ai documents
+    # (seed_capacity_limits: published)
+    assert cands.select("max_instances", "capacity_source").row(0) == (1.0, "published")
 
 
 def test_compute_budget_in_flops_is_split_20_tokens_per_param():

@@ -6,7 +6,8 @@ and the config file.
   `a100 80gb`, `H100 NVL` -> gpu_name (+ memory, + variant). Known names come from the GPU
   reference seeds (`sql/seeds/seed_gpu_specs.csv`, `seed_gpu_variants.csv`).
 - Providers: case-insensitive (`AWS` -> `aws`); the registered connectors and every
-  provider their rows are about (the price sheets' `coreweave`, `paperspace` ...).
+  provider their rows are about (the price sheets' `coreweave`, `paperspace` ...), as
+  they register in `common.providers` (the caller loads `connectors.registry` first).
 - Pricing models: every model the warehouse holds (common.schemas.PRICING_MODELS), any
   case, with hyphens or spaces (`On-Demand`, `capacity block`, `Savings-Plan-1y`), and
   aliases: `ondemand`, `OD` -> on_demand; `preemptible`, `interruptible` -> spot; `1y`,
@@ -28,13 +29,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
+from common import gpu as _gpu
+from common import providers
 from common.errors import InvalidInput
 from common.schemas import PRICING_MODELS
-from connectors.kit import gpu as _gpu
 
-SEEDS = Path(__file__).resolve().parent.parent / "sql" / "seeds"
 VENDOR_PREFIXES = ("NVIDIA", "AMD", "TESLA", "GEFORCE", "RADEON INSTINCT", "INSTINCT")
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _MEMORY = re.compile(r"(?<![A-Z0-9])(\d+(?:\.\d+)?)\s*(?:GB|GIB|G)(?![A-Z0-9])")
@@ -106,7 +106,7 @@ def _closest(text: str, known: Iterable[str], n: int = 5) -> str:
 def known_gpus() -> dict[str, set[float]]:
     """gpu_name -> its memory sizes, from the GPU reference seed."""
     out: dict[str, set[float]] = {}
-    with (SEEDS / "seed_gpu_specs.csv").open(newline="", encoding="utf-8") as fh:
+    with _gpu.SEED_GPU_SPECS.open(newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             out.setdefault(row["gpu_name"], set()).add(float(row["gpu_memory_gib"]))
     return out
@@ -116,7 +116,7 @@ def known_gpus() -> dict[str, set[float]]:
 def known_variants() -> dict[str, set[str]]:
     """gpu_name -> the form factors the seeds list for it (base and extra variants)."""
     out: dict[str, set[str]] = {}
-    path = SEEDS / "seed_gpu_variants.csv"
+    path = _gpu.SEED_GPU_VARIANTS
     if path.exists():
         with path.open(newline="", encoding="utf-8") as fh:
             for row in csv.DictReader(fh):
@@ -150,7 +150,7 @@ def gpu(text: str, flag: str = "--gpu") -> Gpu:
         upper = (upper[: found.start()] + " " + upper[found.end() :]).strip()
         if variant == "NVL" and _key(upper + "NVL") in by_key:  # H100 NVL is its own part
             return _with_memory(Gpu(by_key[_key(upper + "NVL")], memory), raw, flag)
-    # the reference's own name, else the words sources use for it (connectors/kit/gpu.py,
+    # the reference's own name, else the words sources use for it (common/gpu.py,
     # the rule every connector's rows pass through: "Radeon V620", "RTX 6000 Ada Generation")
     name = by_key.get(_key(upper)) or _gpu.name_of(raw)
     if name is None or name not in known:
@@ -179,37 +179,13 @@ def gpu_and_memory(text: str, memory: float | None, flag: str = "--gpu") -> Gpu:
     return Gpu(choice.name, mem, choice.variant)
 
 
-def relay_connectors() -> dict[str, tuple[str, ...]]:
-    """Connectors whose rows are about other providers (the price sheets): name -> those
-    providers. Their own name is never a row's provider."""
-    from connectors import registry
-
-    return {
-        c.name: c.emits_providers
-        for c in registry.PROVIDERS.values()
-        if c.emits_providers and c.name not in c.emits_providers
-    }
-
-
-def known_providers(extra: Iterable[str] = ()) -> set[str]:
-    """Every provider a price row can carry: the registered connectors, the providers
-    their rows are about (price sheets: coreweave, paperspace ...), and any `extra` (a
-    warehouse's own, e.g. from a sheet added since)."""
-    from connectors import registry
-
-    names = set(registry.PROVIDERS) - set(relay_connectors())
-    for connector in registry.PROVIDERS.values():
-        names.update(connector.emits_providers)
-    return names | set(extra)
-
-
 def provider(text: str, flag: str = "--provider", extra: Iterable[str] = ()) -> str:
     """A provider prices are about, any case (`AWS` -> `aws`)."""
-    known = known_providers(extra)
+    known = providers.known(extra)
     name = text.strip().lower()
     if name in known:
         return name
-    relays = relay_connectors()
+    relays = providers.relays()
     if name in relays:
         about = ", ".join(p for p in relays[name] if p not in relays)
         raise UnknownName(

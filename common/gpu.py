@@ -36,9 +36,10 @@ from pathlib import Path
 
 import polars as pl
 
-SEEDS = Path(__file__).resolve().parents[2] / "sql" / "seeds"
+SEEDS = Path(__file__).resolve().parents[1] / "sql" / "seeds"
 SEED_GPU_SPECS = SEEDS / "seed_gpu_specs.csv"
 SEED_GPU_ALIASES = SEEDS / "seed_gpu_aliases.csv"
+SEED_GPU_VARIANTS = SEEDS / "seed_gpu_variants.csv"
 SEED_INSTANCE_FAMILIES = SEEDS / "seed_instance_families.csv"
 # the column a connector may hand over with the source's own words for the GPU
 GPU_TEXT = "gpu_text"
@@ -188,33 +189,67 @@ def _family() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
 def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
     """Fill `gpu_name`, `gpu_memory_gib` and `gpu_variant` from `text` (the source's GPU
     words a connector handed over as `gpu_text`, one per row) else the row's
-    `instance_type`, the memory the connector read, and the row's instance family."""
-    words = pl.col("instance_type")
+    `instance_type`, the memory the connector read, and the row's instance family.
+
+    The rule reads only those columns and the provider, so it runs once per distinct
+    combination of them (a few hundred in a million-item crawl, each tried against every
+    alias and family pattern) and is joined back onto the rows, in their order."""
     if text is not None:
         df = df.with_columns(text.cast(pl.String).alias(GPU_TEXT))
+    keys = [
+        c for c in ("provider", "instance_type", GPU_TEXT, *_IDENTITY) if c in df.columns
+    ]
+    distinct = df.select(keys).unique()
+    # `_identify` keeps its rows in order: its answers sit beside the keys they answer
+    ided = distinct.hstack(
+        _identify(distinct, text is not None).select(
+            pl.col(c).alias(f"_id_{c}") for c in _IDENTITY
+        )
+    )
+    return (
+        df.join(ided, on=keys, how="left", nulls_equal=True, maintain_order="left")
+        .with_columns(pl.col(f"_id_{c}").alias(c) for c in _IDENTITY)
+        .drop(GPU_TEXT, *(f"_id_{c}" for c in _IDENTITY), strict=False)
+    )
+
+
+_IDENTITY = ("gpu_name", "gpu_variant", "gpu_memory_gib")
+
+
+def _identify(df: pl.DataFrame, has_text: bool) -> pl.DataFrame:
+    """`identify` over rows that hold the columns it reads (one row per combination)."""
+    named, memory = _rule(has_text)
+    return df.with_columns(**named).with_columns(gpu_memory_gib=memory).drop("_family_memory")
+
+
+@cache
+def _rule(has_text: bool) -> tuple[dict[str, pl.Expr], pl.Expr]:
+    """The rule's expressions, built once in a process (a few hundred `when` branches:
+    building them cost more than running them on a connector's few distinct rows)."""
+    words = pl.col("instance_type")
+    if has_text:
         words = pl.coalesce(pl.col(GPU_TEXT), words)
     family_name, family_memory, family_variant = _family()
     given = pl.col("gpu_memory_gib")
-    named = df.with_columns(
-        gpu_name=pl.coalesce(
+    named = {
+        "gpu_name": pl.coalesce(
             pl.col("gpu_name"),
             family_name,
             gpu_name(words, pl.coalesce(given, stated_memory(words))),
         ),
-        gpu_variant=pl.coalesce(pl.col("gpu_variant"), form_factor(words), family_variant),
-        _family_memory=family_memory,
-    )
+        "gpu_variant": pl.coalesce(pl.col("gpu_variant"), form_factor(words), family_variant),
+        "_family_memory": family_memory,
+    }
     name = pl.col("gpu_name")
     # the reference's only size, unless the words state another (FluidStack's
     # "Quadro_RTX_6000_16GB" is not silently made the 24 GB card)
     single = pl.when(stated_memory(words).is_null()).then(
         name.replace_strict(single_sizes(), default=None, return_dtype=pl.Float64)
     )
-    return named.with_columns(
-        gpu_memory_gib=pl.coalesce(
-            snap(name, given), "_family_memory", near(name, stated_memory(words)), single
-        )
-    ).drop(GPU_TEXT, "_family_memory", strict=False)
+    memory = pl.coalesce(
+        snap(name, given), "_family_memory", near(name, stated_memory(words)), single
+    )
+    return named, memory
 
 
 def identified(frame: pl.DataFrame, provider: str, instance_type: str, words: str) -> pl.DataFrame:
