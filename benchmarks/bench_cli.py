@@ -184,9 +184,10 @@ def compare(
             n["cpu_s"] / d["cpu_s"] for n, d in zip(new, duck, strict=True)
         ]
         for peer in peers:
-            ratios[f"{prefix}new / {peer} (wall)"] = [
-                n["wall_s"] / g["wall_s"] for n, g in zip(new, got[peer], strict=True)
-            ]
+            for key, unit in (("wall_s", "wall"), ("cpu_s", "cpu")):
+                ratios[f"{prefix}new / {peer} ({unit})"] = [
+                    n[key] / g[key] for n, g in zip(new, got[peer], strict=True)
+                ]
         ratios[f"{prefix}unchanged / new (wall)"] = [
             a["wall_s"] / n["wall_s"] for a, n in zip(again, new, strict=True)
         ]

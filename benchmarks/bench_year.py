@@ -104,6 +104,7 @@ import sys
 import duckdb
 path, sql, per_series = sys.argv[1], sys.argv[2], int(sys.argv[3])
 con = duckdb.connect(path)
+con.execute("SET enable_progress_bar = false")
 oldest = con.execute("SELECT min(observed_at) FROM stg_aws__spot_prices").fetchone()[0]
 con.execute(sql, {"first": oldest, "points_per_series": per_series})
 con.execute("CHECKPOINT")
@@ -116,9 +117,11 @@ def history(out: Path, days: int) -> Path:
     """A warehouse (and its raw store) holding `days` days of spot history up to the day
     before the timed night, built by this code: a change of the parsing code re-parses the
     stored pages, which hold only the first night (the rest was inserted)."""
-    from warehouse.staging import code_digest
+    from warehouse.staging import code_digest, sql_digest
 
-    warehouse = out / f"year-{days}d-{code_digest('aws')[:12]}" / "base.duckdb"
+    # by this code and SQL: a refresh whose SQL changed since the last one checks every row
+    tag = f"{code_digest('aws')[:8]}-{sql_digest()[:8]}"
+    warehouse = out / f"year-{days}d-{tag}" / "base.duckdb"
     if (warehouse.parent / ".done").exists():
         return warehouse
     shutil.rmtree(warehouse.parent, ignore_errors=True)

@@ -218,31 +218,38 @@ _IDENTITY = ("gpu_name", "gpu_variant", "gpu_memory_gib")
 
 def _identify(df: pl.DataFrame, has_text: bool) -> pl.DataFrame:
     """`identify` over rows that hold the columns it reads (one row per combination)."""
+    named, memory = _rule(has_text)
+    return df.with_columns(**named).with_columns(gpu_memory_gib=memory).drop("_family_memory")
+
+
+@cache
+def _rule(has_text: bool) -> tuple[dict[str, pl.Expr], pl.Expr]:
+    """The rule's expressions, built once in a process (a few hundred `when` branches:
+    building them cost more than running them on a connector's few distinct rows)."""
     words = pl.col("instance_type")
     if has_text:
         words = pl.coalesce(pl.col(GPU_TEXT), words)
     family_name, family_memory, family_variant = _family()
     given = pl.col("gpu_memory_gib")
-    named = df.with_columns(
-        gpu_name=pl.coalesce(
+    named = {
+        "gpu_name": pl.coalesce(
             pl.col("gpu_name"),
             family_name,
             gpu_name(words, pl.coalesce(given, stated_memory(words))),
         ),
-        gpu_variant=pl.coalesce(pl.col("gpu_variant"), form_factor(words), family_variant),
-        _family_memory=family_memory,
-    )
+        "gpu_variant": pl.coalesce(pl.col("gpu_variant"), form_factor(words), family_variant),
+        "_family_memory": family_memory,
+    }
     name = pl.col("gpu_name")
     # the reference's only size, unless the words state another (FluidStack's
     # "Quadro_RTX_6000_16GB" is not silently made the 24 GB card)
     single = pl.when(stated_memory(words).is_null()).then(
         name.replace_strict(single_sizes(), default=None, return_dtype=pl.Float64)
     )
-    return named.with_columns(
-        gpu_memory_gib=pl.coalesce(
-            snap(name, given), "_family_memory", near(name, stated_memory(words)), single
-        )
-    ).drop("_family_memory")
+    memory = pl.coalesce(
+        snap(name, given), "_family_memory", near(name, stated_memory(words)), single
+    )
+    return named, memory
 
 
 def identified(frame: pl.DataFrame, provider: str, instance_type: str, words: str) -> pl.DataFrame:

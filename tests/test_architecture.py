@@ -19,7 +19,9 @@ STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 ALLOWED = {
     # folder: third-party/first-party top-level packages it may import
     "common": {"polars", "common"},  # the bottom: none of the application
-    "models": {"polars", "models"},
+    # duckdb in memory only: the serving roofline is one SQL macro shared with the mart
+    # (models/serving.py runs it on the caller's frame); models never open the warehouse
+    "models": {"polars", "models", "duckdb"},
     "samples": {"samples"},  # builders of response shapes: the standard library only
     "connectors": {"connectors", "common", "polars", "pyarrow", "httpx", "orjson", "boto3",
                    "botocore", "google", "azure", "nebius", "models",
@@ -230,3 +232,15 @@ def test_a_shared_test_helper_is_stated_once(statement, home):
         if p != Path(__file__).resolve() and statement in p.read_text(encoding="utf-8")
     )
     assert found == [home]
+
+
+def test_models_use_duckdb_in_memory_only():
+    """The formulas may evaluate the SQL macros they share with the marts, on an in-memory
+    database; a path (or ':memory:' spelled out as a file name) would mean a model reads the
+    warehouse, which is the API's job."""
+    for path in sorted((ROOT / "models").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "connect"):
+                assert not node.args and all(k.arg != "database" for k in node.keywords), (
+                    f"{path.relative_to(ROOT)}:{node.lineno} connects to a database file")

@@ -134,6 +134,7 @@ def test_gpu_identity_is_one_rule():
     ):
         assert where(r"[\"']" + seed + r"\.csv[\"']", PY) == {"common/gpu.py"}, seed
     # it lives below the connectors: nothing imports it from the connector kit
+    assert not (ROOT / "connectors" / "kit" / "gpu.py").exists()
     assert where(r"connectors\.kit\.gpu|connectors\.kit import [^\n]*\bgpu\b", PY) == set()
 
 
@@ -255,3 +256,6 @@ def test_the_provider_vocabulary_is_read_in_one_place():
     registered by the connector when it is built and decided in common/providers.py."""
     assert where(r"\.emits_providers\b", PY) == {"connectors/kit/connector.py"}
     assert where(r"def\s+(known|relays)\(", PY) == {"common/providers.py"}
+    # and the names people type are parsed in the bottom package, with no copy left above
+    assert where(r"def\s+provider\(", PY) == {"common/names.py"}
+    assert not (ROOT / "services" / "names.py").exists()

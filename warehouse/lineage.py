@@ -58,6 +58,13 @@ def _walk(node: object, tables: set[str], ctes: set[str]) -> None:
 def references(sql: str, where: str = "SQL") -> set[str]:
     """The relations (tables, views, table functions) one SELECT reads, lower case, as
     DuckDB parses it; `where` names the statement in the error when it does not parse."""
+    return set(_references(sql, where))
+
+
+@cache
+def _references(sql: str, where: str) -> frozenset[str]:
+    """`references`, once per statement text in a process: a refresh asks for the build
+    order several times (views, materialise, computed_once), each a parse of every file."""
     con = _parser()
     text = con.execute("SELECT json_serialize_sql($sql)", {"sql": sql}).fetchone()[0]
     doc = json.loads(text)
@@ -67,7 +74,7 @@ def references(sql: str, where: str = "SQL") -> set[str]:
     tables: set[str] = set()
     ctes: set[str] = set()
     _walk(doc["statements"], tables, ctes)
-    return tables - ctes
+    return frozenset(tables - ctes)
 
 
 def macro_body(sql: str, where: str = "macro") -> str:

@@ -38,6 +38,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import Any
@@ -497,6 +498,13 @@ def schema_files(sql_dir: Path = SQL_DIR) -> list[Path]:
     return own + connector_sources() if whole else own
 
 
+@cache
+def _schema_doc(text: str) -> Any:
+    """A schema file's YAML, parsed once per text in a process (a refresh reads the
+    declared relations six times); read, never changed, by its callers."""
+    return yaml.load(text, Loader=SAFE_LOADER) or {}
+
+
 def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
     """Every relation the schema files declare, by name."""
     out: dict[str, Relation] = {}
@@ -505,7 +513,7 @@ def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
     docs = doc_blocks(sql_dir)
     for path in schema_files(sql_dir):
         try:
-            doc = yaml.load(path.read_text(), Loader=SAFE_LOADER) or {}
+            doc = _schema_doc(path.read_text())
             entries = [(e, "model") for e in doc.get("models") or []]
             entries += [(e, "macro") for e in doc.get("macros") or []]
             entries += [(e, "snapshot") for e in doc.get("snapshots") or []]

@@ -39,7 +39,9 @@ app.add_typer(ops.alerts_app, name="alerts")
 # The commands that run no connector: they read the warehouse (or start Prefect's server)
 # and skip building the connectors, most of their start-up (an HTTP client and ~80
 # modules). Every other command builds them all before its first line: each connector
-# registers its credential variables with redaction (common.redact) when it is built.
+# registers its credential variables with redaction (common.redact) and its provider names
+# (common.providers) when it is built; a read command that is given a provider name builds
+# them then (gpu_pricing.api.reads._provider).
 READ_COMMANDS = frozenset(
     {"rates", "history", "estimate", "breakeven", "plan", "report", "check", "server"}
 )

@@ -210,3 +210,44 @@ def test_computed_once_holds_no_time_series(demo_warehouse, tmp_path):
         with sql_runner.computed_once(con) as held:
             assert "int_offers_current" in held
             assert not {"int_spot_prices_unioned", "fct_spot_prices"} & set(held)
+
+
+@pytest.mark.slow  # a refresh of the demo warehouse
+def test_an_unchanged_refresh_rebuilds_no_relation_and_checks_nothing(
+    demo_warehouse, demo_pages, tmp_path, monkeypatch
+):
+    """The same snapshot again: no view, held relation, mart or check is built or run
+    (counted on the real functions), and every published relation stays as it was."""
+    from flows import pipeline
+
+    path = tmp_path / "w.duckdb"
+    shutil.copyfile(demo_warehouse, path)
+    calls: dict[str, int] = {}
+
+    def counted(module, name):
+        real = getattr(module, name)
+
+        def spy(*args, **kwargs):
+            calls[name] = calls.get(name, 0) + 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, spy)
+
+    for name in ("build_views", "materialise", "computed_once"):
+        counted(sql_runner, name)
+    counted(pipeline, "assert_healthy")
+    before = _published(path)
+    summary = pipeline.load_and_publish(path, dict(demo_pages), source="again")
+    assert summary.exit_code == 0 and all(p.reused for p in summary.providers)
+    assert calls == {} and summary.assertions == {}
+    assert _published(path) == before
+
+
+def _published(path: Path) -> dict[str, list]:
+    con = db.connect_readonly(path)
+    try:
+        names = [r[0] for r in db.run(con, "SELECT table_name FROM duckdb_tables() "
+                                           "WHERE table_name LIKE 'mart_%' ORDER BY 1")]  # fmt: skip
+        return {n: db.run(con, f"SELECT * FROM {n} ORDER BY ALL") for n in names}
+    finally:
+        con.close()
