@@ -84,6 +84,7 @@ from gpu_pricing.api.reads import (
     read_default_preemption_rate,
     read_gpu_specs,
     read_history,
+    read_left_out,
     read_offers,
     read_providers,
     read_rates,

@@ -128,3 +128,12 @@ def _cell(value: Any, float_digits: int) -> str:
 
 def err(message: str) -> None:
     sys.stderr.write(f"gpu-pricing: {redact(message)}\n")
+
+def left_out_line(counts: dict[str, int]) -> str:
+    """One line saying which current prices a ranking left out, by provenance."""
+    parts = ", ".join(f"{n:,} {provenance}" for provenance, n in sorted(counts.items()))
+    return (
+        f"Not ranked: {parts} price(s) (illustrative: invented for the demo snapshot or "
+        "not bookable; docs/prices.md); `gpu-pricing rates --include-illustrative` lists "
+        "them, marked."
+    )

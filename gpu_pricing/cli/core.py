@@ -19,7 +19,7 @@ from gpu_pricing.cli._common import (
     run,
     warehouse_path,
 )
-from gpu_pricing.cli._output import emit_json, err, print_wrapped, table
+from gpu_pricing.cli._output import emit_json, err, left_out_line, print_wrapped, table
 from warehouse import db, queries
 
 app = typer.Typer()
@@ -138,14 +138,6 @@ def refresh(
     raise typer.Exit(run(body))
 
 
-def left_out_line(counts: dict[str, int]) -> str:
-    """One line saying which current prices a ranking left out, by provenance."""
-    parts = ", ".join(f"{n:,} {provenance}" for provenance, n in sorted(counts.items()))
-    return (
-        f"Not ranked: {parts} price(s) (illustrative: invented for the demo snapshot or "
-        "not bookable; docs/prices.md); `gpu-pricing rates --include-illustrative` lists "
-        "them, marked."
-    )
 
 
 # the text tables' columns and their short headers (--json keeps every column, full names)
@@ -213,7 +205,6 @@ def rates(
     whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
-        import polars as pl
 
         from gpu_pricing import api
 
@@ -228,11 +219,8 @@ def rates(
             df = api.read_rates(
                 con, gpu, limit=limit, include_illustrative=include_illustrative, **filters
             )
-            left_out: dict[str, int] = {}
-            if not include_illustrative:  # say what the default left out, by provenance
-                every = api.read_rates(con, gpu, include_illustrative=True, **filters)
-                hidden = every.filter(~pl.col("is_verified"))
-                left_out = dict(hidden.group_by("provenance").len().iter_rows())
+            # say what the default left out, by provenance
+            left_out = {} if include_illustrative else api.read_left_out(con, gpu, **filters)
         if json_out:
             emit_json({"rates": df.to_dicts(), "count": df.height, "left_out": left_out})
         else:

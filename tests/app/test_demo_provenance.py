@@ -108,6 +108,20 @@ def test_rates_says_how_many_illustrative_prices_it_left_out(demo_warehouse):
     assert every["left_out"] == {}
 
 
+def test_estimate_says_how_many_illustrative_prices_it_left_out(demo_warehouse):
+    train = ["estimate", "train", "--params", "7e9", "--tokens", "1e11", "--gpu", "H100"]
+    out = cli(*train, "--warehouse", str(demo_warehouse))
+    assert out.exit_code == 0, out.stderr
+    footer = " ".join(out.stdout.rstrip().split("\n\n")[-1].split())
+    assert footer.startswith("Not ranked: ") and "illustrative" in footer
+    doc = cli_json(demo_warehouse, *train)
+    assert doc["left_out"]["illustrative"] > 0
+    assert doc["offer"]["provenance"] in {"api", "published_sheet"}
+    asked = cli_json(demo_warehouse, *train, "--include-illustrative")
+    assert asked["left_out"] == {}
+    assert cli_json(demo_warehouse, *train, "--rate", "2.0")["left_out"] == {}
+
+
 # -- the rule itself, and the live path ------------------------------------------------------
 
 
