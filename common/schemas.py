@@ -44,7 +44,8 @@ PRICING_MODELS = (
 
 # Where a price comes from (the `provenance` column). 'api': a provider's price API or
 # published price file; 'published_sheet': a curated sheet row citing a public price page;
-# 'illustrative': a sheet value that is not a bookable price (kept for context);
+# 'illustrative': a sheet value that is not a bookable price (kept for context), or a price
+# the demo snapshot invented (its pages say so: connectors/kit/provenance.py);
 # 'unverified': a sheet row whose source a reader cannot check (no public URL). Only the
 # first two feed rankings, estimates, budgets, rules and charts by default; the one home of
 # that rule is sql/intermediate/int_provenances.sql.
@@ -213,6 +214,8 @@ LOAD_PAGES_MIGRATIONS = [
     "ALTER TABLE _load_pages ADD COLUMN IF NOT EXISTS source_url VARCHAR",
     "ALTER TABLE _load_pages ADD COLUMN IF NOT EXISTS bytes BIGINT",  # body size as received
     "ALTER TABLE _load_pages ADD COLUMN IF NOT EXISTS format VARCHAR",  # json | csv | ...
+    # a recorded page's statement of where its prices come from (connectors/kit/provenance.py)
+    "ALTER TABLE _load_pages ADD COLUMN IF NOT EXISTS provenance VARCHAR",
 ]
 
 # Tables renamed since a warehouse may have been written: old name -> new name, renamed

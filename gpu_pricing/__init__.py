@@ -14,6 +14,7 @@ from gpu_pricing.api import (
     ServePlan,
     TrainPlan,
     alerts_check,
+    alerts_evaluate,
     cheapest,
     connect,
     estimate_infer,

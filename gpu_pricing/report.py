@@ -9,7 +9,9 @@ included, a survey's unverified dated rows drawn apart); spot price bands (p5-p9
 region of that GPU; cost per 1M training tokens per GPU; buy-vs-rent break-even; the
 training plan frontier of the workload in gpu-pricing.toml's `[plan]`
 (gpu_pricing.report_plan); active alerts. A section is a `gpu_pricing.report_section.Section`.
-Each section reads its relation on its own, through a query of `warehouse/queries/`: a
+Each section reads its relation on its own, through the engine (`gpu_pricing.api`: the
+functions the command line calls, and `gpu_pricing.api.charts` for what only the report
+draws; the report imports no query of `warehouse/queries/` itself): a
 mart that is missing or empty makes that section say "no data" (a missing one: run
 `gpu-pricing refresh`) and the others go on. The report computes no figure itself: cost per
 token and break-evens are `mart_cost_per_token`'s and `mart_breakeven_onprem`'s.
@@ -36,7 +38,6 @@ from gpu_pricing import api
 from gpu_pricing.report_plan import plan_section, serve_section
 from gpu_pricing.report_section import Section
 from gpu_pricing.report_section import chart as _chart
-from warehouse import queries
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +141,7 @@ def _step_traces(
 
 def _dated_points(fig: go.Figure, con, gpu: str | None, pricing: str | None = None) -> int:
     """The dated unverified prices (a survey's rows) as their own marker trace."""
-    pts = queries.read(con, "report_dated_points", {"gpu": gpu})
+    pts = api.read_dated_points(con, gpu)
     if pricing:
         pts = pts.filter(pl.col("pricing_model") == pricing)
     if pts.height:
@@ -181,11 +182,11 @@ def history_section(con, gpu: str) -> Section:
         f"Price history: {gpu}",
         f"Cheapest {gpu} per-GPU-hour rate over time per pricing model. " + HISTORY_INTRO,
     )
-    df = queries.read(con, "report_price_steps", {"gpu": gpu}).sort("pricing_model", "at")
+    df = api.read_price_steps(con, gpu).sort("pricing_model", "at")
     if df.is_empty():
         s.note = f"no data: no {gpu} prices in fct_gpu_prices"
         return s
-    now = queries.read(con, "latest_fetch")["t"][0]
+    now = api.read_latest_fetch(con)
     fig = go.Figure()
     ordered = pl.DataFrame({"pricing_model": PRICING_ORDER}).with_row_index("_order")
     df = df.join(ordered, on="pricing_model").sort("_order", "at").drop("_order")
@@ -207,8 +208,8 @@ def history_all_section(con, gpu: str) -> Section:
         f"Cheapest on-demand per-GPU-hour rate over time of each GPU with a price dated at "
         f"least {LONG_HISTORY_DAYS} days before the newest fetch. " + HISTORY_INTRO,
     )
-    now = queries.read(con, "latest_fetch")["t"][0]
-    df = queries.read(con, "report_price_steps", {"gpu": None}).filter(
+    now = api.read_latest_fetch(con)
+    df = api.read_price_steps(con, None).filter(
         pl.col("pricing_model") == "on_demand"
     )
     if now is not None:
@@ -233,7 +234,7 @@ def spot_section(con, gpu: str) -> Section:
         f"Every {gpu} spot price point seen (fct_spot_prices), per provider and region: the "
         "bar spans the 5th to the 95th percentile, the dot is the median.",
     )
-    df = queries.read(con, "report_spot_bands", {"gpu": gpu})
+    df = api.read_spot_bands(con, gpu)
     if df.is_empty():
         s.note = f"no data: no {gpu} spot prices in fct_spot_prices"
         return s
@@ -270,7 +271,7 @@ def cost_per_token_section(con, gpu: str) -> Section:
         "peak and the MFU shown), at each GPU's cheapest rate per pricing model; scale "
         "linearly with the parameter count in billions. GPUs without BF16 are left out.",
     )
-    df = queries.read(con, "report_cost_per_token")
+    df = api.read_cost_per_token_best(con)
     if df.is_empty():
         s.note = "no data: no priced GPU with a BF16 peak"
         return s
@@ -293,7 +294,7 @@ def breakeven_section(con, gpu: str) -> Section:
         "100% and 50% utilisation (720-hour months). Only GPUs with a published reference "
         "price.",
     )
-    df = queries.read(con, "report_breakeven")
+    df = api.read_breakeven_table(con)
     if df.is_empty():
         s.note = "no data: no GPU has both a reference capex and an on-demand offer"
         return s
@@ -325,7 +326,7 @@ def alerts_section(con, gpu: str) -> Section:
         "Active alerts",
         "Budgets and rate rules currently in ALARM (`gpu-pricing alerts check`), newest first.",
     )
-    df = queries.read(con, "active_alerts")
+    df = api.read_active_alerts(con)
     if df.is_empty():
         s.note = "no active alerts"
         return s
@@ -371,7 +372,7 @@ def render(
 
     sections = build_sections(con, gpu, workload)
     try:
-        meta = queries.read(con, "report_meta").row(0, named=True)
+        meta = api.read_report_meta(con)
     except (duckdb.Error, WarehouseError):
         meta = {"prices_as_of": None, "offers": 0, "providers": None}
     env = Environment(

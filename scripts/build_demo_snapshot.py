@@ -26,6 +26,7 @@ from samples.clouds import (
     vast_offer,
 )
 from samples.gcp import gcp_sku, gcp_sku_id, gcp_skus_page
+from scripts import demo_provenance
 from scripts.demo_aws import build_aws
 from scripts.demo_providers import build_all as build_more_providers
 
@@ -573,6 +574,7 @@ def main() -> None:
     build_oci(DEMO)
     build_sheets(DEMO)
     build_more_providers(DEMO)
+    demo_provenance.mark(DEMO)  # every invented price marked illustrative
     print(f"demo snapshot written to {DEMO}")
 
 

@@ -35,32 +35,52 @@ def known_seconds(config) -> tuple[dict[str, float], dict[str, float]]:
 
 
 def file_seconds(path: str, nodeids, per_test: dict, per_file: dict) -> float:
-    """How long the tests `nodeids` of file `path` are expected to take."""
+    """How long the tests `nodeids` (of file `path`, or of a unit of several files) are
+    expected to take."""
     nodeids = list(nodeids)
     timed = [per_test[n] for n in nodeids if n in per_test]
-    if timed:
-        return sum(timed) + TYPICAL_TEST_S * (len(nodeids) - len(timed))
-    if path in per_file:
-        return float(per_file[path])
-    return TYPICAL_TEST_S * len(nodeids)
+    cost = sum(timed) + TYPICAL_TEST_S * (len(nodeids) - len(timed))
+    if len(timed) < len(nodeids):  # some never timed here (e.g. the slow ones after a fast loop)
+        files = {file_of(n) for n in nodeids}
+        cost = max(cost, sum(float(per_file.get(f, 0)) for f in files))
+    return cost
+
+
+def longest_first(workqueue: dict, per_test: dict, per_file: dict) -> OrderedDict:
+    """xdist's work queue (file -> its tests) with the longest files first, the order of
+    equally long ones kept."""
+    cost = {path: file_seconds(path, unit, per_test, per_file) for path, unit in workqueue.items()}
+    return OrderedDict(sorted(workqueue.items(), key=lambda u: -cost[u[0]]))
+
+
+# Files that ask for one of these session fixtures go to the same worker, as one unit, so
+# the fixture (a temporary Prefect API: a server process) starts once per run, not per worker.
+SHARED_SESSION_FIXTURES = ("prefect_harness",)
 
 
 class LongestFileFirst(LoadFileScheduling):
     """`--dist loadfile` (a file's tests on one worker, in their order), the files handed
-    out longest first."""
+    out longest first; the files that share an expensive session fixture go together."""
 
     def __init__(self, config, log=None):
         super().__init__(config, log)
         self._ordered = False
+        self._scopes: dict[str, str] = {}
+
+    def _split_scope(self, nodeid: str) -> str:
+        path = file_of(nodeid)
+        if path not in self._scopes:
+            try:
+                text = (Path(self.config.rootpath) / path).read_text()
+            except (OSError, UnicodeDecodeError):
+                text = ""
+            shared = [f for f in SHARED_SESSION_FIXTURES if f in text]
+            self._scopes[path] = shared[0] if shared else path
+        return self._scopes[path]
 
     def _assign_work_unit(self, node) -> None:
         if not self._ordered:  # the first assignment: the queue holds every file
-            per_test, per_file = known_seconds(self.config)
-            cost = {
-                path: file_seconds(path, unit, per_test, per_file)
-                for path, unit in self.workqueue.items()
-            }
-            self.workqueue = OrderedDict(sorted(self.workqueue.items(), key=lambda u: -cost[u[0]]))
+            self.workqueue = longest_first(self.workqueue, *known_seconds(self.config))
             self._ordered = True
         super()._assign_work_unit(node)
 

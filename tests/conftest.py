@@ -161,6 +161,40 @@ def azure_warehouse(tmp_path_factory) -> Path:
     )
 
 
+@pytest.fixture(scope="session")
+def demo_counted_warehouse(tmp_path_factory, demo_pages) -> Path:
+    """The demo snapshot with every price counted: its pages without their provenance
+    statements (connectors/kit/provenance.py), as if every invented price were a provider's
+    own. For the tests of arithmetic over the whole demo (spot and reserved break-evens,
+    savings plans, plans on spot offers) that the demo has only illustrative prices for;
+    what a user's demo ranks is `demo_warehouse`. Read-only, like it."""
+    from dataclasses import replace
+
+    from tests._warehouse import refresh
+
+    pages = {
+        name: [replace(p, provenance=None) if hasattr(p, "provenance") else p for p in listed]
+        for name, listed in demo_pages.items()
+    }
+    with built_once(tmp_path_factory, "demo-counted") as (folder, built):
+        path = folder / "gpu_pricing.duckdb"
+        if not built:
+            summary = refresh(path, pages, source="demo")
+            assert summary.exit_code == 0, summary
+            (folder / "sha256").write_text(digest(path))
+    yield path
+    assert digest(path) == (folder / "sha256").read_text(), (
+        f"a test wrote to the shared demo warehouse {path}: copy it first"
+    )
+
+
+@pytest.fixture(scope="module")
+def con_counted(demo_counted_warehouse):
+    connection = duckdb.connect(str(demo_counted_warehouse), read_only=True)
+    yield connection
+    connection.close()
+
+
 @pytest.fixture(scope="module")
 def con(demo_warehouse):
     connection = duckdb.connect(str(demo_warehouse), read_only=True)
@@ -187,7 +221,9 @@ H100_SKU = "Standard_ND96isr_H100_v5"
 def azure_snapshot(tmp_path) -> Callable[..., Path]:
     """make(name, h100_factor=1.0, fetched_at=None, keep_items=None): a copy of the demo
     snapshot (real shape) with every ND96isr H100 v5 price scaled by `h100_factor`, the
-    Azure pages' fetched_at replaced, and only the first `keep_items` items of each page."""
+    Azure pages' fetched_at replaced, and only the first `keep_items` items of each page.
+    The edited Azure pages drop their provenance statement: their prices count, as a
+    provider's own would (the tests watch a rule on them)."""
     from connectors.kit.snapshot import DEMO_DIR
 
     def make(
@@ -210,6 +246,7 @@ def azure_snapshot(tmp_path) -> Callable[..., Path]:
                 doc["body"]["Count"] = len(doc["body"]["Items"])
             if fetched_at:
                 doc["fetched_at"] = fetched_at
+            doc.pop("provenance", None)
             page.write_text(json.dumps(doc, indent=1))
         return root
 

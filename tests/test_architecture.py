@@ -202,6 +202,19 @@ def test_no_python_file_reaches_600_lines():
     assert long == {}, f"cut by role, each under {MAX_LINES} lines: {long}"
 
 
+def test_the_report_reads_the_warehouse_through_the_engine():
+    """The report's sections call gpu_pricing.api (the functions the command line calls,
+    and api.charts for what only the report draws): no report module imports the
+    warehouse's queries or database helpers, so a report and a command answer alike."""
+    offenders = [
+        (path.name, name)
+        for path in (ROOT / "gpu_pricing").glob("report*.py")
+        for name in imports(path)
+        if name.split(".")[0] == "warehouse"
+    ]
+    assert offenders == []
+
+
 # (a statement, its one home): a test or script that needs it imports it from there
 ONE_HOME = [
     ('s.bind(("127.0.0.1", 0))', "tests/_processes.py"),  # a free loopback port

@@ -25,6 +25,7 @@ import duckdb
 import polars as pl
 
 from common.schemas import canonical_json, raw_table_source, utc_now
+from connectors.kit import provenance
 from warehouse.db import insert_frame, query, run
 from warehouse.rawstore import REPAIR, DamagedObject, RawStore
 
@@ -99,6 +100,7 @@ def land(
                 item.source_url,
                 len(data),
                 item.format,
+                provenance.text(item.provenance),
             ),
             strict=True,
         ):
@@ -172,6 +174,7 @@ _PAGE_SCHEMA = {
     "source_url": pl.String,
     "bytes": pl.Int64,
     "format": pl.String,
+    "provenance": pl.String,  # a recorded page's statement (connectors/kit/provenance.py)
 }
 _LOADS_SCHEMA = {
     "load_id": pl.String,
@@ -199,7 +202,10 @@ def stored_pages(con: duckdb.DuckDBPyConnection, load_id: str | None = None) -> 
     return query(
         con,
         f"""SELECT l.provider, l.endpoint, p.fetched_at, p.request, p.source_url, p.sha256,
-                   p.format
+                   p.format,
+                   -- the statement as the newest load listing the page says
+                   (SELECT arg_max(q.provenance, q.load_id) FROM _load_pages q
+                    WHERE q.sha256 = p.sha256) AS provenance
             FROM _load_pages p JOIN _loads l ON l.load_id = p.load_id
             WHERE NOT p.unchanged AND ($load_id IS NULL OR p.sha256 IN (
                   SELECT sha256 FROM _load_pages WHERE load_id = $load_id))
@@ -223,19 +229,22 @@ def _current_sql(mode: str) -> str:
     # fetched_at, scope), as when the payload itself was kept in the warehouse
     return f"""
         WITH current_pages AS (
-            SELECT DISTINCT p.sha256
+            -- a recorded page's provenance statement as the newest load listing it says
+            SELECT p.sha256, arg_max(p.provenance, p.load_id) AS provenance
             FROM _load_pages p
             JOIN _loads l ON l.load_id = p.load_id
             WHERE l.provider = $provider AND l.endpoint = $endpoint AND l.status = 'ok'
             {latest}
+            GROUP BY p.sha256
         ),
         stored AS (
-            SELECT p.* FROM _load_pages p SEMI JOIN current_pages c ON c.sha256 = p.sha256
+            SELECT p.* REPLACE (c.provenance AS provenance)
+            FROM _load_pages p JOIN current_pages c ON c.sha256 = p.sha256
             WHERE NOT p.unchanged
             {_FIRST_STORED}
         )
         SELECT $endpoint AS endpoint, s.load_id, s.fetched_at, l.scope, s.source_url,
-               s.request, s.bytes AS payload_bytes, s.sha256
+               s.request, s.bytes AS payload_bytes, s.sha256, s.provenance
         FROM stored s JOIN _loads l ON l.load_id = s.load_id
         ORDER BY s.load_id, s.seq
         """
@@ -330,11 +339,14 @@ def iter_batches(
 
 
 def pages_digest(index: pl.DataFrame) -> str:
-    """One sha256 over a provider's current pages (`current_index`: their endpoints and
-    shas, sorted): equal digests mean the same pages, so the same parse."""
+    """One sha256 over a provider's current pages (`current_index`: their endpoints, shas
+    and provenance statements, sorted): equal digests mean the same pages, so the same parse."""
     if index.is_empty():
         return ""
-    shas = index.select(pl.concat_str("endpoint", "sha256", separator=":")).to_series()
+    parts = [pl.col("endpoint"), pl.col("sha256")]
+    if "provenance" in index.columns:  # a page re-marked is parsed again
+        parts.append(pl.col("provenance"))
+    shas = index.select(pl.concat_str(parts, separator=":", ignore_nulls=True)).to_series()
     return hashlib.sha256("\n".join(shas.sort().to_list()).encode()).hexdigest()
 
 
@@ -372,7 +384,7 @@ def legacy_stored_pages(
                    r._fetched_at AS fetched_at, r._request::VARCHAR AS request,
                    r._source_url AS source_url, r._sha256 AS sha256,
                    CASE WHEN json_valid(r._payload) THEN 'json' ELSE 'csv' END AS format,
-                   r._payload AS payload
+                   NULL::VARCHAR AS provenance, r._payload AS payload
             FROM {table} r
             WHERE $load_id IS NULL OR r._sha256 IN (
                 SELECT sha256 FROM _load_pages WHERE load_id = $load_id)

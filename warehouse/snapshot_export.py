@@ -46,6 +46,7 @@ def export_snapshot(
                         data=None if path else data,
                         path=path,
                         source_url=row["source_url"],
+                        provenance=json.loads(row["provenance"]) if row.get("provenance") else None,
                     )
                 )
             if pages:

@@ -25,6 +25,7 @@ from common.errors import PricingError
 from common.schemas import OFFER_KEY, staging_ddl, staging_migrations
 from connectors import registry
 from connectors.errors import UnexpectedResponse
+from connectors.kit import provenance
 from connectors.kit.connector import Connector, Series, StagedTable
 from connectors.kit.normalise import Normalised, combine, normalise
 from connectors.kit.page import pages_frame, utc_now
@@ -271,6 +272,9 @@ def stage_provider(
     store = store or RawStore.beside(_database_path(con))
     index = raw.current_index(con, name, connector.endpoints)  # the ledger only
     digest = raw.pages_digest(index)
+    # each current page's provenance statement (a recorded page may mark its prices
+    # illustrative), applied to the offers parsed from it below
+    statements = index.select("load_id", "provenance") if index.height else None
     code = code_digest(name)
     staged = run(
         con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
@@ -309,7 +313,10 @@ def stage_provider(
             f"{int(result.excluded['n'].sum()) if result.excluded.height else 0} excluded); "
             "keeping the last good data",
         )
-    offers = unique_offers(result.offers)
+    offers = result.offers
+    if statements is not None:
+        offers = provenance.apply(offers, statements)
+    offers = unique_offers(offers)
     _check_drop(con, connector.staging_table, name, offers.height, max_drop_pct)
     replace_staged(con, connector.staging_table, offers)
     summary.rejected = quarantine(con, result.rejected, utc_now())

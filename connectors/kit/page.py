@@ -52,6 +52,9 @@ class Page:
     source_url: str | None = None
     text: str | None = None  # the body as JSON text, when the decoded form is not kept
     data: bytes | None = None  # the body's bytes as read (JSON), never re-serialised
+    # a recorded page's statement of where its prices come from (connectors/kit/provenance.py);
+    # None for a live page: its prices are the provider's own
+    provenance: dict[str, Any] | None = None
     _sha: list[str] = field(default_factory=list, repr=False, compare=False)
 
     @property
@@ -112,6 +115,7 @@ class Page:
             self.request,
             source_url=self.source_url,
             text=self.payload,
+            provenance=self.provenance,
         )
 
     @property

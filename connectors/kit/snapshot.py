@@ -2,6 +2,7 @@
 same landing and parse path as live data.
 
     DIR/<provider>/<endpoint>/<name>.json      {"fetched_at", "request", "body"}
+                                               (+ optional "source_url", "provenance")
     DIR/<provider>/<endpoint>/<name>.csv       a file endpoint, byte for byte,
     DIR/<provider>/<endpoint>/<name>.csv.json  with its sidecar {"fetched_at", "request"}
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 import orjson
 
 from common.errors import InvalidInput
+from connectors.kit import provenance as stated
 from connectors.kit.page import Page, dumps
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo_snapshot"
@@ -120,6 +122,7 @@ def read_provider(root: Path, provider: str) -> Iterator[Page]:
                     request=doc["request"],
                     data=data,
                     source_url=doc.get("source_url"),
+                    provenance=stated.check(doc.get("provenance"), path),
                 )
             elif path.suffix == ".csv":
                 sidecar = path.with_name(path.name + ".json")
@@ -133,6 +136,7 @@ def read_provider(root: Path, provider: str) -> Iterator[Page]:
                     request=doc.get("request", {}),
                     path=path,
                     source_url=doc.get("source_url"),
+                    provenance=stated.check(doc.get("provenance"), sidecar),
                 )
 
 
@@ -160,6 +164,8 @@ def write_pages(root: Path, pages: Iterable[Page]) -> int:
         }
         if page.source_url:
             meta["source_url"] = page.source_url
+        if page.provenance is not None:
+            meta["provenance"] = page.provenance
         if page.path is not None:
             (folder / f"{stem}.csv").write_text(page.payload, encoding="utf-8")
             (folder / f"{stem}.csv.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")

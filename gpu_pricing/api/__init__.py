@@ -13,7 +13,7 @@ are a thin layer over `plan_train` and `plan_serve`.
     gpu_pricing.alerts_check("gpu-pricing.toml")
 
 This module is the engine: every read and decision the command line, the planner and the
-report give (rates, cheapest, history, estimates, plans, break-evens) is answered here,
+report give (rates, cheapest, history, estimates, plans, break-evens, alerts) is answered here,
 and they print what it returns, so the same question gets the same answer at every door.
 Names are read by one parser (common.names): GPUs, providers, regions and pricing
 models in any case and alias (`rates(gpu="h100 sxm", provider="AWS", pricing="on-demand")`);
@@ -28,8 +28,8 @@ checkout, whatever the working directory: see `warehouse_path`). A missing wareh
 The engine's modules, by role: `reads` (the warehouse, specs, rates, cheapest, history),
 `plans` (the offer filters, `plan_train`, `plan_serve`), `estimates` (`estimate_train`,
 `estimate_infer` and the offers they are priced at), `breakevens` (`breakeven_onprem`,
-`breakeven_spot`) and `alerts` (`alerts_check`: budgets and rules, services.alerts); every
-name is importable from here.
+`breakeven_spot`) and `alerts` (`alerts_evaluate`, `alerts_check`: budgets and rate rules,
+evaluated by services.alerts); every name is importable from here.
 """
 
 # the engine's names are re-exported here (its modules' other names for the command line,
@@ -37,11 +37,20 @@ name is importable from here.
 # ruff: noqa: F401
 from __future__ import annotations
 
-from gpu_pricing.api.alerts import alerts_check
+from gpu_pricing.api.alerts import alerts_check, alerts_evaluate, read_active_alerts
 from gpu_pricing.api.breakevens import (
     PAIRS_LISTED,
     breakeven_onprem,
     breakeven_spot,
+)
+from gpu_pricing.api.charts import (
+    read_breakeven_table,
+    read_cost_per_token_best,
+    read_dated_points,
+    read_latest_fetch,
+    read_price_steps,
+    read_report_meta,
+    read_spot_bands,
 )
 from gpu_pricing.api.estimates import (
     ESTIMATE_ORDER,
@@ -75,6 +84,7 @@ from gpu_pricing.api.reads import (
     read_default_preemption_rate,
     read_gpu_specs,
     read_history,
+    read_left_out,
     read_offers,
     read_providers,
     read_rates,
@@ -88,6 +98,7 @@ __all__ = [
     "ServePlan",
     "TrainPlan",
     "alerts_check",
+    "alerts_evaluate",
     "cheapest",
     "connect",
     "estimate_infer",

@@ -171,6 +171,27 @@ def read_rates(
     return queries.read(con, "rates", params)
 
 
+def read_left_out(
+    con: duckdb.DuckDBPyConnection,
+    gpu: str | names.Gpu | None = None,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    region: str | None = None,
+    include_gpu_only: bool = False,
+) -> dict[str, int]:
+    """The current prices a default answer for these filters leaves out, counted by
+    provenance (illustrative, unverified: int_provenances' is_verified false): what
+    `include_illustrative` would add to `rates`. Empty when nothing is left out."""
+    every = read_rates(
+        con, gpu, memory=memory, pricing=pricing, provider=provider, region=region,
+        include_illustrative=True, include_gpu_only=include_gpu_only,
+    )  # fmt: skip
+    hidden = every.filter(~pl.col("is_verified"))
+    return dict(hidden.group_by("provenance").len().sort("provenance").iter_rows())
+
+
 def read_providers(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The providers a warehouse holds prices for (a sheet may add one)."""
     return queries.read(con, "providers_seen")["provider"].to_list()

@@ -72,7 +72,14 @@ def table(
     the columns named in `keep` last."""
     if df.is_empty():
         return "(no rows)"
-    cells = [[_cell(v, float_digits) for v in row] for row in df.iter_rows()]
+    # a float column of whole numbers (GPU memory 94, 8 GPUs) prints as such; a column with
+    # any fraction (prices) gives every row its digits, so 2.0 reads 2.0000 beside 1.6000
+    digits = [
+        0 if dtype.is_float() and all(v is None or float(v).is_integer() for v in df[c])
+        else float_digits
+        for c, dtype in zip(df.columns, df.dtypes, strict=True)
+    ]
+    cells = [[_cell(v, d) for v, d in zip(row, digits, strict=True)] for row in df.iter_rows()]
     natural = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(df.columns)]
     # text is cut where needed, never a number (nor a column of formatted numbers)
     number = re.compile(r"^[-+]?[\d,.]*%?$")
@@ -119,8 +126,7 @@ def _cell(value: Any, float_digits: int) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        # whole numbers (GPU memory 94, 8 GPUs) print as such; prices keep their digits
-        return str(int(value)) if value.is_integer() else f"{value:.{float_digits}f}"
+        return f"{value:.{float_digits}f}"
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M")
     return str(value)
@@ -128,3 +134,12 @@ def _cell(value: Any, float_digits: int) -> str:
 
 def err(message: str) -> None:
     sys.stderr.write(f"gpu-pricing: {redact(message)}\n")
+
+def left_out_line(counts: dict[str, int]) -> str:
+    """One line saying which current prices a ranking left out, by provenance."""
+    parts = ", ".join(f"{n:,} {provenance}" for provenance, n in sorted(counts.items()))
+    return (
+        f"Not ranked: {parts} price(s) (illustrative: invented for the demo snapshot or "
+        "not bookable; docs/prices.md); `gpu-pricing rates --include-illustrative` lists "
+        "them, marked."
+    )

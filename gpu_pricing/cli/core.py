@@ -19,7 +19,7 @@ from gpu_pricing.cli._common import (
     run,
     warehouse_path,
 )
-from gpu_pricing.cli._output import emit_json, err, table
+from gpu_pricing.cli._output import emit_json, err, left_out_line, print_wrapped, table
 from warehouse import db, queries
 
 app = typer.Typer()
@@ -113,10 +113,13 @@ def refresh(
         con = db.connect_readonly(path)
         try:
             cheapest = db.query(con, queries.sql("cheapest_summary"))
+            left_out = dict(db.query(con, queries.sql("unverified_counts")).iter_rows())
         finally:
             con.close()
         if json_out:
-            emit_json({**summary.to_dict(), "cheapest": cheapest.to_dicts()})
+            emit_json(
+                {**summary.to_dict(), "cheapest": cheapest.to_dicts(), "left_out": left_out}
+            )
         else:
             from flows.direct import summary_markdown
 
@@ -127,9 +130,14 @@ def refresh(
                      "instance_type", "median", "providers"]  # fmt: skip
             shown = shown.select([c for c in order if c in shown.columns])
             print(table(shown, keep=("gpu", "pricing", "provider")))
+            if left_out:
+                print()
+                print_wrapped(left_out_line(left_out))
         return summary.exit_code
 
     raise typer.Exit(run(body))
+
+
 
 
 # the text tables' columns and their short headers (--json keeps every column, full names)
@@ -197,24 +205,30 @@ def rates(
     whole machines by default; the --include-* flags add the others, marked in `note`."""
 
     def body() -> None:
+
         from gpu_pricing import api
 
-        df = api.rates(
-            gpu,
-            memory=memory,
-            pricing=pricing,
-            provider=provider,
-            region=region,
-            limit=limit,
-            include_illustrative=include_illustrative,
-            include_gpu_only=include_gpu_only,
-            warehouse=warehouse_path(warehouse),
-        )
+        filters = {
+            "memory": memory,
+            "pricing": pricing,
+            "provider": provider,
+            "region": region,
+            "include_gpu_only": include_gpu_only,
+        }
+        with api.connect(warehouse_path(warehouse)) as con:  # one connection, both reads
+            df = api.read_rates(
+                con, gpu, limit=limit, include_illustrative=include_illustrative, **filters
+            )
+            # say what the default left out, by provenance
+            left_out = {} if include_illustrative else api.read_left_out(con, gpu, **filters)
         if json_out:
-            emit_json({"rates": df.to_dicts(), "count": df.height})
+            emit_json({"rates": df.to_dicts(), "count": df.height, "left_out": left_out})
         else:
             # the note says why a row is not ranked: cut it last
             print(table(short_columns(df), keep=("provider", "pricing", "note")))
+            if left_out:
+                print()
+                print_wrapped(left_out_line(left_out))
 
     run(body)
 

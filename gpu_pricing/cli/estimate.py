@@ -11,7 +11,7 @@ import typer
 from common import names
 from gpu_pricing import api
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
-from gpu_pricing.cli._output import emit_json, print_wrapped, table
+from gpu_pricing.cli._output import emit_json, left_out_line, print_wrapped, table
 from gpu_pricing.cli.costs import (
     GpuOpt,
     IncludeIllustrativeOpt,
@@ -177,6 +177,8 @@ def estimate_train(
             warehouse=warehouse_path(warehouse),
         )
         doc = estimate_document(frame, typed_precision)
+        asked = include_illustrative or rate is not None
+        doc["left_out"] = _left_out(choice, pricing, asked, warehouse)
         if json_out:
             emit_json(doc)
             return
@@ -303,6 +305,8 @@ def estimate_infer(
             warehouse=warehouse_path(warehouse),
         )
         doc = estimate_document(frame, typed_precision)
+        asked = include_illustrative or rate is not None
+        doc["left_out"] = _left_out(choice, pricing, asked, warehouse)
         if json_out:
             emit_json(doc)
             return
@@ -370,5 +374,19 @@ def _print_alternatives(doc: dict[str, Any], total_key: str) -> None:
     if doc["alternatives"]:
         print(f"\nNext {len(doc['alternatives'])} alternatives:\n")
         print(_alternatives_table(doc["alternatives"], total_key))
+    if doc["left_out"]:  # the prices the default left out of the estimate, by provenance
+        print()
+        print_wrapped(left_out_line(doc["left_out"]))
+
+
+def _left_out(
+    choice: names.Gpu, pricing: str | None, skip: bool, warehouse: Any
+) -> dict[str, int]:
+    """The current prices of this GPU (and pricing model) an estimate left out by default
+    (illustrative, unverified); nothing when they were asked for or a --rate was given."""
+    if skip:
+        return {}
+    with api.connect(warehouse_path(warehouse)) as con:
+        return api.read_left_out(con, choice, pricing=pricing)
 
 

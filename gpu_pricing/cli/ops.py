@@ -81,7 +81,8 @@ def alerts_check(
 
         import polars as pl
 
-        from services import alerts, notify
+        from gpu_pricing.api import alerts as alerts_api
+        from services import notify
         from services.config import load
 
         cfg = load(config)
@@ -91,7 +92,7 @@ def alerts_check(
         if not _common.DEBUG:
             quiet.setLevel(logging.ERROR)
         try:
-            result = alerts.check(cfg.warehouse_path(warehouse), cfg)
+            result = alerts_api.check(cfg, warehouse)
         finally:
             quiet.setLevel(logging.NOTSET)
         if json_out:

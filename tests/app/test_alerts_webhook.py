@@ -108,9 +108,11 @@ def test_a_price_crossing_fires_once_and_the_way_back_fires_one_recovery(
 
 
 @pytest.fixture
-def demo_copy(tmp_path, demo_warehouse) -> Path:
+def demo_copy(tmp_path, demo_counted_warehouse) -> Path:
+    """The demo with every price counted (the Azure H100 price the rule watches is an
+    illustrative value of the demo, which a rate rule never reads)."""
     path = tmp_path / "w.duckdb"
-    shutil.copyfile(demo_warehouse, path)
+    shutil.copyfile(demo_counted_warehouse, path)
     return path
 
 

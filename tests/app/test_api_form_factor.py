@@ -36,12 +36,12 @@ def test_the_api_and_the_command_line_price_the_cheapest_offer_alike(demo_wareho
     assert row["gpu_hours"] == pytest.approx(doc["gpu_hours"], rel=1e-12)
 
 
-def test_a_training_plan_on_an_h100_pcie_offer_uses_the_pcie_peak(demo_warehouse):
+def test_a_training_plan_on_an_h100_pcie_offer_uses_the_pcie_peak(demo_counted_warehouse):
     plan = gpu_pricing.plan_train(
-        params=7e9, tokens=140e9, gpu_names=["H100"], warehouse=demo_warehouse
+        params=7e9, tokens=140e9, gpu_names=["H100"], warehouse=demo_counted_warehouse
     )
     key = ["provider", "region", "zone", "instance_type", "pricing_model"]
-    variants = gpu_pricing.offers(demo_warehouse).select(*key, "gpu_variant")
+    variants = gpu_pricing.offers(demo_counted_warehouse).select(*key, "gpu_variant")
     costed = plan.candidates.join(variants, on=key, how="left", nulls_equal=True)
     assert costed["gpu_variant"].null_count() == 0
     peaks = dict(costed.group_by("gpu_variant").agg(pl.col("peak_tflops").unique()).iter_rows())

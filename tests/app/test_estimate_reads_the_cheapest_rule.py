@@ -2,14 +2,21 @@
 warehouse, the command line (`--json`), the Python API and the report name the same
 cheapest offer at the same rate (mart_cheapest_gpu_hour's pick, the one cheapest-first
 order), and `estimate` and `breakeven` answer with the offer and cost the API returns
-first. In-process (CliRunner) against the session's demo warehouse; the API calls share
-one connection (`warehouse=` takes an open one)."""
+first. In-process (CliRunner, the Click command built once per module as the installed
+command builds it once per process) against the session's demo warehouses; the API calls
+share one connection (`warehouse=` takes an open one). Fast: in the default loop. One
+subprocess smoke (the installed command, marked slow) checks the in-process answers are
+the command's own."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
+import polars as pl
 import pytest
+import typer.testing
 from typer.testing import CliRunner
 
 from common import names
@@ -27,16 +34,36 @@ def cli_json(warehouse, *args: str) -> dict:
     return json.loads(result.stdout)
 
 
-@pytest.fixture(scope="module")
-def cases(demo_warehouse) -> list[dict]:
+@pytest.fixture(scope="module", autouse=True)
+def command_built_once():
+    """The Click command typer builds from the app, built once for the module (as the
+    installed `gpu-pricing` builds it once per process) instead of once per invocation."""
+    built = {}
+
+    def get_command(app):
+        if id(app) not in built:
+            built[id(app)] = original(app)
+        return built[id(app)]
+
+    original = typer.testing._get_command
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(typer.testing, "_get_command", get_command)
+        yield
+
+
+def report_cases(path) -> list[dict]:
     """Every (GPU, memory, pricing model) with a usable offer, from the report's table."""
-    con = db.connect_readonly(demo_warehouse)
+    con = db.connect_readonly(path)
     try:
-        sections = {s.key: s for s in report.build_sections(con, "H100")}
+        return report.cheapest_section(con, "H100").rows
     finally:
         con.close()
-    rows = sections["cheapest"].rows
-    assert len(rows) > 50
+
+
+@pytest.fixture(scope="module")
+def cases(demo_warehouse) -> list[dict]:
+    rows = report_cases(demo_warehouse)
+    assert len(rows) > 30  # the demo's real prices: every GPU and pricing model they cover
     return rows
 
 
@@ -47,30 +74,64 @@ def con(demo_warehouse):
     connection.close()
 
 
-@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_rates_api_cli_and_report_name_the_same_cheapest_offer(demo_warehouse, cases, con):
+@pytest.mark.parametrize("which", ["demo", "every price counted"])
+def test_rates_api_cli_and_report_name_the_same_cheapest_offer(
+    demo_warehouse, demo_counted_warehouse, which
+):
+    """On the demo as a user gets it, and on the demo with every price counted (every
+    pricing model the warehouse holds: savings plans, reservations, spot)."""
+    path = demo_warehouse if which == "demo" else demo_counted_warehouse
+    cases = report_cases(path)
+    assert len(cases) > (30 if which == "demo" else 50)
+    con = db.connect_readonly(path)
+    try:
+        assert_same_first_offers(path, cases, con)
+    finally:
+        con.close()
+
+
+GROUP = ["gpu_name", "gpu_memory_gib", "pricing_model"]
+
+
+def firsts(frame: pl.DataFrame) -> dict[tuple, dict]:
+    """The first row of each (GPU, memory, pricing model) of a cheapest-first listing."""
+    first = frame.group_by(GROUP, maintain_order=True).first()
+    return {tuple(r[k] for k in GROUP): r for r in first.to_dicts()}
+
+
+def assert_same_first_offers(demo_warehouse, cases, con) -> None:
+    """Every case at once: the whole cheapest-first listing from `rates --json` and from
+    the API (one call each), whose first row per (GPU, memory, pricing model) must be the
+    report's row; then one case per pricing model asked the way a user asks it (--gpu,
+    --memory, --pricing, --limit 1), which must name the same offer."""
+    listing = cli_json(demo_warehouse, "rates", "--limit", "100000")["rates"]
+    by_cli = firsts(pl.DataFrame(listing, infer_schema_length=None))
+    by_api = firsts(api.rates(warehouse=con))
     mismatches = []
     for row in cases:
-        args = (row["gpu_name"], row["gpu_memory_gib"], row["pricing_model"])
-        first_api = api.rates(
-            row["gpu_name"],
-            memory=row["gpu_memory_gib"],
-            pricing=row["pricing_model"],
-            limit=1,
-            warehouse=con,
-        ).row(0, named=True)
+        key = tuple(row[k] for k in GROUP)
+        want = [row[k] for k in KEY]
+        got_cli, got_api = by_cli.get(key), by_api.get(key)
+        if [got_api and got_api[k] for k in KEY] != want or [
+            got_cli and got_cli[k] for k in KEY
+        ] != want:
+            mismatches.append((key, want, got_api, got_cli))
+    asked = {row["pricing_model"]: row for row in cases}  # the last case of each model
+    for row in asked.values():
         doc = cli_json(
             demo_warehouse, "rates", "--gpu", row["gpu_name"], "--memory",
             str(row["gpu_memory_gib"]), "--pricing", row["pricing_model"], "--limit", "1",
         )  # fmt: skip
-        first_cli = doc["rates"][0]
+        first = api.rates(
+            row["gpu_name"], memory=row["gpu_memory_gib"], pricing=row["pricing_model"],
+            limit=1, warehouse=con,
+        ).row(0, named=True)  # fmt: skip
         want = [row[k] for k in KEY]
-        if [first_api[k] for k in KEY] != want or [first_cli[k] for k in KEY] != want:
-            mismatches.append((args, want, first_api, first_cli))
+        if [doc["rates"][0][k] for k in KEY] != want or [first[k] for k in KEY] != want:
+            mismatches.append((row["pricing_model"], want, first, doc["rates"][0]))
     assert mismatches == []
 
 
-@pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_estimates_answer_with_the_apis_first_offer_and_cost(demo_warehouse, cases, con):
     """`estimate train|infer --json` headline = api.estimate_*'s first row, for every
     case whose GPU has a peak (a small model, so every offer holds it)."""
@@ -107,7 +168,7 @@ def test_estimates_answer_with_the_apis_first_offer_and_cost(demo_warehouse, cas
         assert doc["offer"]["instance_type"] == served["instance_type"]
         assert doc["cost_usd"] == pytest.approx(served["cost_usd"], rel=1e-12)
         checked += 1
-    assert checked > 30
+    assert checked > 15
 
 
 def test_breakeven_onprem_names_the_offer_mart_breakeven_onprem_compares_with(demo_warehouse):
@@ -134,3 +195,20 @@ def test_breakeven_onprem_answers_as_the_api_does(demo_warehouse):
     engine = api.breakeven_onprem("h100-80gb", warehouse=demo_warehouse)
     assert [doc["offer"][k] for k in KEY] == [engine["offer"][k] for k in KEY]
     assert engine["break_even_gpu_hours"] == pytest.approx(doc["break_even_gpu_hours"])
+
+
+@pytest.mark.slow  # a child process: the installed command
+def test_the_installed_command_answers_as_the_in_process_one(demo_warehouse, con):
+    """The smoke behind the fast tests: `gpu-pricing rates --json` run as a user runs it
+    names the API's first offer."""
+    done = subprocess.run(
+        [sys.executable, "-m", "gpu_pricing.cli", "rates", "--gpu", "H100", "--pricing",
+         "on_demand", "--limit", "1", "--json", "--warehouse", str(demo_warehouse)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    first = json.loads(done.stdout)["rates"][0]
+    engine = api.rates("H100", pricing="on_demand", limit=1, warehouse=con).row(0, named=True)
+    assert [first[k] for k in KEY] == [engine[k] for k in KEY]
+    assert first == cli_json(demo_warehouse, "rates", "--gpu", "H100", "--pricing",
+                             "on_demand", "--limit", "1")["rates"][0]  # fmt: skip

@@ -59,9 +59,13 @@ def warehouse(demo_warehouse) -> Path:
 
 
 def rates(warehouse: Path, *args: str) -> list[dict]:
+    """`rates --json`, the demo's illustrative prices included (most of these providers'
+    demo prices are invented: connectors/demo_snapshot/README.md), marked as such."""
     result = CliRunner().invoke(
-        app, ["rates", *args, "--json", "--limit", "1000", "--warehouse", str(warehouse)]
-    )
+        app,
+        ["rates", *args, "--json", "--limit", "1000", "--include-illustrative",
+         "--warehouse", str(warehouse)],
+    )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)["rates"]
 

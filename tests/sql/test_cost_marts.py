@@ -293,9 +293,9 @@ def test_spot_breakeven_mart_agrees_with_models(con):
             assert r["spot_is_cheaper"] == expected["spot_is_cheaper"]
 
 
-def test_spot_breakeven_pairs_each_spot_offer_with_its_own_instance_on_demand_price(con):
+def test_spot_breakeven_pairs_each_spot_offer_with_its_own_instance_on_demand_price(con_counted):
     expected = rows(
-        con,
+        con_counted,
         """select s.provider, s.region, s.zone, s.instance_type,
                   s.price_usd_per_hour as spot, d.price_usd_per_hour as od
            from mart_gpu_offers_current s join mart_gpu_offers_current d
@@ -305,7 +305,7 @@ def test_spot_breakeven_pairs_each_spot_offer_with_its_own_instance_on_demand_pr
            order by all""",
     )
     got = rows(
-        con,
+        con_counted,
         """select provider, region, zone, instance_type, spot_usd_per_hour as spot,
                   on_demand_usd_per_hour as od
            from mart_spot_breakeven where zone is null order by all""",
@@ -357,16 +357,16 @@ def test_interruption_buckets_become_hourly_rates_at_the_upper_bound(con):
         assert r["interruption_rate_is_lower_bound"] == (label == ">20%")
 
 
-def test_published_interruption_buckets_set_the_hourly_preemption_rate(con):
+def test_published_interruption_buckets_set_the_hourly_preemption_rate(con_counted):
     published = {
         (r["provider"], r["region"], r["instance_type"]): r["interruption_bucket"]
         for r in rows(
-            con,
+            con_counted,
             """select provider, region, instance_type, interruption_bucket
                from mart_spot_price_stats where interruption_bucket is not null""",
         )
     }
-    pairs = rows(con, "select * from mart_spot_on_demand_pairs")
+    pairs = rows(con_counted, "select * from mart_spot_on_demand_pairs")
     known = [r for r in pairs if (r["provider"], r["region"], r["instance_type"]) in published]
     assert known, "the demo's AWS spot offers carry Spot Advisor buckets"
     # the label's upper bound, '>20%' its lower bound, as a share interrupted per month
@@ -378,14 +378,14 @@ def test_published_interruption_buckets_set_the_hourly_preemption_rate(con):
     unknown = [r for r in pairs if r not in known]
     assert all(r["preemption_rate_per_hour"] is None for r in unknown)
     effective = rows(
-        con,
+        con_counted,
         "select * from mart_spot_breakeven where effective_spot_usd_per_hour is not null",
     )
     assert len(effective) == len(known)
 
 
-def test_reserved_breakeven_mart_agrees_with_models(con):
-    got = rows(con, "select * from mart_reserved_breakeven")
+def test_reserved_breakeven_mart_agrees_with_models(con_counted):
+    got = rows(con_counted, "select * from mart_reserved_breakeven")
     assert got
     assert {r["term"] for r in got} <= {"reserved_1y", "reserved_3y"}
     for r in got:

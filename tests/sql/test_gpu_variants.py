@@ -76,9 +76,9 @@ def test_dim_gpus_keeps_one_row_per_name_and_memory(con):
     assert variants == [("PCIe", False, 756.0), ("SXM", True, 989.0)]
 
 
-def test_an_estimate_prices_each_offer_at_its_own_variants_peak(demo_warehouse):
+def test_an_estimate_prices_each_offer_at_its_own_variants_peak(demo_counted_warehouse):
     doc = cli_json(
-        demo_warehouse, "estimate", "train", "--params", "7e9", "--tokens", "1e11",
+        demo_counted_warehouse, "estimate", "train", "--params", "7e9", "--tokens", "1e11",
         "--gpu", "H100", "--pricing", "spot", "--gpus", "64",
     )  # fmt: skip
     offers = [doc["offer"], *doc["alternatives"]]

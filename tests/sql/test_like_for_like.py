@@ -122,8 +122,8 @@ def test_the_cheapest_dots_say_which_provider_and_region_each_comes_from(con_dem
     assert "from %{customdata}" in section.chart  # in each dot's hover text
 
 
-def test_cost_per_token_says_a_70b_model_does_not_fit_one_24gb_gpu(con_demo):
-    rows = con_demo.sql(
+def test_cost_per_token_says_a_70b_model_does_not_fit_one_24gb_gpu(con_counted):
+    rows = con_counted.sql(
         """select instance_type, gpu_count, min_gpus_training, fits_training_on_instance,
                   min_gpus_serving, fits_serving_on_instance
            from cost_per_token(params_b := 70) where gpu_name = 'L4'"""
@@ -146,9 +146,9 @@ def test_cost_per_token_mart_states_the_largest_model_a_gpu_holds(con_demo):
     assert serve == pytest.approx(80 * 2**30 / 2.4 / 1e9)  # 35.8 B parameters
 
 
-def test_serving_a_70b_model_is_priced_on_an_instance_that_holds_it(demo_warehouse):
+def test_serving_a_70b_model_is_priced_on_an_instance_that_holds_it(demo_counted_warehouse):
     doc = cli_json(
-        demo_warehouse, "estimate", "infer", "--params", "70e9", "--prompt-tokens", "1792",
+        demo_counted_warehouse, "estimate", "infer", "--params", "70e9", "--prompt-tokens", "1792",
         "--output-tokens", "256", "--requests", "1e6", "--gpu", "L4",
     )  # fmt: skip
     # 140 GB of weights + a 2,048-token KV cache over 0.9 x 24 GiB per GPU: 6.1, so a
@@ -171,11 +171,11 @@ def test_training_on_too_few_gpus_says_it_does_not_fit(demo_warehouse):
     assert ok["memory_fit"]["fits"] is True
 
 
-def test_rates_ranks_machines_like_estimate_and_marks_gpu_only_prices(demo_warehouse):
-    rates = cli_json(demo_warehouse, "rates", "--gpu", "L4", "--pricing", "on_demand")
+def test_rates_ranks_machines_like_estimate_and_marks_gpu_only_prices(demo_counted_warehouse):
+    rates = cli_json(demo_counted_warehouse, "rates", "--gpu", "L4", "--pricing", "on_demand")
     assert rates["rates"] and all(r["host_included"] for r in rates["rates"])
     estimate = cli_json(
-        demo_warehouse, "estimate", "infer", "--params", "1e9", "--prompt-tokens", "50",
+        demo_counted_warehouse, "estimate", "infer", "--params", "1e9", "--prompt-tokens", "50",
         "--output-tokens", "50", "--requests", "1", "--gpu", "L4",
     )  # fmt: skip
     first = rates["rates"][0]
@@ -184,6 +184,6 @@ def test_rates_ranks_machines_like_estimate_and_marks_gpu_only_prices(demo_wareh
         estimate["offer"]["region"],
         estimate["offer"]["instance_type"],
     )
-    everything = cli_json(demo_warehouse, "rates", "--gpu", "L4", "--include-gpu-only")
+    everything = cli_json(demo_counted_warehouse, "rates", "--gpu", "L4", "--include-gpu-only")
     gpu_only = [r for r in everything["rates"] if not r["host_included"]]
     assert gpu_only and all("GPU only" in r["note"] for r in gpu_only)

@@ -59,9 +59,9 @@ def test_a_historical_sheet_row_keeps_the_period_its_source_states(demo_warehous
 
 
 def test_the_report_history_draws_each_price_from_the_date_its_source_states(
-    demo_warehouse,
+    demo_counted_warehouse,
 ):
-    con = duckdb.connect(str(demo_warehouse), read_only=True)
+    con = duckdb.connect(str(demo_counted_warehouse), read_only=True)
     try:
         section = report.history_section(con, "H100")
         [(stated,)] = con.sql(

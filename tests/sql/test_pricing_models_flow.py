@@ -21,8 +21,8 @@ def test_the_vocabulary_has_the_new_models():
     assert set(NEW) <= set(PRICING_MODELS)
 
 
-def test_cheapest_mart_has_every_pricing_model_of_the_demo(demo_warehouse):
-    con = db.connect_readonly(demo_warehouse)
+def test_cheapest_mart_has_every_pricing_model_of_the_demo(demo_counted_warehouse):
+    con = db.connect_readonly(demo_counted_warehouse)
     try:
         rows = db.run(
             con,
@@ -35,11 +35,11 @@ def test_cheapest_mart_has_every_pricing_model_of_the_demo(demo_warehouse):
 
 
 @pytest.mark.parametrize("model", NEW)
-def test_rates_filters_on_each_new_pricing_model(demo_warehouse, model):
+def test_rates_filters_on_each_new_pricing_model(demo_counted_warehouse, model):
     result = CliRunner().invoke(
         app,
         ["rates", "--gpu", "H100", "--pricing", model, "--json",
-         "--warehouse", str(demo_warehouse)],
+         "--warehouse", str(demo_counted_warehouse)],
     )
     assert result.exit_code == 0, result.output
     rates = json.loads(result.output)["rates"]
@@ -57,8 +57,8 @@ def test_an_unknown_pricing_value_names_the_accepted_ones(demo_warehouse):
     assert "capacity_block, flex, savings_plan_1y, savings_plan_3y" in result.output
 
 
-def test_report_charts_draw_a_trace_per_new_pricing_model(demo_warehouse):
-    con = db.connect_readonly(demo_warehouse)
+def test_report_charts_draw_a_trace_per_new_pricing_model(demo_counted_warehouse):
+    con = db.connect_readonly(demo_counted_warehouse)
     try:
         section = report.cheapest_section(con, "H100")
     finally:

@@ -39,7 +39,7 @@ def test_rates_lists_azure_a100_offers_with_per_gpu_hour_prices(demo_warehouse):
     assert all(r["load_id"] for r in doc["rates"])
 
 
-def test_rates_filters_combine(demo_warehouse):
+def test_rates_filters_combine(demo_counted_warehouse):
     result = cli(
         "rates",
         "--gpu",
@@ -54,7 +54,7 @@ def test_rates_filters_combine(demo_warehouse):
         "eastus",
         "--json",
         "--warehouse",
-        str(demo_warehouse),
+        str(demo_counted_warehouse),
     )
     rows = json.loads(result.stdout)["rates"]
     assert rows and all(
@@ -65,10 +65,13 @@ def test_rates_filters_combine(demo_warehouse):
 
 
 def test_rates_prints_a_table_without_json(demo_warehouse):
-    result = cli("rates", "--gpu", "T4", "--limit", "3", "--warehouse", str(demo_warehouse))
+    result = cli("rates", "--gpu", "H100", "--limit", "3", "--warehouse", str(demo_warehouse))
     assert result.exit_code == 0
-    lines = result.stdout.splitlines()
+    table, _, footer = result.stdout.partition("\n\n")
+    lines = table.splitlines()
     assert lines[0].startswith("provider") and len(lines) == 5
+    # the demo's invented prices are left out, and the footer says how many
+    assert footer.startswith("Not ranked: ") and "illustrative" in footer
 
 
 def test_history_returns_effective_dated_rows(demo_warehouse):

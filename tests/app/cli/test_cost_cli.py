@@ -364,9 +364,9 @@ def test_spot_at_1_50_vs_4_00_stays_cheaper_up_to_1_21_preemptions_per_hour(tmp_
     assert doc["spot_is_cheaper"] is True
 
 
-def test_spot_rates_default_to_the_cheapest_current_offers(demo_warehouse, con):
+def test_spot_rates_default_to_the_cheapest_current_offers(demo_counted_warehouse, con_counted):
     doc = cli_json(
-        demo_warehouse,
+        demo_counted_warehouse,
         "breakeven",
         "spot",
         "--gpu",
@@ -377,12 +377,12 @@ def test_spot_rates_default_to_the_cheapest_current_offers(demo_warehouse, con):
         "2",
     )
     spot = db.query(
-        con,
+        con_counted,
         """select min(price_usd_per_gpu_hour) as p from mart_gpu_offers_current
                            where gpu_name = 'H100' and pricing_model = 'spot'""",
     ).item()
     od = db.query(
-        con,
+        con_counted,
         """select min(price_usd_per_gpu_hour) as p from mart_gpu_offers_current
                          where gpu_name = 'H100' and pricing_model = 'on_demand'""",
     ).item()
@@ -439,13 +439,13 @@ def test_without_gpus_the_estimate_uses_the_fewest_that_hold_the_model(demo_ware
     assert "the fewest that hold the model" in " ".join(text.split())
 
 
-def test_the_headline_is_the_cheapest_total_cost_not_the_lowest_rate(demo_warehouse, con):
+def test_the_headline_is_the_cheapest_total_cost_not_the_lowest_rate(demo_counted_warehouse, con_counted):
     """An H100 PCIe offer with a lower rate but a lower peak costs more for the same run:
     the answer is the offer whose total is lowest, and no listed alternative is cheaper."""
-    doc = cli_json(demo_warehouse, *TRAIN, "--gpus", "1024")
+    doc = cli_json(demo_counted_warehouse, *TRAIN, "--gpus", "1024")
     assert all(a["cost_usd"] >= doc["cost_usd"] for a in doc["alternatives"])
     lowest_rate = db.query(
-        con,
+        con_counted,
         """select min(o.price_usd_per_gpu_hour) as r from mart_gpu_offers_current o
            join int_offers_usable u using (cheapest_order)
            where o.gpu_name = 'H100' and o.pricing_model = 'on_demand'""",

@@ -229,19 +229,19 @@ def test_every_door_reads_provider_and_region_in_any_case(demo_warehouse):
     assert doc["chosen"]["provider"] in {"aws", "paperspace"}
 
 
-def test_every_pricing_model_the_warehouse_holds_is_taken_everywhere(demo_warehouse):
+def test_every_pricing_model_the_warehouse_holds_is_taken_everywhere(demo_counted_warehouse):
     import gpu_pricing
     from common.schemas import PRICING_MODELS
 
-    held = set(gpu_pricing.rates(warehouse=demo_warehouse)["pricing_model"])
+    held = set(gpu_pricing.rates(warehouse=demo_counted_warehouse)["pricing_model"])
     assert {"capacity_block", "savings_plan_1y", "savings_plan_3y"} <= held
     for model in PRICING_MODELS:
         assert names.pricing_model(model.replace("_", "-").upper()) == model
-        rows = gpu_pricing.rates(pricing=model, warehouse=demo_warehouse)
+        rows = gpu_pricing.rates(pricing=model, warehouse=demo_counted_warehouse)
         assert set(rows["pricing_model"]) <= {model}
         if model in held:
             plan = gpu_pricing.plan_train(
-                params=1e9, tokens=1e10, pricing=model, warehouse=demo_warehouse
+                params=1e9, tokens=1e10, pricing=model, warehouse=demo_counted_warehouse
             )
             assert set(plan.candidates["pricing_model"]) == {model}
 

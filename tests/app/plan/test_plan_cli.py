@@ -126,9 +126,9 @@ def test_a_deadline_is_never_exceeded_and_costs_at_least_the_unconstrained_plan(
     assert all(p["wall_clock_hours"] <= deadline for p in doc["frontier"])
 
 
-def test_a_deadline_date_is_hours_from_now(demo_warehouse):
+def test_a_deadline_date_is_hours_from_now(demo_counted_warehouse):
     day = (datetime.now(UTC) + timedelta(days=60)).date()
-    doc = cli_json(demo_warehouse, *TRAIN, "--deadline", day.isoformat())
+    doc = cli_json(demo_counted_warehouse, *TRAIN, "--deadline", day.isoformat())
     assert 59 * 24 < doc["inputs"]["deadline_hours"] <= 60 * 24
     assert doc["chosen"]["wall_clock_hours"] <= doc["inputs"]["deadline_hours"]
 
@@ -189,7 +189,7 @@ def test_1024_gpus_at_mfu_035_vs_512_at_050_both_on_the_frontier(demo_warehouse,
     )
 
 
-def test_the_plan_switches_from_spot_to_on_demand_at_the_break_even_rate(demo_warehouse):
+def test_the_plan_switches_from_spot_to_on_demand_at_the_break_even_rate(demo_counted_warehouse):
     args = [
         "plan",
         "train",
@@ -217,7 +217,7 @@ def test_the_plan_switches_from_spot_to_on_demand_at_the_break_even_rate(demo_wa
     cands = gpu_pricing.plan_train(
         params=7e9,
         tokens=1e11,
-        warehouse=demo_warehouse,
+        warehouse=demo_counted_warehouse,
         providers="aws",
         regions="us-east-1",
         gpu_names="H100",
@@ -230,21 +230,21 @@ def test_the_plan_switches_from_spot_to_on_demand_at_the_break_even_rate(demo_wa
     # one 8-GPU instance: p* = (2 / 1) * (1 - spot * 1.05 / on_demand)
     p_star = 2 * (1 - spot * 1.05 / on_demand)
     assert 0 < p_star < 2
-    below = cli_json(demo_warehouse, *args, "--preemption-rate", str(p_star * 0.99))["chosen"]
-    above = cli_json(demo_warehouse, *args, "--preemption-rate", str(p_star * 1.01))["chosen"]
+    below = cli_json(demo_counted_warehouse, *args, "--preemption-rate", str(p_star * 0.99))["chosen"]
+    above = cli_json(demo_counted_warehouse, *args, "--preemption-rate", str(p_star * 1.01))["chosen"]
     assert below["pricing_model"] == "spot" and above["pricing_model"] == "on_demand"
     assert below["preemption_rate_source"] == "--preemption-rate"
 
 
-def test_published_interruption_buckets_set_the_spot_preemption_rate(demo_warehouse, con_demo):
-    p5 = con_demo.execute(
+def test_published_interruption_buckets_set_the_spot_preemption_rate(demo_counted_warehouse, con_counted):
+    p5 = con_counted.execute(
         """select preemption_rate_per_hour from mart_spot_on_demand_pairs
            where provider = 'aws' and instance_type = 'p5.48xlarge' and region = 'us-east-1'
            limit 1"""
     ).fetchone()[0]
     assert p5 == pytest.approx(-__import__("math").log(0.8) / 720)  # '>20%' bucket
     doc = cli_json(
-        demo_warehouse,
+        demo_counted_warehouse,
         *TRAIN,
         "--providers",
         "aws",
@@ -263,9 +263,9 @@ def test_published_interruption_buckets_set_the_spot_preemption_rate(demo_wareho
     assert chosen["preemption_rate_source"] == "published interruption bucket"
 
 
-def test_a_one_year_reservation_bills_its_term(demo_warehouse):
+def test_a_one_year_reservation_bills_its_term(demo_counted_warehouse):
     doc = cli_json(
-        demo_warehouse,
+        demo_counted_warehouse,
         *TRAIN,
         "--pricing",
         "reserved_1y",
@@ -280,7 +280,7 @@ def test_a_one_year_reservation_bills_its_term(demo_warehouse):
     assert chosen["wall_clock_hours"] < 8760 and chosen["min_term_hours"] == 8760
     assert chosen["cost_usd"] == pytest.approx(512 * 8760 * chosen["rate_usd_per_gpu_hour"])
     used = cli_json(
-        demo_warehouse,
+        demo_counted_warehouse,
         *TRAIN,
         "--pricing",
         "reserved_1y",
@@ -298,13 +298,13 @@ def test_a_one_year_reservation_bills_its_term(demo_warehouse):
     )
 
 
-def test_a_compute_budget_is_split_by_chinchilla(demo_warehouse):
-    doc = cli_json(demo_warehouse, "plan", "train", "--compute-flops", "5.76e23")
+def test_a_compute_budget_is_split_by_chinchilla(demo_counted_warehouse):
+    doc = cli_json(demo_counted_warehouse, "plan", "train", "--compute-flops", "5.76e23")
     # C = 6ND, D = 20N: N = sqrt(5.76e23 / 120) = 6.928e10
     assert doc["inputs"]["params"] == pytest.approx(6.928e10, rel=1e-4)
     assert doc["inputs"]["allocation"] == "20-tokens-per-param"
     fit = cli_json(
-        demo_warehouse,
+        demo_counted_warehouse,
         "plan",
         "train",
         "--compute-flops",
@@ -315,7 +315,7 @@ def test_a_compute_budget_is_split_by_chinchilla(demo_warehouse):
     assert 6 * fit["inputs"]["params"] * fit["inputs"]["tokens"] / 5.76e23 == pytest.approx(
         2.6513, rel=1e-4
     )
-    usd = cli_json(demo_warehouse, "plan", "train", "--compute-usd", "1M")
+    usd = cli_json(demo_counted_warehouse, "plan", "train", "--compute-usd", "1M")
     assert usd["chosen"]["cost_usd"] == pytest.approx(1e6)
     assert usd["inputs"]["budget_usd"] == 1e6
 
@@ -378,9 +378,9 @@ def test_plan_train_text_output_names_the_plans(demo_warehouse, unconstrained):
     assert f"{unconstrained['chosen']['cost_usd']:,.0f} USD" in out
 
 
-def test_plan_serve_picks_the_cheapest_mix_and_prices_1m_tokens(demo_warehouse):
+def test_plan_serve_picks_the_cheapest_mix_and_prices_1m_tokens(demo_counted_warehouse):
     doc = cli_json(
-        demo_warehouse,
+        demo_counted_warehouse,
         "plan",
         "serve",
         "--params",
@@ -402,7 +402,7 @@ def test_plan_serve_picks_the_cheapest_mix_and_prices_1m_tokens(demo_warehouse):
     assert chosen["usd_per_1m_output_tokens"] > chosen["usd_per_1m_input_tokens"] > 0
     assert doc["inputs"]["bandwidth_share"] == 0.61 and "measured" in doc["inputs"]["shares_source"]
     same = cli_json(
-        demo_warehouse,
+        demo_counted_warehouse,
         "plan",
         "serve",
         "--params",
@@ -414,7 +414,7 @@ def test_plan_serve_picks_the_cheapest_mix_and_prices_1m_tokens(demo_warehouse):
     strategies = {
         p["strategy"]
         for p in gpu_pricing.plan_serve(
-            params=70e9, tokens_per_month=1e10, warehouse=demo_warehouse
+            params=70e9, tokens_per_month=1e10, warehouse=demo_counted_warehouse
         ).plans.to_dicts()
     }
     assert {"on_demand", "reserved_1y", "reserved_1y + on_demand"} <= strategies

@@ -231,8 +231,8 @@ def test_history_of_a100_spot_is_the_per_zone_series_of_the_demo(demo_warehouse)
     assert first["price_usd_per_gpu_hour"] == pytest.approx(first["price_usd_per_hour"] / 8)
 
 
-def test_spot_price_stats_have_quantiles_discount_and_interruption_bucket(demo_warehouse):
-    con = duckdb.connect(str(demo_warehouse), read_only=True)
+def test_spot_price_stats_have_quantiles_discount_and_interruption_bucket(demo_counted_warehouse):
+    con = duckdb.connect(str(demo_counted_warehouse), read_only=True)
     try:
         row = db.query(
             con,
@@ -264,8 +264,9 @@ def test_spot_price_stats_have_quantiles_discount_and_interruption_bucket(demo_w
 
 def test_rates_for_h100_show_aws_and_azure_side_by_side(demo_warehouse):
     result = cli(
-        "rates", "--gpu", "H100", "--json", "--limit", "500", "--warehouse", str(demo_warehouse)
-    )
+        "rates", "--gpu", "H100", "--json", "--limit", "500", "--include-illustrative",
+        "--warehouse", str(demo_warehouse),
+    )  # fmt: skip
     rows = json.loads(result.stdout)["rates"]
     assert {"aws", "azure"} <= {r["provider"] for r in rows}
     p5 = [
@@ -275,6 +276,7 @@ def test_rates_for_h100_show_aws_and_azure_side_by_side(demo_warehouse):
         == ("aws", "us-east-1", "p5.48xlarge", "on_demand")
     ]
     assert p5[0]["price_usd_per_gpu_hour"] == pytest.approx(98.32 / 8)
+    assert p5[0]["provenance"] == "api"  # AWS's 2024 list price: a real value
 
 
 def test_demo_p4d_on_demand_is_4_0966_per_gpu_hour_and_traceable(demo_warehouse):

@@ -136,7 +136,7 @@ def test_a_rate_that_is_not_a_positive_price_is_rejected():
     assert '"discountedUsageType":"BoxUsage:p5.48xlarge"' in result.rejected["record"][0]
 
 
-def test_demo_savings_plans_reach_rates(demo_warehouse):
+def test_demo_savings_plans_reach_rates(demo_counted_warehouse):
     from typer.testing import CliRunner
 
     from gpu_pricing.cli import app
@@ -144,7 +144,7 @@ def test_demo_savings_plans_reach_rates(demo_warehouse):
     for model in ("savings_plan_1y", "savings_plan_3y"):
         result = CliRunner().invoke(
             app, ["rates", "--gpu", "H100", "--pricing", model, "--json",
-                  "--warehouse", str(demo_warehouse)],
+                  "--warehouse", str(demo_counted_warehouse)],
         )
         assert result.exit_code == 0, result.output
         rates = json.loads(result.output)["rates"]

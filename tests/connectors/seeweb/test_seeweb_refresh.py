@@ -19,8 +19,10 @@ def test_seeweb_demo_refreshes_and_shows_usd_rates(tmp_path):
     summary = pipeline.load_and_publish(path, pages, source="demo")
     assert summary.exit_code == 0 and [p.status for p in summary.providers] == ["ok"]
     result = CliRunner().invoke(
-        app, ["rates", "--provider", "seeweb", "--gpu", "H100", "--json", "--warehouse", str(path)]
-    )
+        app,
+        ["rates", "--provider", "seeweb", "--gpu", "H100", "--json", "--include-illustrative",
+         "--warehouse", str(path)],
+    )  # the demo's Seeweb H100 price is illustrative (fmt: skip)
     assert result.exit_code == 0, result.output
     (h100,) = json.loads(result.stdout)["rates"]
     # 2.43 EUR per hour x 1.1463 USD per EUR (ECB reference rate of 2026-09-22)

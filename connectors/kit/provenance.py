@@ -1,0 +1,96 @@
+"""A recorded page's statement of where its prices come from, and the one rule that applies
+it to the offers parsed from the page.
+
+A live page says nothing: its prices are the provider's own (provenance `api`, set by the
+shared normalise step). A snapshot page may say otherwise in its envelope, next to
+`fetched_at` and `request` (docs/snapshot-format.md):
+
+    "provenance": {"default": "illustrative",
+                   "api": [{"instance_type": "p4d.24xlarge", "pricing_model": "on_demand"}]}
+
+`default` is the provenance of every price parsed from the page (a value of
+`common.schemas.PROVENANCES`), except the offers an `api` selector matches (every key of a
+selector equal: `region`, `zone`, `instance_type`, `pricing_model`, `pricing_detail`), whose
+prices are real values copied from a public source. The bundled demo marks its invented
+values so (connectors/demo_snapshot/README.md): an illustrative price never passes for a
+real one, and rankings, estimates, plans and alerts leave it out unless asked for
+(`--include-illustrative`; the rule is sql/intermediate/int_provenances.sql).
+
+The statement is part of the page: it is stored with the page in the ledger
+(`_load_pages.provenance`), covered by the page's sha256, and written back by
+`snapshot export`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from common.errors import InvalidInput
+from common.schemas import PROVENANCES, canonical_json
+
+SELECTOR_KEYS = ("region", "zone", "instance_type", "pricing_model", "pricing_detail")
+
+
+def check(value: Any, where: object) -> dict[str, Any] | None:
+    """The statement as a page carries it (None: the page says nothing), or one
+    InvalidInput naming the file and the problem."""
+    if value is None:
+        return None
+    problem = None
+    if not isinstance(value, Mapping) or set(value) - {"default", "api"}:
+        problem = 'expected an object with "default" and optionally "api"'
+    elif value.get("default") not in PROVENANCES:
+        problem = f"default must be one of {', '.join(PROVENANCES)}, got {value.get('default')!r}"
+    elif not isinstance(value.get("api", []), list) or not all(
+        isinstance(s, Mapping)
+        and s
+        and set(s) <= set(SELECTOR_KEYS)
+        and all(isinstance(v, str) for v in s.values())
+        for s in value.get("api", [])
+    ):
+        problem = f"api must be a list of objects of text values keyed by {', '.join(SELECTOR_KEYS)}"
+    if problem:
+        raise InvalidInput(f"snapshot file {where}: provenance: {problem}")
+    return {"default": value["default"], "api": [dict(s) for s in value.get("api", [])]}
+
+
+def text(statement: Mapping[str, Any] | None) -> str | None:
+    """The stored form of a statement (canonical JSON), None for a page that says nothing."""
+    return None if statement is None else canonical_json(statement)
+
+
+def apply(offers: pl.DataFrame, pages: pl.DataFrame) -> pl.DataFrame:
+    """The offers with each page's statement applied: `pages` holds `load_id` and
+    `provenance` (stored text, null where a page says nothing), one row per page; an offer
+    is matched to the statements of its load (the load that first stored its page). An
+    offer whose provider priced it (`api`) takes the statement's `default` unless an `api`
+    selector matches it; a sheet row's own provenance is kept. Loops over the statements
+    (a handful per snapshot), never over offers."""
+    if "provenance" not in pages.columns or offers.is_empty():
+        return offers
+    stated = pages.filter(pl.col("provenance").is_not_null()).select("load_id", "provenance")
+    if stated.is_empty():
+        return offers
+    result = pl.col("provenance")
+    for load_id, texts in stated.group_by("load_id").agg("provenance").iter_rows():
+        statements = [json.loads(t) for t in set(texts)]
+        # pages of one load that say different things: the most cautious default wins
+        # (any page not priced by the provider makes the load's unmatched offers so)
+        defaults = [s["default"] for s in statements if s["default"] != "api"]
+        default = defaults[0] if defaults else "api"
+        real = pl.lit(False)
+        for selector in (sel for s in statements for sel in s["api"]):
+            match = pl.lit(True)
+            for key, value in selector.items():
+                match &= pl.col(key) == value
+            real |= match.fill_null(False)
+        result = (
+            pl.when((pl.col("load_id") == load_id) & (pl.col("provenance") == "api") & ~real)
+            .then(pl.lit(default))
+            .otherwise(result)
+        )
+    return offers.with_columns(result.alias("provenance"))
