@@ -182,9 +182,8 @@ def estimate_train(
             full_recompute=full_recompute,
             warehouse=warehouse_path(warehouse),
         )
-        doc = estimate_document(frame, typed_precision)
-        asked = include_illustrative or rate is not None
-        doc["left_out"] = _left_out(choice, pricing, asked, warehouse)
+        doc = _answer(frame, typed_precision, choice, pricing, warehouse,
+                      asked=include_illustrative or rate is not None)  # fmt: skip
         if json_out:
             emit_json(doc)
             return
@@ -278,9 +277,8 @@ def estimate_infer(
             include_illustrative=include_illustrative,
             warehouse=warehouse_path(warehouse),
         )
-        doc = estimate_document(frame, typed_precision)
-        asked = include_illustrative or rate is not None
-        doc["left_out"] = _left_out(choice, pricing, asked, warehouse)
+        doc = _answer(frame, typed_precision, choice, pricing, warehouse,
+                      asked=include_illustrative or rate is not None)  # fmt: skip
         if json_out:
             emit_json(doc)
             return
@@ -353,14 +351,23 @@ def _print_alternatives(doc: dict[str, Any], total_key: str) -> None:
         print_wrapped(left_out_line(doc["left_out"]))
 
 
-def _left_out(
-    choice: names.Gpu, pricing: str | None, skip: bool, warehouse: Any
-) -> dict[str, int]:
-    """The current prices of this GPU (and pricing model) an estimate left out by default
-    (illustrative, unverified); nothing when they were asked for or a --rate was given."""
-    if skip:
-        return {}
-    with api.connect(warehouse_path(warehouse)) as con:
-        return api.read_left_out(con, choice, pricing=pricing)
+def _answer(
+    frame: pl.DataFrame,
+    typed_precision: str,
+    choice: names.Gpu,
+    pricing: str | None,
+    warehouse: Any,
+    *,
+    asked: bool,
+) -> dict[str, Any]:
+    """The estimate's document (what --json prints) with `left_out`: the current prices of
+    this GPU (and pricing model) it left out by default (illustrative, unverified); nothing
+    when they were `asked` for (--include-illustrative) or a --rate was given."""
+    doc = estimate_document(frame, typed_precision)
+    doc["left_out"] = {}
+    if not asked:
+        with api.connect(warehouse_path(warehouse)) as con:
+            doc["left_out"] = api.read_left_out(con, choice, pricing=pricing)
+    return doc
 
 
