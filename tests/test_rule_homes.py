@@ -259,3 +259,45 @@ def test_the_provider_vocabulary_is_read_in_one_place():
     # and the names people type are parsed in the bottom package, with no copy left above
     assert where(r"def\s+provider\(", PY) == {"common/names.py"}
     assert not (ROOT / "services" / "names.py").exists()
+
+
+FLAGS = "sql/intermediate/int_offers_flagged.sql"
+# the price history's readers state the same two flags over closed price periods as well
+# (fct_gpu_prices' is_verified; the verified whole-machine filters of alert_price_moves,
+# the report's price steps and a usage budget's history): none of them reads a current
+# offer, and a new one fails the test below
+HISTORY_FLAGS = {
+    "sql/alert_inputs/alert_price_moves.sql",
+    "warehouse/queries/report_price_steps.sql",
+    "services/alerts.py",
+}
+
+
+def test_the_flags_of_a_usable_offer_have_one_home():
+    """is_verified (the provenance vocabulary, none stated = 'api') and is_comparable (a
+    priced whole machine with a known GPU, none stated = host included) are computed in
+    int_offers_flagged; int_offers_usable keeps the rows with both; an offers frame a
+    caller hands the planner goes through those same files (warehouse/usable.py)."""
+    assert where(r"\bas\s+is_comparable\b", SQL + PY) == {FLAGS}
+    assert where(r"coalesce\(\s*(\w+\.)?is_verified\s*,\s*false\s*\)", SQL) == {
+        FLAGS,
+        "sql/marts/fct_gpu_prices.sql",
+    }
+    whole_machine = (
+        r"coalesce\(\s*(\w+\.)?host_included\s*,\s*true\s*\)"
+        r"|\"host_included\"\s*\)\s*\.fill_null\(\s*True"
+    )
+    assert where(whole_machine, SQL + PY) == {FLAGS} | HISTORY_FLAGS
+    # above the warehouse no code filters on the flags or on what they are made of
+    api_side = [p for p in PY if "gpu_pricing" in p.relative_to(ROOT).parts]
+    restated = (
+        r"pl\.col\(\s*\"(provenance|host_included|is_verified|is_comparable)\"\s*\)"
+        r"|[\"'](api|illustrative|unverified|published_sheet)[\"']"
+        r"|\b(provenance|host_included|is_verified|is_comparable)\b\s*(==|!=|=|\bis\b|\bin\b)"
+    )
+    assert where(restated, api_side) == set()
+    # and the planner's offers go through the rule: the frame runs int_offers_usable
+    assert where(r"\busable\(\s*offers\s*\)", api_side) == {"gpu_pricing/plan/shared.py"}
+    runner = code(ROOT / "warehouse" / "usable.py")
+    for name in ("int_provenances", "int_offers_flagged", "int_offers_usable"):
+        assert f'"{name}"' in runner, name

@@ -184,11 +184,15 @@ def read_left_out(
     """The current prices a default answer for these filters leaves out, counted by
     provenance (illustrative, unverified: int_provenances' is_verified false): what
     `include_illustrative` would add to `rates`. Empty when nothing is left out."""
-    every = read_rates(
-        con, gpu, memory=memory, pricing=pricing, provider=provider, region=region,
-        include_illustrative=True, include_gpu_only=include_gpu_only,
-    )  # fmt: skip
-    hidden = every.filter(~pl.col("is_verified"))
+    asked = {"memory": memory, "pricing": pricing, "provider": provider, "region": region}
+    every, shown = (
+        read_rates(
+            con, gpu, **asked, include_illustrative=illustrative, include_gpu_only=include_gpu_only
+        )
+        for illustrative in (True, False)
+    )
+    key = ["provider", "region", "zone", "instance_type", "pricing_model"]
+    hidden = every.join(shown, on=key, how="anti", nulls_equal=True)
     return dict(hidden.group_by("provenance").len().sort("provenance").iter_rows())
 
 

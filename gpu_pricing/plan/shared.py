@@ -14,6 +14,7 @@ from models.conventions import (
     HOURS_PER_YEAR,
     TRAINING_BYTES_PER_PARAM,
 )
+from warehouse.usable import usable
 
 GIB = BYTES_PER_GIB
 # a commitment's minimum term (seed_conventions' 365-day year): reservations and savings
@@ -228,7 +229,9 @@ def usable_offers(offers: pl.DataFrame, specs: pl.DataFrame, precision: str) -> 
     """Offers that are whole machines with a price and a known peak at `precision`: the
     peak joined from the specs frame (dim_gpus: gpu_name, gpu_memory_gib, <precision>_tflops;
     or dim_gpu_variants, also keyed by gpu_variant, so each offer gets its own form
-    factor's peak)."""
+    factor's peak). Only the offers the warehouse's usable-offer rule keeps count
+    (warehouse.usable runs int_offers_usable over the frame: verified provenance, a
+    comparable whole-machine price); a frame read from the warehouse already is."""
     keys = spec_keys(specs, offers)
     if "gpu_variant" in specs.columns and "gpu_variant" not in keys:
         # offers that name no form factor: each GPU's default one, one row per name x memory
@@ -242,9 +245,9 @@ def usable_offers(offers: pl.DataFrame, specs: pl.DataFrame, precision: str) -> 
         # cheapest-first (offers_usable reads cheapest_order, int_offers_current)
         offers = offers.with_row_index("cheapest_order", offset=1)
     return (
-        offers.filter(
-            pl.col("gpu_name").is_not_null()
-            & (pl.col("price_usd_per_gpu_hour") > 0)
+        usable(offers)
+        .filter(
+            (pl.col("price_usd_per_gpu_hour") > 0)
             & (pl.col("gpu_count") >= 1)
             & (pl.col("gpu_count") == pl.col("gpu_count").floor())
         )

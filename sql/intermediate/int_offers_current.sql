@@ -1,12 +1,9 @@
 -- The latest price of every offer: provider x region x zone x instance_type x pricing_model.
 -- Where a pricing model has several variants (reservation upfront options, RunPod
 -- secure/community) the cheapest is shown and pricing_detail names it.
--- Two rules have their one home here, as columns every consumer filters on:
--- * is_verified: the provenance counts by default (int_provenances);
--- * is_comparable: a priced machine with a known GPU, so its per-GPU-hour rate can be
---   ranked against others (an accelerator-only price, host_included = false, is not a
---   machine anyone can run: its host is billed apart).
--- int_offers_usable keeps the rows with both.
+-- It carries the two flags of int_offers_flagged (their one home) as columns every
+-- consumer filters on: is_verified (the provenance counts by default) and is_comparable
+-- (a priced whole machine with a known GPU); int_offers_usable keeps the rows with both.
 -- gpu_variant: the form factor the offer is costed as (dim_gpu_variants): the provider's
 -- own where the seeds list it (H100 PCIe), else the default variant of the name and memory.
 -- Dates: source_effective_at is the date the source states for the price (a sheet row's
@@ -15,7 +12,7 @@
 -- this price (the history keeps the fetch that opened a price period). effective_at and
 -- fetched_at keep their contract names and hold the same two values.
 with open_prices as (
-    select * from snp_offers_history where valid_to is null
+    select * from int_offers_flagged
 ),
 
 ranked as (
@@ -26,10 +23,6 @@ ranked as (
             order by price_usd_per_hour, pricing_detail nulls first
         ) as variant_rank
     from open_prices
-),
-
-provenances as (
-    select * from int_provenances
 ),
 
 -- the spec row each offer is costed with: its own form factor where the seeds list it
@@ -66,15 +59,11 @@ current_offers as (
         r.gpu_memory_gib, r.gpu_count,
         r.vcpus, r.memory_gib, r.pricing_model, r.pricing_detail, r.price_usd_per_hour,
         r.price_usd_per_gpu_hour, r.price_flag,
-        coalesce(r.host_included, true) as host_included, r.capacity_instances,
-        coalesce(r.provenance, 'api') as provenance,
-        coalesce(p.is_verified, false) as is_verified,
-        r.gpu_name is not null and r.price_usd_per_gpu_hour is not null
-            and coalesce(r.host_included, true) as is_comparable,
+        r.host_included, r.capacity_instances, r.provenance, r.is_verified,
+        r.is_comparable,
         r.effective_at as source_effective_at, r.fetched_at as first_seen_at,
         r.effective_at, r.fetched_at, r.load_id, r.connector
     from ranked r
-    left join provenances p on p.provenance = coalesce(r.provenance, 'api')
     left join resolved x
       on x.provider = r.provider and x.region = r.region and x.zone is not distinct from r.zone
      and x.instance_type = r.instance_type and x.pricing_model = r.pricing_model
