@@ -89,6 +89,47 @@ PrecisionOpt = Annotated[
     ),
 ]
 
+# the serving inputs `estimate infer` and `plan serve` share (one roofline: models/serving.py)
+PromptTokensOpt = Annotated[
+    float, typer.Option("--prompt-tokens", min=0, help="input tokens per request (prefill)")
+]
+OutputTokensOpt = Annotated[
+    float, typer.Option("--output-tokens", min=1, help="generated tokens per request")
+]
+ContextTokensOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--context-tokens",
+        min=0,
+        help="KV cache length read per decode step (default: prompt + half the output)",
+    ),
+]
+KvBytesOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--kv-bytes-per-token",
+        help="KV cache bytes per token (default: full attention of the model's shape; "
+        "Llama 3 70B with grouped-query attention: 327680)",
+    ),
+]
+BandwidthShareOpt = Annotated[
+    float,
+    typer.Option(
+        "--bandwidth-share",
+        help="share of peak memory bandwidth a decode step reaches (the default was "
+        "measured on an H100 with plain PyTorch; serving engines reach more)",
+    ),
+]
+ComputeShareOpt = Annotated[
+    float,
+    typer.Option(
+        "--compute-share",
+        help="share of peak FLOPs a compute-bound step or prefill reaches (the default "
+        "was measured on the same H100)",
+    ),
+]
+
+
 def checked(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call a models/ formula; a ValueError naming one of its inputs names the flag too."""
     try:

@@ -13,11 +13,17 @@ from gpu_pricing import api
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, left_out_line, print_wrapped, table
 from gpu_pricing.cli.costs import (
+    BandwidthShareOpt,
+    ComputeShareOpt,
+    ContextTokensOpt,
     GpuOpt,
     IncludeIllustrativeOpt,
+    KvBytesOpt,
     MemoryOpt,
+    OutputTokensOpt,
     PrecisionOpt,
     PricingOpt,
+    PromptTokensOpt,
     RateOpt,
     checked,
     print_lines,
@@ -176,9 +182,8 @@ def estimate_train(
             full_recompute=full_recompute,
             warehouse=warehouse_path(warehouse),
         )
-        doc = estimate_document(frame, typed_precision)
-        asked = include_illustrative or rate is not None
-        doc["left_out"] = _left_out(choice, pricing, asked, warehouse)
+        doc = _answer(frame, typed_precision, choice, pricing, warehouse,
+                      asked=include_illustrative or rate is not None)  # fmt: skip
         if json_out:
             emit_json(doc)
             return
@@ -224,12 +229,8 @@ def estimate_infer(
     gpu: GpuOpt,
     warehouse: WarehouseOpt = None,
     memory: MemoryOpt = None,
-    prompt_tokens: Annotated[
-        float, typer.Option("--prompt-tokens", min=0, help="input tokens per request (prefill)")
-    ] = 1024.0,
-    output_tokens: Annotated[
-        float, typer.Option("--output-tokens", min=1, help="generated tokens per request")
-    ] = 256.0,
+    prompt_tokens: PromptTokensOpt = 1024.0,
+    output_tokens: OutputTokensOpt = 256.0,
     batch: Annotated[
         int,
         typer.Option(
@@ -239,38 +240,10 @@ def estimate_infer(
             "`plan serve` picks the cheapest batch meeting a latency bound)",
         ),
     ] = 1,
-    context_tokens: Annotated[
-        float | None,
-        typer.Option(
-            "--context-tokens",
-            min=0,
-            help="KV cache length read per decode step (default: prompt + half the output)",
-        ),
-    ] = None,
-    kv_bytes_per_token: Annotated[
-        float | None,
-        typer.Option(
-            "--kv-bytes-per-token",
-            help="KV cache bytes per token (default: full attention of the model's shape; "
-            "Llama 3 70B with grouped-query attention: 327680)",
-        ),
-    ] = None,
-    bandwidth_share: Annotated[
-        float,
-        typer.Option(
-            "--bandwidth-share",
-            help="share of peak memory bandwidth a decode step reaches (default: 0.61, "
-            "measured on an H100 with plain PyTorch; serving engines reach more)",
-        ),
-    ] = DECODE_BANDWIDTH_SHARE,
-    compute_share: Annotated[
-        float,
-        typer.Option(
-            "--compute-share",
-            help="share of peak FLOPs a compute-bound step or prefill reaches (default: 0.6, "
-            "measured on the same H100)",
-        ),
-    ] = DECODE_COMPUTE_SHARE,
+    context_tokens: ContextTokensOpt = None,
+    kv_bytes_per_token: KvBytesOpt = None,
+    bandwidth_share: BandwidthShareOpt = DECODE_BANDWIDTH_SHARE,
+    compute_share: ComputeShareOpt = DECODE_COMPUTE_SHARE,
     pricing: PricingOpt = "on_demand",
     rate: RateOpt = None,
     precision: PrecisionOpt = "bf16",
@@ -304,9 +277,8 @@ def estimate_infer(
             include_illustrative=include_illustrative,
             warehouse=warehouse_path(warehouse),
         )
-        doc = estimate_document(frame, typed_precision)
-        asked = include_illustrative or rate is not None
-        doc["left_out"] = _left_out(choice, pricing, asked, warehouse)
+        doc = _answer(frame, typed_precision, choice, pricing, warehouse,
+                      asked=include_illustrative or rate is not None)  # fmt: skip
         if json_out:
             emit_json(doc)
             return
@@ -379,14 +351,23 @@ def _print_alternatives(doc: dict[str, Any], total_key: str) -> None:
         print_wrapped(left_out_line(doc["left_out"]))
 
 
-def _left_out(
-    choice: names.Gpu, pricing: str | None, skip: bool, warehouse: Any
-) -> dict[str, int]:
-    """The current prices of this GPU (and pricing model) an estimate left out by default
-    (illustrative, unverified); nothing when they were asked for or a --rate was given."""
-    if skip:
-        return {}
-    with api.connect(warehouse_path(warehouse)) as con:
-        return api.read_left_out(con, choice, pricing=pricing)
+def _answer(
+    frame: pl.DataFrame,
+    typed_precision: str,
+    choice: names.Gpu,
+    pricing: str | None,
+    warehouse: Any,
+    *,
+    asked: bool,
+) -> dict[str, Any]:
+    """The estimate's document (what --json prints) with `left_out`: the current prices of
+    this GPU (and pricing model) it left out by default (illustrative, unverified); nothing
+    when they were `asked` for (--include-illustrative) or a --rate was given."""
+    doc = estimate_document(frame, typed_precision)
+    doc["left_out"] = {}
+    if not asked:
+        with api.connect(warehouse_path(warehouse)) as con:
+            doc["left_out"] = api.read_left_out(con, choice, pricing=pricing)
+    return doc
 
 

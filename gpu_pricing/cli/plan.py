@@ -23,7 +23,16 @@ from gpu_pricing import api
 from gpu_pricing import plan as planner
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
 from gpu_pricing.cli._output import emit_json, print_wrapped, table, wrapped_lines
-from gpu_pricing.cli.costs import checked
+from gpu_pricing.cli.costs import (
+    BandwidthShareOpt,
+    ComputeShareOpt,
+    ContextTokensOpt,
+    KvBytesOpt,
+    OutputTokensOpt,
+    PrecisionOpt,
+    PromptTokensOpt,
+    checked,
+)
 from gpu_pricing.plan import amount_label
 from models import scaling, serving
 
@@ -98,9 +107,6 @@ GpuNamesOpt = Annotated[
     typer.Option(
         "--gpu", help="comma-separated GPU names, any case or alias, e.g. 'H100 SXM,b200' (default: all)"
     ),
-]
-PrecisionOpt = Annotated[
-    str, typer.Option("--precision", help="peak FLOPs column of dim_gpus: fp32|tf32|bf16|fp8")
 ]
 
 
@@ -338,20 +344,9 @@ def plan_serve(
             "--requests-per-month", help="requests per month, e.g. 10M (of prompt + output tokens)"
         ),
     ] = None,
-    prompt_tokens: Annotated[
-        float, typer.Option("--prompt-tokens", min=0, help="input tokens per request (prefill)")
-    ] = 1024.0,
-    output_tokens: Annotated[
-        float, typer.Option("--output-tokens", min=1, help="generated tokens per request")
-    ] = 256.0,
-    context_tokens: Annotated[
-        float | None,
-        typer.Option(
-            "--context-tokens",
-            min=0,
-            help="KV cache length read per decode step (default: prompt + half the output)",
-        ),
-    ] = None,
+    prompt_tokens: PromptTokensOpt = 1024.0,
+    output_tokens: OutputTokensOpt = 256.0,
+    context_tokens: ContextTokensOpt = None,
     batch: Annotated[
         int | None,
         typer.Option(
@@ -368,22 +363,9 @@ def plan_serve(
             help="latency bound: tokens per second each user gets at least",
         ),
     ] = planner.DEFAULT_MIN_TOKENS_PER_SECOND_PER_USER,
-    kv_bytes_per_token: Annotated[
-        float | None,
-        typer.Option(
-            "--kv-bytes-per-token",
-            help="KV cache bytes per token (default: full attention of the model's shape; "
-            "Llama 3 70B with grouped-query attention: 327680)",
-        ),
-    ] = None,
-    bandwidth_share: Annotated[
-        float,
-        typer.Option("--bandwidth-share", help="share of peak memory bandwidth a decode step reaches"),
-    ] = serving.DECODE_BANDWIDTH_SHARE,
-    compute_share: Annotated[
-        float,
-        typer.Option("--compute-share", help="share of peak FLOPs a compute-bound step reaches"),
-    ] = serving.DECODE_COMPUTE_SHARE,
+    kv_bytes_per_token: KvBytesOpt = None,
+    bandwidth_share: BandwidthShareOpt = serving.DECODE_BANDWIDTH_SHARE,
+    compute_share: ComputeShareOpt = serving.DECODE_COMPUTE_SHARE,
     peak_to_average: Annotated[
         float, typer.Option("--peak-to-average", help="peak load / average load, >= 1")
     ] = 2.0,
