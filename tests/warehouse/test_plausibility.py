@@ -17,6 +17,7 @@ import duckdb
 import pytest
 
 from connectors import registry
+from connectors.aws.parse_specs import bundled_specs
 from connectors.kit.page import FetchContext
 from connectors.kit.snapshot import DEMO_DIR
 from flows import pipeline
@@ -232,11 +233,12 @@ def test_an_offer_of_a_gpu_without_a_reference_row_is_held_back_and_named(tmp_pa
 
 
 def test_an_aws_spot_point_of_an_instance_whose_gpu_has_no_reference_row(tmp_path):
-    """The AWS case: an instance type the connector knows (connectors/aws/instance_types.csv)
-    whose GPU has no seed row yet; its spot offer and points are held back."""
+    """The AWS case: an instance type the connector knows (connectors/aws/instance_types.csv,
+    named by the shared GPU rule) whose GPU has no seed row yet; its spot offer and points
+    are held back."""
     repo = DEMO_DIR.parent.parent
     known = {r["gpu_name"] for r in csv.DictReader((repo / "sql/seeds/seed_gpu_specs.csv").open())}
-    listed = csv.DictReader((repo / "connectors/aws/instance_types.csv").open())
+    listed = bundled_specs().iter_rows(named=True)
     orphan = next((r for r in listed if r["gpu_name"] and r["gpu_name"] not in known), None)
     if orphan is None:
         pytest.skip("every GPU of connectors/aws/instance_types.csv has a seed row")
