@@ -12,9 +12,10 @@ DigitalOcean get their key echoed bare; Verda's OAuth2 token endpoint hands out 
 token that the API then echoes with the client secret; Crusoe's signed `Authorization`
 (access key and request signature) is echoed; Vultr and CloudRift (keyless) echo every
 secret; a local gRPC server fails every Nebius call UNAUTHENTICATED with the IAM token in
-its status details and trailing metadata. Then the real commands run, each in its own
-process started through `gpu_pricing.cli.main` (as the `gpu-pricing` script does), with every
-connector pointed at the local server: `snapshot record` (text and --json), `refresh`
+its status details and trailing metadata. Then the real commands run through `gpu_pricing.cli.main` (as the `gpu-pricing` script
+does), in two processes of their own (one for the commands without Prefect, one for those
+through it), each command's stdout and stderr captured apart, with every connector pointed
+at the local server: `snapshot record` (text and --json), `refresh`
 (text and --json, against a Prefect server started for the test, so flow and task logs,
 states and artifacts land in a test-scoped Prefect database), the refresh flow called
 directly, and `alerts check` (text and --json) with a webhook target that fails. Every
@@ -232,15 +233,45 @@ LAUNCHER = textwrap.dedent(
     seeweb.PLANS_URL = base + "/seeweb/ecs/v2/plans"
     make_sdk = nebius.make_sdk  # the local gRPC server instead of Nebius' endpoints
     nebius.make_sdk = lambda token, address=None: make_sdk(token, os.environ["LEAK_NEBIUS"])
-    if sys.argv[1] == "--flow":
-        from flows.refresh import refresh
 
-        refresh(**json.loads(sys.argv[2]))
-    else:
-        from gpu_pricing.cli import main
+    import logging, traceback
 
-        sys.argv = ["gpu-pricing", *sys.argv[1:]]
-        main()
+    # Each command of the list runs in turn in this process, its output (file
+    # descriptors 1 and 2, so log handlers and C-level writes too) in files of its own,
+    # and the Python streams and root handlers put back as a fresh process has them.
+    commands, out = json.loads(sys.argv[1]), sys.argv[2]
+    streams, handlers = (sys.stdout, sys.stderr), list(logging.root.handlers)
+    saved = os.dup(1), os.dup(2)
+    codes = {}
+    for index, (name, args) in enumerate(commands):
+        sys.stdout, sys.stderr = streams
+        logging.root.handlers[:] = handlers
+        with open(f"{out}/{index}.out", "wb") as o, open(f"{out}/{index}.err", "wb") as e:
+            os.dup2(o.fileno(), 1)
+            os.dup2(e.fileno(), 2)
+            code = 0
+            try:
+                if args[0] == "--flow":
+                    from flows.refresh import refresh
+
+                    refresh(**json.loads(args[1]))
+                else:
+                    from gpu_pricing.cli import main
+
+                    sys.argv = ["gpu-pricing", *args]
+                    main()
+            except SystemExit as exit:
+                code = exit.code if isinstance(exit.code, int) else int(exit.code is not None)
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            for stream in (sys.stdout, sys.stderr, *streams):
+                stream.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+        codes[name] = code
+    with open(f"{out}/codes.json", "w") as f:
+        json.dump(codes, f)
     """
 )
 
@@ -324,7 +355,7 @@ providers = ["azure"]
 
 
 @pytest.fixture(scope="module")
-def leak_run(tmp_path_factory, server, nebius_server, prefect_server, demo_warehouse):
+def leak_run(tmp_path_factory, server, nebius_server, prefect_server, demo_counted_warehouse):
     """Runs every command once; returns the outputs and the directory everything went to.
     Two lanes run side by side, each in order: the commands without Prefect (snapshot
     record, then alerts check on their own warehouse) while the Prefect server starts and
@@ -364,7 +395,9 @@ def leak_run(tmp_path_factory, server, nebius_server, prefect_server, demo_wareh
     warehouse = work / "gpu_pricing.duckdb"
     recorded = work / "recorded.duckdb"  # no warehouse yet: the look-back windows apply
     alerts_warehouse = work / "alerts.duckdb"
-    shutil.copy(demo_warehouse, alerts_warehouse)
+    # every demo price counted: the Azure H100 prices the rule watches are illustrative in
+    # the demo, which a rate rule never reads (then nothing would fire and be delivered)
+    shutil.copy(demo_counted_warehouse, alerts_warehouse)
     region = ["--regions", "us-east-1"]
     without_prefect = {
         "snapshot record --json": ["snapshot", "record", str(work / "snap_json"), *region,
@@ -386,11 +419,22 @@ def leak_run(tmp_path_factory, server, nebius_server, prefect_server, demo_wareh
     results = {}
 
     def run(commands: dict[str, list[str]]) -> None:
-        for name, args in commands.items():
-            results[name] = subprocess.run(
-                [sys.executable, str(launcher), *args],
-                env=env, cwd=work, capture_output=True, timeout=600,
+        """One process (started as the `gpu-pricing` script starts) runs the lane's
+        commands in turn, each command's stdout and stderr kept apart; what the process
+        itself prints outside the commands is checked as well."""
+        out = tmp_path_factory.mktemp("outputs")
+        lane = subprocess.run(
+            [sys.executable, str(launcher), json.dumps(list(commands.items())), str(out)],
+            env=env, cwd=work, capture_output=True, timeout=900,
+        )  # fmt: skip
+        assert (out / "codes.json").exists(), lane.stderr.decode()[-3000:]
+        codes = json.loads((out / "codes.json").read_text())
+        for index, (name, args) in enumerate(commands.items()):
+            results[name] = subprocess.CompletedProcess(
+                args, codes[name], (out / f"{index}.out").read_bytes(),
+                (out / f"{index}.err").read_bytes(),
             )  # fmt: skip
+        results[f"the process of {next(iter(commands))}"] = lane
 
     with ThreadPoolExecutor(max_workers=1) as lane:
         first = lane.submit(run, without_prefect)

@@ -1,12 +1,16 @@
 """`warehouse.publish` against a real S3-compatible server (moto, loopback): two nights
 published, read back with pyiceberg and Polars, compared with the DuckDB marts; time travel
-to the first night; an interrupted publish leaves the previous night readable."""
+to the first night; an interrupted publish leaves the previous night readable (the first
+two tests read one shared run of the two nights)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
+import uuid
+from types import SimpleNamespace
 
 import duckdb
 import polars as pl
@@ -37,13 +41,70 @@ def same_rows(got: pl.DataFrame, want: pl.DataFrame) -> None:
     )
 
 
-def test_two_nights_on_s3_read_back_equal_with_time_travel(s3, bucket, warehouse, tmp_path):
+@pytest.fixture(scope="module")
+def two_nights(s3_endpoint, demo_warehouse, tmp_path_factory):
+    """The two nights the first tests read, published once for them: night 1 published,
+    night 2 refreshed, a publish of night 2 that dies after three tables (what a reader
+    sees then is kept for the checks), and the publish run again. The default catalog is
+    replaced only after every table is written, so the publish run again starts from the
+    catalog of night 1 as a first try would (its only trace, the dead try's unreferenced
+    data files, is why the layout check reads the files the tables reference)."""
+    import boto3
+
+    from tests._warehouse import copy_warehouse
+
+    root = tmp_path_factory.mktemp("two_nights")
+    s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1")
+    bucket = f"team-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
     to = f"s3://{bucket}/team/prices"
-    night1 = tmp_path / "night1.duckdb"
+    warehouse = copy_warehouse(demo_warehouse, root / "night" / "gpu_pricing.duckdb")
+    night1 = root / "night1.duckdb"
     shutil.copyfile(warehouse, night1)
     first = pub.publish(warehouse, to)
-    refresh_night2(warehouse, tmp_path)
+    refresh_night2(warehouse, root)
+
+    real_write = pub._write_table
+    written = []
+
+    def dies_after_three(catalog, ident, *args, **kwargs):
+        if len(written) == 3:
+            raise OSError("connection reset by peer")
+        written.append(ident[1])
+        return real_write(catalog, ident, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pub, "_write_table", dies_after_three)
+        try:
+            pub.publish(warehouse, to)
+        except pub.PublishError as exc:
+            error = exc
+        else:
+            error = None
+    # what a reader sees between the dead try and the next one
+    cat = pub.open_catalog(to, workdir=root)
+    between = {}
+    for result in first.tables:
+        table = cat.load_table(("gpu_pricing", result.name))
+        between[result.name] = (
+            table.current_snapshot().snapshot_id,
+            pl.from_arrow(table.scan().to_arrow()),
+        )
+    manifest = json.loads(
+        s3.get_object(Bucket=bucket, Key="team/prices/manifest.json")["Body"].read()
+    )
     second = pub.publish(warehouse, to)
+    return SimpleNamespace(
+        s3=s3, bucket=bucket, to=to, warehouse=warehouse, night1=night1, first=first,
+        written=written, error=error, between=between, manifest_between=manifest,
+        second=second,
+    )  # fmt: skip
+
+
+def test_two_nights_on_s3_read_back_equal_with_time_travel(two_nights, tmp_path):
+    s3, bucket, to = two_nights.s3, two_nights.bucket, two_nights.to
+    warehouse, night1 = two_nights.warehouse, two_nights.night1
+    first, second = two_nights.first, two_nights.second
 
     cat = pub.open_catalog(to, workdir=tmp_path)
     assert sorted(t[1] for t in cat.list_tables("gpu_pricing")) == sorted(NAMES)
@@ -83,13 +144,15 @@ def test_two_nights_on_s3_read_back_equal_with_time_travel(s3, bucket, warehouse
     assert spot.current_snapshot().summary["added-records"] == "1"
     # history is partitioned by provider and month
     assert [f.name for f in prices.spec().fields] == ["provider", "valid_from_month"]
-    keys = [
-        o["Key"]
+    keys = {
+        f"s3://{bucket}/{o['Key']}"
         for o in s3.list_objects_v2(
             Bucket=bucket, Prefix="team/prices/gpu_pricing/fct_gpu_prices/data/"
         )["Contents"]
-    ]
-    assert any("/provider=aws/valid_from_month=2026-11/" in k for k in keys)
+    }
+    files = [task.file.file_path for task in prices.scan().plan_files()]
+    assert files and set(files) <= keys
+    assert any("/provider=aws/valid_from_month=2026-11/" in f for f in files)
 
     # the manifest: the last complete publish
     manifest = json.loads(
@@ -121,45 +184,26 @@ def test_two_nights_on_s3_read_back_equal_with_time_travel(s3, bucket, warehouse
     con.close()
 
 
-def test_interrupted_publish_leaves_the_previous_night_readable(
-    s3, bucket, warehouse, tmp_path, monkeypatch
-):
-    to = f"s3://{bucket}/prices"
-    night1 = tmp_path / "night1.duckdb"
-    shutil.copyfile(warehouse, night1)
-    first = pub.publish(warehouse, to)
-    refresh_night2(warehouse, tmp_path)
+def test_interrupted_publish_leaves_the_previous_night_readable(two_nights, tmp_path):
+    warehouse, first = two_nights.warehouse, two_nights.first
+    assert two_nights.error is not None, "the publish that dies after three tables raised nothing"
+    assert re.search(
+        r"table mart_spot_price_stats: OSError: connection reset", str(two_nights.error)
+    ), two_nights.error
+    # three tables committed to the working catalog, then it died
+    assert two_nights.written == NAMES[:3]
 
-    real_write = pub._write_table
-    written = []
-
-    def dies_after_three(catalog, ident, *args, **kwargs):
-        if len(written) == 3:
-            raise OSError("connection reset by peer")
-        written.append(ident[1])
-        return real_write(catalog, ident, *args, **kwargs)
-
-    monkeypatch.setattr(pub, "_write_table", dies_after_three)
-    with pytest.raises(
-        pub.PublishError, match=r"table mart_spot_price_stats: OSError: connection reset"
-    ):
-        pub.publish(warehouse, to)
-    assert written == NAMES[:3]  # three tables committed to the working catalog, then it died
-
-    # every table, including the three written, still reads as the first night
-    cat = pub.open_catalog(to, workdir=tmp_path)
+    # every table, including the three written, still read as the first night
+    assert set(two_nights.between) == set(NAMES)
     for result in first.tables:
-        table = cat.load_table(("gpu_pricing", result.name))
-        assert table.current_snapshot().snapshot_id == result.snapshot_id
-        same_rows(pl.from_arrow(table.scan().to_arrow()), duck(night1, result.name))
-    manifest = json.loads(s3.get_object(Bucket=bucket, Key="prices/manifest.json")["Body"].read())
-    assert manifest["publish_id"] == first.publish_id
+        snapshot_id, rows = two_nights.between[result.name]
+        assert snapshot_id == result.snapshot_id
+        same_rows(rows, duck(two_nights.night1, result.name))
+    assert two_nights.manifest_between["publish_id"] == first.publish_id
 
     # the next attempt converges: no duplicate appends, two snapshots per table
-    monkeypatch.setattr(pub, "_write_table", real_write)
-    again = pub.publish(warehouse, to)
-    cat = pub.open_catalog(to, workdir=tmp_path)
-    for result in again.tables:
+    cat = pub.open_catalog(two_nights.to, workdir=tmp_path)
+    for result in two_nights.second.tables:
         table = cat.load_table(("gpu_pricing", result.name))
         assert len(table.snapshots()) == 2
         same_rows(pl.from_arrow(table.scan().to_arrow()), duck(warehouse, result.name))
