@@ -162,6 +162,48 @@ def test_no_connector_keeps_a_gpu_map_of_its_own():
     assert found == {}, f"GPU names written in connector code (a map of its own): {found}"
 
 
+# the columns the shared GPU rule fills: a table in a connector folder that has one states
+# a GPU's identity itself instead of handing over the source's words
+IDENTITY_COLUMNS = {"gpu_name", "gpu_variant"}
+
+
+def csv_header(path: Path) -> list[str]:
+    import csv
+
+    with path.open(newline="", encoding="utf-8") as fh:
+        return [c.strip().lower() for c in next(csv.reader(fh), [])]
+
+
+def identity_columns(folder: Path) -> dict[str, list[str]]:
+    """CSV tables (sheets, bundled spec tables, their demo copies) under `folder` with a
+    column the shared GPU rule fills."""
+    found = {}
+    for path in sorted(folder.rglob("*.csv")):
+        if stated := sorted(IDENTITY_COLUMNS & set(csv_header(path))):
+            found[str(path.relative_to(folder.parent))] = stated
+    return found
+
+
+def test_no_connector_table_states_a_gpu_identity_of_its_own():
+    """A price sheet or a bundled table (AWS's instance_types.csv) records the GPU as the
+    source writes it (`gpu`: "h100 sxm 80gb", "RTX PRO Server 6000") and the memory it
+    states; common/gpu.py names it. A column of canonical names beside them is a second
+    copy of the rule, published as written."""
+    assert identity_columns(ROOT / "connectors") == {}
+
+
+def test_the_table_check_catches_a_column_of_canonical_names(tmp_path):
+    (tmp_path / "sheets").mkdir()
+    (tmp_path / "sheets" / "new.csv").write_text("provider,instance_type,gpu_name\nx,y,H100\n")
+    (tmp_path / "types.csv").write_text("instance_type,GPU_Variant\np5,SXM\n")
+    (tmp_path / "words.csv").write_text("instance_type,gpu,gpu_memory_gib\np5,h100 sxm,80\n")
+    found = identity_columns(tmp_path)
+    assert {Path(k).name: v for k, v in found.items()} == {
+        "new.csv": ["gpu_name"],
+        "types.csv": ["gpu_variant"],
+    }
+
+
 @pytest.mark.parametrize(
     ("what", "pattern"),
     [

@@ -18,20 +18,35 @@ from connectors.kit.decode import guard_pages
 # --- instance specs ------------------------------------------------------------------------
 
 
+def _identity(specs: pl.DataFrame) -> pl.DataFrame:
+    """`gpu_name` and `gpu_memory_gib` of spec rows that hold AWS's own words for the
+    accelerator (`_gpu`: "A10G", "RTX PRO Server 6000", "Trainium2") and one whole GPU's
+    memory as AWS states it (`_mib`): the shared GPU rule names it and snaps the memory
+    to the marketed size (common/gpu.py). The live pages and the bundled table both pass
+    here; neither states a name itself."""
+    named = specs.with_columns(gpu_name=canonical(pl.col("_gpu")))
+    return named.with_columns(
+        gpu_memory_gib=snap(pl.col("gpu_name"), (pl.col("_mib") / 1024).round(2))
+    )
+
+
 def bundled_specs() -> pl.DataFrame:
-    return pl.read_csv(
+    """The recorded table (connectors/aws/instance_types.csv): AWS's words and MiB per
+    instance type, as DescribeInstanceTypes (or the instance-type page cited in `source`)
+    states them, through the same rule as the live pages."""
+    table = pl.read_csv(
         INSTANCE_TYPES_CSV,
         schema_overrides={
-            "gpu_memory_gib": pl.Float64,
+            "gpu_memory_mib": pl.Float64,
             "gpu_count": pl.Float64,
             "vcpus": pl.Float64,
             "memory_gib": pl.Float64,
         },
     ).select(
         "instance_type",
-        "gpu_name",
+        pl.col("gpu").alias("_gpu"),
         pl.col("gpu_manufacturer").str.to_uppercase(),
-        "gpu_memory_gib",
+        pl.col("gpu_memory_mib").alias("_mib"),
         "gpu_count",
         "vcpus",
         "memory_gib",
@@ -43,6 +58,7 @@ def bundled_specs() -> pl.DataFrame:
         pl.lit(None, dtype=pl.String).alias("load_id"),
         pl.lit(None, dtype=pl.Datetime("us")).alias("fetched_at"),
     )
+    return _identity(table).select(list(SPEC_COLUMNS))
 
 
 def parse_instance_types(pages: pl.DataFrame) -> pl.DataFrame:
@@ -86,9 +102,7 @@ def parse_instance_types(pages: pl.DataFrame) -> pl.DataFrame:
     ).cast(pl.Int64)
     specs = types.select(
         pl.col("InstanceType").alias("instance_type"),
-        canonical(pl.coalesce(gpu.struct.field("Name"), neuron.struct.field("Name"))).alias(
-            "gpu_name"
-        ),
+        pl.coalesce(gpu.struct.field("Name"), neuron.struct.field("Name")).alias("_gpu"),
         pl.coalesce(
             gpu.struct.field("Manufacturer"), pl.when(neuron.is_not_null()).then(pl.lit("AWS"))
         )
@@ -107,12 +121,9 @@ def parse_instance_types(pages: pl.DataFrame) -> pl.DataFrame:
         "load_id",
         "fetched_at",
     )
-    # the marketed size the shared GPU rule snaps the reported MiB to (common/gpu.py)
-    snapped = specs.with_columns(
-        gpu_memory_gib=snap(pl.col("gpu_name"), (pl.col("_mib") / 1024).round(2))
-    )
     return (
-        snapped.sort("fetched_at", "load_id", descending=True)
+        _identity(specs)
+        .sort("fetched_at", "load_id", descending=True)
         .unique("instance_type", keep="first", maintain_order=True)
         .select(list(SPEC_COLUMNS))
         .sort("instance_type")

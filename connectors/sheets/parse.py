@@ -4,7 +4,9 @@ Each page is one sheet; it is read with every column as text (a typed read would
 typo into a silent null), then every rule is an expression: explicit casts, dates, and a
 reason for each row that cannot be published. `as_of` becomes `effective_at`;
 `valid_until` becomes `expires_at`, so a historical row enters the history closed and
-never shows as a current offer. Every row gets a `provenance`: 'illustrative' where the
+never shows as a current offer. The sheet's `gpu` text and `instance_type` are the
+source's words for the GPU, named by the shared rule (common/gpu.py); the sheet states
+no canonical name. Every row gets a `provenance`: 'illustrative' where the
 sheet says so, 'unverified' where `source_url` is not a public http(s) address a reader can
 check, else 'published_sheet'. The same offer listed twice across the sheets is rejected
 (both rows), never silently de-duplicated.
@@ -27,6 +29,8 @@ def _read(load_id: str, sheet: str, payload: str) -> pl.DataFrame:
     """One sheet's rows, all text; a sheet that is not CSV becomes one row saying so."""
     try:
         rows = pl.read_csv(io.StringIO(payload), infer_schema=False)
+        if s.LEGACY_GPU_COLUMN in rows.columns and "gpu" not in rows.columns:
+            rows = rows.rename({s.LEGACY_GPU_COLUMN: "gpu"})
     except pl.exceptions.PolarsError as exc:
         return pl.DataFrame(
             {"load_id": [load_id], "_read_error": [f"sheet {sheet} is not readable CSV: {exc}"]},
@@ -117,6 +121,10 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
     currency = pl.col("source_currency").fill_null("USD").str.to_uppercase()
     illustrative = pl.col("illustrative").str.to_lowercase().is_in(s.TRUE_WORDS).fill_null(False)
     return df.with_columns(
+        # the GPU as the sheet writes it ("H100", "h100 sxm 80gb", "A100-80G") beside the
+        # instance type, and the memory it states: name, memory and form factor by the
+        # shared GPU rule (common/gpu.py), as for every other source
+        gpu_text=pl.concat_str(["gpu", "instance_type"], separator=" / ", ignore_nulls=True),
         gpu_memory_gib=pl.col("gpu_memory_gib").cast(pl.Float64, strict=False),
         gpu_count=pl.col("gpu_count").cast(pl.Float64, strict=False),
         vcpus=pl.col("vcpus").cast(pl.Float64, strict=False),

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 PROVIDER = "sheets"
+# the column older sheets (and raw pages stored before the rename) gave the GPU's words in
+LEGACY_GPU_COLUMN = "gpu_name"
 ENDPOINT = "price_sheet"
 SHEETS_DIR = Path(__file__).with_name("sheets")
 
@@ -16,7 +18,7 @@ REQUIRED_COLUMNS = (
     "provider",
     "instance_type",
     "region",
-    "gpu_name",
+    "gpu",
     "gpu_memory_gib",
     "gpu_count",
     "pricing_model",
@@ -34,8 +36,9 @@ OPTIONAL_COLUMNS = (
     "illustrative",
     "note",
 )
-# The row fields that must not be empty (gpu_name may be: a row can price a machine whose
-# GPU has no row in the GPU reference yet; it then counts as unknown).
+# The row fields that must not be empty. `gpu` (the GPU as the source writes it) may be:
+# the instance type is read instead; a GPU the shared rule (common/gpu.py) cannot name
+# is published unnamed and counted as unknown, never under the sheet's own spelling.
 NOT_EMPTY = ("provider", "instance_type", "region", "pricing_model", "as_of", "source_url")
 PROVIDER_PATTERN = r"^[a-z][a-z0-9_]*$"
 # A source a reader can check: a public web address. Anything else (a note, a reference

@@ -17,6 +17,7 @@ import duckdb
 import pytest
 
 from connectors import registry
+from connectors.aws.parse_specs import bundled_specs
 from connectors.kit.page import FetchContext
 from connectors.kit.snapshot import DEMO_DIR
 from flows import pipeline
@@ -209,34 +210,39 @@ def test_a_jump_from_the_offers_last_price_is_quarantined(tmp_path, azure_snapsh
 def _plant_unknown_sheet_gpu(root: Path, gpu: str) -> None:
     sheet = root / "sheets" / "price_sheet" / "coreweave_2026-09-20.csv"
     rows = list(csv.DictReader(sheet.open()))
-    rows.append({**rows[0], "instance_type": "zx9000-1", "gpu_name": gpu, "gpu_memory_gib": "48"})
+    rows.append({**rows[0], "instance_type": "zx9000-1", "gpu": gpu, "gpu_memory_gib": "48"})
     with sheet.open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
 
 
-def test_an_offer_of_a_gpu_without_a_reference_row_is_held_back_and_named(tmp_path):
+def test_a_sheet_gpu_the_shared_rule_cannot_name_is_published_unnamed_and_counted(tmp_path):
+    """A sheet states the GPU in its own words; a GPU the rule (common/gpu.py) cannot name
+    is never published under the sheet's spelling: no name, counted as unknown."""
     snap = _copy(tmp_path)
-    _plant_unknown_sheet_gpu(snap, "ZX9000")  # no seed_gpu_specs row, now or later
+    _plant_unknown_sheet_gpu(snap, "ZX9000")  # no alias, no seed_gpu_specs row
     wh = tmp_path / "w.duckdb"
     summary = _refresh(wh, snap)
     assert summary.exit_code == 0  # the night goes on: every other offer publishes
     (sheets,) = [p for p in summary.providers if p.provider == "sheets"]
-    assert any("ZX9000" in n and "seed_gpu_specs" in n for n in sheets.notes)
-    assert _quarantined(wh, "coreweave", "%ZX9000%no reference row%")
+    assert sheets.unknown_gpu >= 1
     assert _sql(wh, "SELECT count(*) FROM mart_gpu_offers_current WHERE gpu_name = 'ZX9000'") == [
         (0,)
     ]
+    assert _sql(
+        wh, "SELECT gpu_name FROM mart_gpu_offers_current WHERE instance_type = 'zx9000-1'"
+    ) in ([], [(None,)])
     assert _sql(wh, "SELECT count(*) FROM mart_gpu_offers_current WHERE provider = 'azure'")[0][0]
 
 
 def test_an_aws_spot_point_of_an_instance_whose_gpu_has_no_reference_row(tmp_path):
-    """The AWS case: an instance type the connector knows (connectors/aws/instance_types.csv)
-    whose GPU has no seed row yet; its spot offer and points are held back."""
+    """The AWS case: an instance type the connector knows (connectors/aws/instance_types.csv,
+    named by the shared GPU rule) whose GPU has no seed row yet; its spot offer and points
+    are held back."""
     repo = DEMO_DIR.parent.parent
     known = {r["gpu_name"] for r in csv.DictReader((repo / "sql/seeds/seed_gpu_specs.csv").open())}
-    listed = csv.DictReader((repo / "connectors/aws/instance_types.csv").open())
+    listed = bundled_specs().iter_rows(named=True)
     orphan = next((r for r in listed if r["gpu_name"] and r["gpu_name"] not in known), None)
     if orphan is None:
         pytest.skip("every GPU of connectors/aws/instance_types.csv has a seed row")

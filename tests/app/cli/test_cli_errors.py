@@ -1,6 +1,9 @@
 """User-caused failures end with one line on stderr naming the file or value, a non-zero
 exit (2: usage or input error) and the published warehouse untouched; `--debug` adds the
-traceback. Run as the user runs it: the installed command in a child process."""
+traceback. The exit code and the message are checked in process (typer's CliRunner on
+`gpu_pricing.cli.app`); what only a real process shows (the traceback with `--debug` and
+none without, nothing else on stderr, a missing Prefect server) runs the installed command
+in a child process, as the user runs it."""
 
 from __future__ import annotations
 
@@ -15,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from connectors.kit.snapshot import DEMO_DIR
+from tests._cli import cli
 
-# slow: each case runs the installed command in a child process
+# slow: a child process per case, or a whole demo refresh in process
 pytestmark = pytest.mark.slow
 
 BIN = Path(sys.executable).parent
@@ -40,6 +44,13 @@ def gpu_pricing(env: dict, *args: str, timeout: float = 120) -> subprocess.Compl
     )
 
 
+@pytest.fixture
+def in_process(monkeypatch) -> None:
+    """The command in this process, with no GPU_PRICING_ setting of the environment."""
+    for name in [n for n in os.environ if n.startswith("GPU_PRICING_")]:
+        monkeypatch.delenv(name)
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -58,7 +69,7 @@ def one_line(stderr: str) -> str:
     return lines[0]
 
 
-def test_a_read_write_connection_elsewhere_is_one_line_and_exit_2(env, warehouse):
+def test_a_read_write_connection_elsewhere_is_one_line_and_exit_2(in_process, warehouse):
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -73,11 +84,9 @@ def test_a_read_write_connection_elsewhere_is_one_line_and_exit_2(env, warehouse
     try:
         assert holder.stdout.readline().strip() == "open"
         before = digest(warehouse)
-        done = gpu_pricing(
-            env, "refresh", "--snapshot", "demo", "--providers", "gcp", "--warehouse", str(warehouse)
-        )
+        done = cli("refresh", "--snapshot", "demo", "--providers", "gcp", "--warehouse", warehouse)
         line = one_line(done.stderr)
-        assert done.returncode == 2
+        assert done.exit_code == 2
         assert str(warehouse) in line and "open read-write in another process" in line
         assert f"PID {holder.pid}" in line
         assert digest(warehouse) == before  # nothing replaced under the analyst's feet
@@ -97,14 +106,20 @@ def test_a_read_write_connection_elsewhere_is_one_line_and_exit_2(env, warehouse
     ids=["half", "last-block"],
 )
 def test_a_truncated_warehouse_is_one_line_and_exit_2_and_left_as_it_is(
-    env, warehouse, keep, debug_too
+    env, in_process, warehouse, keep, debug_too
 ):
     with warehouse.open("r+b") as fh:
         fh.truncate(keep(warehouse.stat().st_size))
     before = digest(warehouse)
-    done = gpu_pricing(env, "refresh", "--snapshot", "demo", "--warehouse", str(warehouse))
+    args = ["refresh", "--snapshot", "demo", "--warehouse", str(warehouse)]
+    if debug_too:  # the child process: its whole stderr, then with --debug
+        done = gpu_pricing(env, *args)
+        code = done.returncode
+    else:  # a whole demo refresh's work before the failure: in process
+        done = cli(*args)
+        code = done.exit_code
     line = one_line(done.stderr)
-    assert done.returncode == 2
+    assert code == 2
     assert str(warehouse) in line and "not a readable DuckDB file" in line
     assert digest(warehouse) == before
     assert not warehouse.with_name(warehouse.name + ".next").exists()
@@ -122,24 +137,24 @@ def test_a_truncated_warehouse_is_one_line_and_exit_2_and_left_as_it_is(
     )
 
 
-def test_a_snapshot_page_that_is_not_json_is_one_line_and_exit_2(env, warehouse, tmp_path):
+def test_a_snapshot_page_that_is_not_json_is_one_line_and_exit_2(in_process, warehouse, tmp_path):
     snap = tmp_path / "snap"
     shutil.copytree(DEMO_DIR / "azure", snap / "azure")
     page = sorted((snap / "azure" / "retail_prices").glob("*.json"))[1]
     page.write_text('{"fetched_at": "2026-11-20T02:00:00Z", "request": {}, "body": {"Items": [')
     before = digest(warehouse)
-    done = gpu_pricing(env, "refresh", "--snapshot", str(snap), "--warehouse", str(warehouse))
+    done = cli("refresh", "--snapshot", snap, "--warehouse", warehouse)
     line = one_line(done.stderr)
-    assert done.returncode == 2
+    assert done.exit_code == 2
     assert str(page) in line and "not valid JSON" in line
     assert digest(warehouse) == before  # nothing landed from a half-readable snapshot
 
 
-def test_version_prints_the_package_version(env):
+def test_version_prints_the_package_version(in_process):
     from importlib.metadata import version
 
-    done = gpu_pricing(env, "--version")
-    assert done.returncode == 0 and done.stdout.strip() == f"gpu-pricing {version('gpu-pricing')}"
+    done = cli("--version")
+    assert done.exit_code == 0 and done.stdout.strip() == f"gpu-pricing {version('gpu-pricing')}"
 
 
 def test_serve_without_a_prefect_server_says_how_to_start_one(env, tmp_path):

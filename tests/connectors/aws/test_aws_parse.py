@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 
 from connectors.aws import parse, settings
+from connectors.aws.shapes import INSTANCE_TYPES_CSV
 from connectors.kit.normalise import normalise
 from connectors.kit.page import Page, pages_frame
 from samples.aws import (
@@ -538,3 +539,22 @@ def test_a_spot_advisor_region_with_no_linux_types_is_skipped(aws_fixture):
     body["spot_advisor"]["xx-empty-1"] = {"Linux": {}, "Windows": {}}
     rows = parse.parse_spot_advisor(pages_frame([page("spot_advisor", body, region="")]))
     assert rows.height and "xx-empty-1" not in rows["region"].to_list()
+
+
+def test_the_bundled_table_is_named_by_the_shared_rule_not_by_itself():
+    """instance_types.csv records AWS's words and MiB; the name and marketed size come from
+    common/gpu.py, as for the live pages."""
+    raw = {r["instance_type"]: r for r in csv.DictReader(INSTANCE_TYPES_CSV.open())}
+    assert "gpu_name" not in next(iter(raw.values()))
+    specs = {r["instance_type"]: r for r in parse.bundled_specs().iter_rows(named=True)}
+    assert raw["g7e.2xlarge"]["gpu"] == "RTX PRO Server 6000"
+    assert (specs["g7e.2xlarge"]["gpu_name"], specs["g7e.2xlarge"]["gpu_memory_gib"]) == (
+        "RTX PRO 6000",
+        96.0,
+    )
+    assert raw["g5.xlarge"]["gpu_memory_mib"] == "22888"
+    assert (specs["g5.xlarge"]["gpu_name"], specs["g5.xlarge"]["gpu_memory_gib"]) == ("A10G", 24.0)
+    assert (specs["g5g.xlarge"]["gpu_name"], specs["trn2.48xlarge"]["gpu_name"]) == (
+        "T4G",
+        "TRAINIUM2",
+    )

@@ -28,7 +28,7 @@ def test_every_bundled_sheet_is_one_file_page_scoped_by_its_name():
 
 def test_a_sheet_missing_a_required_column_fails_alone(tmp_path):
     shutil.copy(FIXTURES / "sheets" / "mixed_sheet.csv", tmp_path / "good.csv")
-    (tmp_path / "broken.csv").write_text("provider,gpu_name,price\nx,H100,1.0\n")
+    (tmp_path / "broken.csv").write_text("provider,gpu,price\nx,H100,1.0\n")
     items = list(fetch.fetch_live(FetchContext(settings={"sheets_dir": tmp_path})))
     failures = [i for i in items if isinstance(i, FetchFailure)]
     assert [(f.endpoint, f.scope) for f in failures] == [("price_sheet", "broken.csv")]

@@ -64,7 +64,7 @@ def test_a_sheet_row_in_euros_is_converted_with_the_recorded_rate(pages_frame):
     from connectors.kit import fx as kit_fx
 
     eur = kit_fx.rates().filter(pl.col("currency") == "EUR")["usd_per_unit"].item()
-    sheet = "provider,instance_type,region,gpu_name,gpu_memory_gib,gpu_count,pricing_model,pricing_detail,price_usd_per_hour,as_of,valid_until,source_url,source_currency,source_price,illustrative,note\nexamplecloud,A100 x1,eu-west,A100,80,1,on_demand,,,2026-10-01,,https://example.com/preise,EUR,1.85,false,quoted in euros\n"
+    sheet = "provider,instance_type,region,gpu,gpu_memory_gib,gpu_count,pricing_model,pricing_detail,price_usd_per_hour,as_of,valid_until,source_url,source_currency,source_price,illustrative,note\nexamplecloud,A100 x1,eu-west,A100,80,1,on_demand,,,2026-10-01,,https://example.com/preise,EUR,1.85,false,quoted in euros\n"
     result = normalise(parse.parse(pages_frame("price_sheet", sheet, scopes=["eur_sheet.csv"])))
     row = result.offers.row(0, named=True)
     assert result.rejected.is_empty()
@@ -95,7 +95,7 @@ def test_a_sheet_that_is_not_csv_is_one_quarantined_row(pages_frame):
 
 
 def test_a_row_of_a_sheet_without_the_required_columns_names_the_missing_field(pages_frame):
-    res = normalise(parse.parse(pages_frame("price_sheet", "gpu_name\nH100\n", scopes=["x.csv"])))
+    res = normalise(parse.parse(pages_frame("price_sheet", "gpu\nH100\n", scopes=["x.csv"])))
     assert res.rejected["reason"].to_list() == ["missing field provider"]
 
 
@@ -141,3 +141,54 @@ def test_the_2023_survey_has_32_prices_that_all_ended_the_next_day(bundled):
 def test_only_the_fluidstack_row_is_illustrative_among_the_current_sheets(bundled):
     flagged = bundled.offers.filter(pl.col("provenance") == "illustrative")
     assert flagged.select("provider", "gpu_name").rows() == [("fluidstack", "H100")]
+
+
+_HEADER = (
+    "provider,instance_type,region,gpu,gpu_memory_gib,gpu_count,pricing_model,"
+    "price_usd_per_hour,as_of,source_url\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "gpu", "memory", "expected"),
+    [
+        ("node-1", "h100 sxm 80gb", "", ("H100", 80.0, "SXM")),
+        ("node-2", "A100-80G", "", ("A100", 80.0, None)),
+        ("node-3", "H100", "80", ("H100", 80.0, None)),
+        ("H100 PCIe x1", "", "80", ("H100", 80.0, "PCIe")),  # only the instance type says
+        ("node-5", "NVIDIA H100 PCIe", "80", ("H100", 80.0, "PCIe")),
+        ("node-6", "a6000", "48", ("RTX A6000", 48.0, None)),
+    ],
+)
+def test_a_sheets_gpu_words_are_named_by_the_shared_rule(
+    pages_frame, instance_type, gpu, memory, expected
+):
+    sheet = _HEADER + (
+        f"examplecloud,{instance_type},any,{gpu},{memory},1,on_demand,2.0,2026-10-01,"
+        "https://example.com/prices\n"
+    )
+    res = normalise(parse.parse(pages_frame("price_sheet", sheet, scopes=["s.csv"])))
+    assert res.rejected.is_empty()
+    row = res.offers.row(0, named=True)
+    assert (row["gpu_name"], row["gpu_memory_gib"], row["gpu_variant"]) == expected
+
+
+def test_a_gpu_the_rule_cannot_name_is_published_unnamed_and_counted(pages_frame):
+    sheet = _HEADER + (
+        "examplecloud,box-9,any,Quantum Widget 9000,32,1,on_demand,2.0,2026-10-01,"
+        "https://example.com/prices\n"
+    )
+    res = normalise(parse.parse(pages_frame("price_sheet", sheet, scopes=["s.csv"])))
+    row = res.offers.row(0, named=True)
+    # never under the sheet's own spelling: no name, counted as unknown
+    assert row["gpu_name"] is None and row["gpu_memory_gib"] == 32.0
+    assert res.unknown_gpu["n"].sum() == 1
+
+
+def test_a_sheet_stored_with_the_old_gpu_name_column_still_parses(pages_frame):
+    old = _HEADER.replace(",gpu,", ",gpu_name,") + (
+        "examplecloud,node,any,A100 40GB,,1,on_demand,2.0,2026-10-01,https://example.com/p\n"
+    )
+    res = normalise(parse.parse(pages_frame("price_sheet", old, scopes=["s.csv"])))
+    row = res.offers.row(0, named=True)
+    assert (row["gpu_name"], row["gpu_memory_gib"]) == ("A100", 40.0)
