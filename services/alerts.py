@@ -21,7 +21,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -29,8 +29,10 @@ from common.errors import InvalidInput
 from connectors.kit.page import utc_now
 from models import alert_rules as rules
 from services import notify
-from services.config import Config
 from warehouse import db, queries, sql_runner
+
+if TYPE_CHECKING:  # annotations only: importing the API does not load the config models
+    from services.config import Config
 
 
 @dataclass

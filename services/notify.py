@@ -25,13 +25,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from common.redact import redact, register
 from models import alert_rules as rules
-from services.config import Target
 from warehouse import db, queries
+
+if TYPE_CHECKING:  # annotations only: importing the API does not load the config models
+    from services.config import Target
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import polars as pl
@@ -22,11 +22,15 @@ from common.errors import InvalidInput
 from gpu_pricing.api.reads import connect
 from models.alert_rules import Evaluation
 from services import alerts
-from services.config import Config, load
 from warehouse import queries
+
+if TYPE_CHECKING:  # the config file is read when an alert command runs, not on import
+    from services.config import Config
 
 
 def _config(config: str | Path | Config | None) -> Config:
+    from services.config import Config, load
+
     return config if isinstance(config, Config) else load(config)
 
 

@@ -94,9 +94,11 @@ def test_a_failed_alert_delivery_is_one_gpu_pricing_line_on_every_refresh(tmp_pa
     from pathlib import Path
 
     config = tmp_path / "gpu-pricing.toml"
+    # H100: the one GPU the demo's OCI page counts (its other prices are illustrative,
+    # which a rate rule never reads), so the rule fires on every refresh
     config.write_text(
         '[[notify]]\nname = "hook"\nurl_env = "HOOK_URL"\n'
-        '[[rules]]\nname = "any-above-0"\nkind = "price_above"\ngpu = "A10"\n'
+        '[[rules]]\nname = "any-above-0"\nkind = "price_above"\ngpu = "H100"\n'
         "usd_per_gpu_hour = 0.01\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "GPU_PRICING_"))}
