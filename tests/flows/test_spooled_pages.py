@@ -48,8 +48,10 @@ def test_spooled_pages_are_the_fetched_pages_read_back_from_disk(tmp_path):
     assert not folder.exists()  # the spool goes with the pages
 
 
+# the child's own peak: /proc's VmHWM belongs to the new program (getrusage's ru_maxrss is
+# kept across exec on Linux, so a child of a large pytest worker would report the worker's)
 MEMORY = """
-import resource, sys
+import re, sys
 from datetime import datetime
 from connectors.kit.page import Page
 from flows.pipeline import SpooledPages
@@ -58,7 +60,8 @@ def live():
         yield Page("azure", "retail_prices", datetime(2026, 11, 25), {"page": n},
                    text='{"Items": [' + ",".join(['{"x": 1.0}'] * 100_000) + ']}')
 pages = SpooledPages(live()) if sys.argv[1] == "spool" else [p.compact() for p in live()]
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+status = open("/proc/self/status").read()
+print(int(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1)) // 1024)
 """
 
 

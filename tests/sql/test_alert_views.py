@@ -63,10 +63,12 @@ def test_a_provider_not_loaded_for_36_hours_is_stale(tmp_path, azure_warehouse):
 
 
 def test_day_over_day_compares_with_the_prices_valid_24_hours_before_the_latest_fetch(
-    tmp_path, azure_snapshot, azure_warehouse
+    tmp_path, azure_snapshot, demo_counted_warehouse
 ):
-    # demo fetched 2026-11-20 02:00: 12.29; raised fetched 2026-11-21 02:00: 14.748 (+20%)
-    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")  # the demo's Azure, refreshed
+    # demo fetched 2026-11-20 02:00: 12.29; raised fetched 2026-11-21 02:00: 14.748 (+20%).
+    # The demo's H100 prices are illustrative, left out of the rule: the day before is the
+    # demo with every price counted, as the raised pages are.
+    path = copy_warehouse(demo_counted_warehouse, tmp_path / "w.duckdb")
     refresh_from(path, azure_snapshot("raised", 1.2, "2026-11-21T02:00:00Z"), "azure")
     rule = {
         "name": "h100-move",

@@ -164,7 +164,7 @@ def downgrade(path: Path) -> None:
             db.insert_frame(con, str(table[0]), rows.drop("table"))
         con.register("_remap", pl.DataFrame({"new": remap.keys(), "old": remap.values()}))
         db.run(con, "UPDATE _load_pages SET sha256 = r.old FROM _remap r WHERE sha256 = r.new")
-        for column in ("fetched_at", "request", "source_url", "bytes", "format"):
+        for column in ("fetched_at", "request", "source_url", "bytes", "format", "provenance"):
             db.run(con, f"ALTER TABLE _load_pages DROP COLUMN {column}")
         db.run(con, "DROP TABLE _staged")
         db.run(con, "CHECKPOINT")
