@@ -82,10 +82,18 @@ def pytest_sessionfinish(session):
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One temporary Prefect API for the whole session (use it only where a flow runs)."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
     from prefect.testing.utilities import prefect_test_harness
 
     with prefect_test_harness(server_startup_timeout=90):
         yield
+        # the harness drains Prefect's log and event workers with no time limit: one that
+        # cannot deliver (an event sent after a test pointed the API elsewhere) hung the end
+        # of a worker's session for 300 s; drained here first, bounded (a drained worker is
+        # gone, so the harness's own drain finds nothing left to wait for)
+        for worker in (APILogWorker, EventsWorker):
+            worker.drain_all(timeout=30)
 
 
 @pytest.fixture(scope="session")
