@@ -108,6 +108,42 @@ def serve_options(
     return frame.with_columns(gpus_per_replica=pl.col("tp"))
 
 
+
+def _plan_rows(
+    df: pl.DataFrame,
+    *,
+    strategy: pl.Expr,
+    base_gpus: pl.Expr,
+    burst: tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr],
+    burst_gpu_hours: pl.Expr,
+) -> pl.DataFrame:
+    """One serving plan per row: the base offer is the row's own; `burst` is the (pricing
+    model, region, instance type, rate) of the capacity above the base, nulls for none."""
+    return df.select(
+        strategy.alias("strategy"),
+        "gpu_name",
+        "gpu_memory_gib",
+        "provider",
+        *ROOFLINE_COLUMNS,
+        "tokens_per_second_per_gpu",
+        "peak_gpus",
+        base_gpus.alias("base_gpus"),
+        pl.col("pricing_model").alias("base_pricing_model"),
+        pl.col("region").alias("base_region"),
+        pl.col("instance_type").alias("base_instance_type"),
+        pl.col("rate_usd_per_gpu_hour").alias("base_rate_usd_per_gpu_hour"),
+        *(
+            expr.alias(f"burst_{name}")
+            for expr, name in zip(
+                burst,
+                ("pricing_model", "region", "instance_type", "rate_usd_per_gpu_hour"),
+                strict=True,
+            )
+        ),
+        burst_gpu_hours.alias("burst_gpu_hours_per_month"),
+        pl.col("gpu_count").alias("_base_gpu_count"),
+    )
+
 def serve_candidates(
     offers: pl.DataFrame,
     specs: pl.DataFrame,
@@ -202,25 +238,13 @@ def serve_candidates(
         .group_by("gpu_name", "gpu_memory_gib", "provider", "pricing_model", maintain_order=True)
         .first()
     )
-    single = cheapest.select(
-        pl.col("pricing_model").alias("strategy"),
-        "gpu_name",
-        "gpu_memory_gib",
-        "provider",
-        *ROOFLINE_COLUMNS,
-        "tokens_per_second_per_gpu",
-        "peak_gpus",
-        pl.col("peak_gpus").alias("base_gpus"),
-        pl.col("pricing_model").alias("base_pricing_model"),
-        pl.col("region").alias("base_region"),
-        pl.col("instance_type").alias("base_instance_type"),
-        pl.col("rate_usd_per_gpu_hour").alias("base_rate_usd_per_gpu_hour"),
-        pl.lit(None, dtype=pl.String).alias("burst_pricing_model"),
-        pl.lit(None, dtype=pl.String).alias("burst_region"),
-        pl.lit(None, dtype=pl.String).alias("burst_instance_type"),
-        pl.lit(None, dtype=pl.Float64).alias("burst_rate_usd_per_gpu_hour"),
-        pl.lit(0.0).alias("burst_gpu_hours_per_month"),
-        pl.col("gpu_count").alias("_base_gpu_count"),
+    none = pl.lit(None, dtype=pl.String)
+    single = _plan_rows(
+        cheapest,
+        strategy=pl.col("pricing_model"),
+        base_gpus=pl.col("peak_gpus"),
+        burst=(none, none, none, pl.lit(None, dtype=pl.Float64)),
+        burst_gpu_hours=pl.lit(0.0),
     )
     reserved = cheapest.filter(pl.col("pricing_model").is_in(list(TERM_HOURS)))
     burst = cheapest.filter(pl.col("pricing_model").is_in(["on_demand", "spot"]))
@@ -249,25 +273,15 @@ def serve_candidates(
         * loaded_share
         * HOURS_PER_MONTH
     )
-    mixed = mixes.select(
-        (pl.col("pricing_model") + pl.lit(" + ") + pl.col("pricing_model_b")).alias("strategy"),
-        "gpu_name",
-        "gpu_memory_gib",
-        "provider",
-        *ROOFLINE_COLUMNS,
-        "tokens_per_second_per_gpu",
-        "peak_gpus",
-        "base_gpus",
-        pl.col("pricing_model").alias("base_pricing_model"),
-        pl.col("region").alias("base_region"),
-        pl.col("instance_type").alias("base_instance_type"),
-        pl.col("rate_usd_per_gpu_hour").alias("base_rate_usd_per_gpu_hour"),
-        pl.col("pricing_model_b").alias("burst_pricing_model"),
-        pl.col("region_b").alias("burst_region"),
-        pl.col("instance_type_b").alias("burst_instance_type"),
-        pl.col("rate_usd_per_gpu_hour_b").alias("burst_rate_usd_per_gpu_hour"),
-        above.alias("burst_gpu_hours_per_month"),
-        pl.col("gpu_count").alias("_base_gpu_count"),
+    mixed = _plan_rows(
+        mixes,
+        strategy=pl.col("pricing_model") + pl.lit(" + ") + pl.col("pricing_model_b"),
+        base_gpus=pl.col("base_gpus"),
+        burst=tuple(
+            pl.col(f"{c}_b")
+            for c in ("pricing_model", "region", "instance_type", "rate_usd_per_gpu_hour")
+        ),
+        burst_gpu_hours=above,
     )
     plans = pl.concat([single, mixed], how="vertical_relaxed")
     term = pl.col("base_pricing_model").replace_strict(
