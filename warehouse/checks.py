@@ -25,6 +25,7 @@ import duckdb
 import polars as pl
 
 from common.errors import AssertionsFailed, WarehouseError
+from warehouse import lineage
 from warehouse.db import query, run
 from warehouse.sql_runner import CHECKED, SQL_DIR, DataTest, relation_kinds, relations
 
@@ -117,7 +118,7 @@ def run_assertions(
     use_scope(con, scoped)
     results = []
     for path in sorted((sql_dir / "tests").glob("assert_*.sql")):
-        body = path.read_text().strip().rstrip(";")
+        body = lineage.select_of(path)
         try:
             # one evaluation: the failing rows (5 kept) and their total count
             sample = query(con, f"SELECT *, count(*) OVER () AS _failures FROM ({body}) LIMIT 5")

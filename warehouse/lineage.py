@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from functools import cache
+from pathlib import Path
 
 import duckdb
 
@@ -75,6 +76,12 @@ def _references(sql: str, where: str) -> frozenset[str]:
     ctes: set[str] = set()
     _walk(doc["statements"], tables, ctes)
     return frozenset(tables - ctes)
+
+
+def select_of(path: Path) -> str:
+    """A model file's statement as CREATE VIEW / CREATE TABLE ... AS take it (a SELECT, no
+    trailing semicolon)."""
+    return path.read_text().strip().rstrip(";")
 
 
 def macro_body(sql: str, where: str = "macro") -> str:

@@ -179,7 +179,7 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
             except duckdb.Error as exc:
                 raise WarehouseError(f"macro file {macros[name]} failed: {exc}") from exc
             continue
-        body = files[name].read_text().strip().rstrip(";")
+        body = lineage.select_of(files[name])
         try:
             if name in tables and kinds.get(name) == "TABLE":  # materialised earlier
                 run(con, f"DROP TABLE {name}")
@@ -205,7 +205,7 @@ def materialise(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
     names = materialized(sql_dir)
     kinds = relation_kinds(con)
     for name in names:
-        body = files[name].read_text().strip().rstrip(";")
+        body = lineage.select_of(files[name])
         try:
             if kinds.get(name) == "VIEW":
                 run(con, f"DROP VIEW {name}")

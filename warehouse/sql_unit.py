@@ -192,7 +192,7 @@ def run(test: UnitTest, sql_dir: Path = sql_runner.SQL_DIR) -> tuple[pl.DataFram
             if name in macros:
                 con.execute(macros[name].read_text())
             else:
-                body = views[name].read_text().strip().rstrip(";")
+                body = lineage.select_of(views[name])
                 con.execute(f"CREATE VIEW {name} AS\n{body}")
         if test.model in macros:
             args = ", ".join(f"{k} := {_literal(v)}" for k, v in test.arguments.items())

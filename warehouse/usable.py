@@ -16,7 +16,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from warehouse import sql_runner
+from warehouse import lineage, sql_runner
 
 ROW = "__offer_row"
 # the columns the flags read, with their warehouse types, added as null where a frame lacks
@@ -44,10 +44,10 @@ def usable(offers: pl.DataFrame) -> pl.DataFrame:
     try:
         con.register("snp_offers_history", needed)
         for name in ("int_provenances", "int_offers_flagged"):
-            body = files[name].read_text().strip().rstrip(";")
+            body = lineage.select_of(files[name])
             con.execute(f"CREATE VIEW {name} AS\n{body}")
         con.execute("CREATE VIEW int_offers_current AS SELECT * FROM int_offers_flagged")
-        body = files["int_offers_usable"].read_text().strip().rstrip(";")
+        body = lineage.select_of(files["int_offers_usable"])
         kept = con.sql(f"SELECT {ROW} FROM (\n{body}\n)").pl()
     finally:
         con.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import duckdb
 
-from warehouse import sql_runner
+from warehouse import lineage, sql_runner
 
 
 def test_the_expensive_marts_are_tables_equal_to_their_views(warehouse):
@@ -18,7 +18,7 @@ def test_the_expensive_marts_are_tables_equal_to_their_views(warehouse):
             "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]
         ).fetchone()
         assert kind == (1,), name
-        body = files[name].read_text().strip().rstrip(";")
+        body = lineage.select_of(files[name])
         warehouse.execute(f"CREATE VIEW probe AS {body}")
         assert warehouse.execute(f"DESCRIBE {name}").fetchall() == (
             warehouse.execute("DESCRIBE probe").fetchall()
