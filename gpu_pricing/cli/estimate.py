@@ -9,9 +9,10 @@ import polars as pl
 import typer
 
 from common import names
+from common.errors import InvalidInput
 from gpu_pricing import api
 from gpu_pricing.cli._common import JsonOpt, WarehouseOpt, run, warehouse_path
-from gpu_pricing.cli._output import emit_json, left_out_line, print_wrapped, table
+from gpu_pricing.cli._output import emit_json, err, left_out_line, print_wrapped, table
 from gpu_pricing.cli.costs import (
     BandwidthShareOpt,
     ComputeShareOpt,
@@ -231,6 +232,23 @@ def estimate_infer(
     memory: MemoryOpt = None,
     prompt_tokens: PromptTokensOpt = 1024.0,
     output_tokens: OutputTokensOpt = 256.0,
+    tokens_per_request: Annotated[
+        str | None,
+        typer.Option(
+            "--tokens-per-request",
+            hidden=True,
+            help="old name, kept for one release: prompt + output tokens (the prompt is "
+            "this minus --output-tokens)",
+        ),
+    ] = None,
+    utilization: Annotated[
+        float | None,
+        typer.Option(
+            "--utilization",
+            hidden=True,
+            help="old name, kept for one release: --compute-share",
+        ),
+    ] = None,
     batch: Annotated[
         int,
         typer.Option(
@@ -257,6 +275,20 @@ def estimate_infer(
     total cost among instances that hold a replica."""
 
     def body() -> None:
+        nonlocal prompt_tokens, compute_share
+        if tokens_per_request is not None:  # the old flag: the whole request
+            total = names.count(tokens_per_request, "--tokens-per-request")
+            if not total > output_tokens:
+                raise InvalidInput(
+                    f"--tokens-per-request: {tokens_per_request} must exceed --output-tokens "
+                    f"({output_tokens:g}): it is prompt + output tokens"
+                )
+            prompt_tokens = total - output_tokens
+            err("warning: --tokens-per-request is an old name: read as --prompt-tokens "
+                f"{prompt_tokens:g} --output-tokens {output_tokens:g}")  # fmt: skip
+        if utilization is not None:  # the old flag: the share of peak FLOPs reached
+            compute_share = utilization
+            err(f"warning: --utilization is an old name: read as --compute-share {utilization:g}")
         choice = names.gpu_and_memory(gpu, memory)
         typed_precision = names.precision(precision)[1]
         frame = checked(
@@ -279,6 +311,8 @@ def estimate_infer(
         )
         doc = _answer(frame, typed_precision, choice, pricing, warehouse,
                       asked=include_illustrative or rate is not None)  # fmt: skip
+        # the old key, kept for one release
+        doc["cost_per_1k_tokens_usd"] = doc["cost_per_1m_tokens_usd"] / 1000
         if json_out:
             emit_json(doc)
             return
