@@ -28,7 +28,7 @@ from connectors import registry
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from flows import progress
-from warehouse import db, history, plausibility, raw, sql_runner
+from warehouse import db, history, materialise, plausibility, raw, sql_runner
 from warehouse.checks import assert_healthy, checked_loads
 from warehouse.db import run
 from warehouse.rawstore import DamagedObject, RawStore
@@ -254,8 +254,8 @@ def load_and_publish(
             hold_back(con, refreshed, summaries, checks, loads)
             merged = history.merge(con, refreshed, utc_now())
             lap("history")
-            with sql_runner.computed_once(con):  # each intermediate view computed once
-                sql_runner.materialise(con)
+            # each intermediate view computed once, the stored marts built among them
+            with materialise.computed_once(con, materialise_marts=True):
                 lap("materialise")
                 results = assert_healthy(con, scoped=not full_check)
                 lap("assertions")

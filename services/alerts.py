@@ -29,7 +29,7 @@ from common.errors import InvalidInput
 from connectors.kit.page import utc_now
 from models import alert_rules as rules
 from services import notify
-from warehouse import db, queries, sql_runner
+from warehouse import db, materialise, queries, sql_runner
 
 if TYPE_CHECKING:  # annotations only: importing the API does not load the config models
     from services.config import Config
@@ -150,12 +150,9 @@ def _budgets(con, cfg: Config, rates: pl.DataFrame, now: datetime) -> list[rules
                 span = (b.start, b.end)
             actual = None
             if b.usage_file is not None:
-                history = _frame(con, "fct_gpu_prices").filter(
-                    (pl.col("gpu_name") == b.gpu)
-                    & (pl.col("pricing_model") == b.pricing_model)
-                    & pl.col("is_verified")
-                    & pl.col("host_included").fill_null(True)
-                    & pl.col("price_usd_per_gpu_hour").is_not_null()
+                # the usable price periods (verified whole machines, int_prices_usable)
+                history = _frame(con, "int_prices_usable").filter(
+                    (pl.col("gpu_name") == b.gpu) & (pl.col("pricing_model") == b.pricing_model)
                 )
                 if b.memory_gib is not None:
                     history = history.filter(pl.col("gpu_memory_gib") == b.memory_gib)
@@ -317,7 +314,7 @@ def check(
         # warehouse published by an older version gets them too
         sql_runner.load_seeds(con)
         sql_runner.build_views(con)
-        sql_runner.materialise(con)
+        materialise.materialise(con)
         return check_built(con, path, cfg, now=now, deliver=deliver)
 
 
