@@ -9,23 +9,26 @@ nothing below it imports it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from common.errors import WarehouseError
-from gpu_pricing.api import (
-    ServePlan,
-    TrainPlan,
-    alerts_check,
-    alerts_evaluate,
-    cheapest,
-    connect,
-    estimate_infer,
-    estimate_train,
-    gpu_specs,
-    history,
-    offers,
-    plan_serve,
-    plan_train,
-    rates,
-    seed_gpu_specs,
-    warehouse_path,
-)
-from gpu_pricing.plan import NoFeasiblePlan
+from gpu_pricing import api
+
+
+def __getattr__(name: str) -> Any:
+    """The API's public names (`gpu_pricing.api.__all__`, their one list) and the
+    planner's error, each imported on first use (see gpu_pricing.api)."""
+    if name in api.__all__:
+        return getattr(api, name)
+    if name == "NoFeasiblePlan":
+        from gpu_pricing.plan import NoFeasiblePlan
+
+        return NoFeasiblePlan
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [*api.__all__, "NoFeasiblePlan", "WarehouseError"]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -92,23 +92,41 @@ def test_the_flows_import_nothing_of_the_app():
 
 
 def test_the_package_exports_the_api_once():
-    """`import gpu_pricing; gpu_pricing.rates(...)`: the package imports exactly the API's
+    """`import gpu_pricing; gpu_pricing.rates(...)`: the package exports exactly the API's
     names (`gpu_pricing.api.__all__`, their one list) plus the planner's and the
-    warehouse's error, eagerly (no lazy look-up to keep in step)."""
+    warehouse's error. They load on first use: the package states no name of the API
+    (its look-up reads `api.__all__`), and every name the API lists has a module."""
     import gpu_pricing
     from common.errors import WarehouseError
     from gpu_pricing import api, plan
 
-    tree = ast.parse((ROOT / "gpu_pricing" / "__init__.py").read_text())
-    from_api = {a.name for n in tree.body if isinstance(n, ast.ImportFrom)
-                and n.module == "gpu_pricing.api" for a in n.names}
-    assert from_api == set(api.__all__)
-    assert not any(isinstance(n, ast.FunctionDef) for n in tree.body)  # no __getattr__
+    source = (ROOT / "gpu_pricing" / "__init__.py").read_text()
+    assert not any(f'"{name}"' in source for name in api.__all__)
+    assert set(gpu_pricing.__all__) == {*api.__all__, "NoFeasiblePlan", "WarehouseError"}
     for name in api.__all__:
         assert getattr(gpu_pricing, name) is getattr(api, name)
     assert gpu_pricing.NoFeasiblePlan is plan.NoFeasiblePlan
     assert gpu_pricing.WarehouseError is WarehouseError
-    assert set(dir(gpu_pricing)) >= PUBLIC_EXTRA
+    assert set(dir(gpu_pricing)) >= PUBLIC_EXTRA | set(gpu_pricing.__all__)
+    with pytest.raises(AttributeError):
+        gpu_pricing.no_such_name  # noqa: B018
+
+
+def test_every_name_the_api_lazily_exports_is_its_modules():
+    """gpu_pricing.api names each export's module (imported on first use): every name is
+    found there, and is the same object through the package."""
+    import importlib
+
+    from gpu_pricing import api
+
+    for module, names in api._NAMES_BY_MODULE.items():
+        loaded = importlib.import_module(f"gpu_pricing.api.{module}")
+        for name in names:
+            assert hasattr(loaded, name), (module, name)
+            assert getattr(api, name) is getattr(loaded, name)
+    assert set(api.__all__) <= set(api._MODULE_OF)
+    with pytest.raises(AttributeError):
+        api.no_such_name  # noqa: B018
 
 
 @pytest.mark.slow  # a fresh interpreter

@@ -32,67 +32,77 @@ The engine's modules, by role: `reads` (the warehouse, specs, rates, cheapest, h
 evaluated by services.alerts); every name is importable from here.
 """
 
-# the engine's names are re-exported here (its modules' other names for the command line,
-# the report and the tests); `__all__` is the public list `gpu_pricing` imports
-# ruff: noqa: F401
+# The engine's names, importable from here (its modules' other names for the command line,
+# the report and the tests), each imported from its module on first use: `import
+# gpu_pricing` and a command that reads rates load only the modules they use. `__all__` is
+# the public list `gpu_pricing` exports.
 from __future__ import annotations
 
-from gpu_pricing.api.alerts import alerts_check, alerts_evaluate, read_active_alerts
-from gpu_pricing.api.breakevens import (
-    PAIRS_LISTED,
-    breakeven_onprem,
-    breakeven_spot,
-)
-from gpu_pricing.api.charts import (
-    read_breakeven_table,
-    read_cost_per_token_best,
-    read_dated_points,
-    read_latest_fetch,
-    read_price_steps,
-    read_report_meta,
-    read_spot_bands,
-)
-from gpu_pricing.api.estimates import (
-    ESTIMATE_ORDER,
-    OFFER_COLUMNS,
-    SPEC_COLUMNS,
-    estimate_infer,
-    estimate_train,
-    offer_fields,
-    priced_rows,
-    read_gpu_rows,
-    read_priced_offers,
-)
-from gpu_pricing.api.plans import (
-    ServePlan,
-    TrainPlan,
-    filter_offers,
-    plan_serve,
-    plan_train,
-)
-from gpu_pricing.api.reads import (
-    SEED_GPU_SPECS,
-    SPEC_SCHEMA,
-    cheapest,
-    connect,
-    gpu_specs,
-    history,
-    offer_specs,
-    offers,
-    rates,
-    read_cheapest_summary,
-    read_default_preemption_rate,
-    read_gpu_specs,
-    read_history,
-    read_left_out,
-    read_offers,
-    read_providers,
-    read_rates,
-    read_regions,
-    read_variant_specs,
-    seed_gpu_specs,
-    warehouse_path,
-)
+from importlib import import_module
+from typing import Any
+
+_NAMES_BY_MODULE = {
+    "alerts": ("alerts_check", "alerts_evaluate", "read_active_alerts"),
+    "breakevens": ("PAIRS_LISTED", "breakeven_onprem", "breakeven_spot"),
+    "charts": (
+        "read_breakeven_table",
+        "read_cost_per_token_best",
+        "read_dated_points",
+        "read_latest_fetch",
+        "read_price_steps",
+        "read_report_meta",
+        "read_spot_bands",
+    ),
+    "estimates": (
+        "ESTIMATE_ORDER",
+        "OFFER_COLUMNS",
+        "SPEC_COLUMNS",
+        "estimate_infer",
+        "estimate_train",
+        "offer_fields",
+        "priced_rows",
+        "read_gpu_rows",
+        "read_priced_offers",
+    ),
+    "plans": ("ServePlan", "TrainPlan", "filter_offers", "plan_serve", "plan_train"),
+    "reads": (
+        "SEED_GPU_SPECS",
+        "SPEC_SCHEMA",
+        "cheapest",
+        "connect",
+        "gpu_specs",
+        "history",
+        "offer_specs",
+        "offers",
+        "rates",
+        "read_cheapest_summary",
+        "read_default_preemption_rate",
+        "read_gpu_specs",
+        "read_history",
+        "read_left_out",
+        "read_offers",
+        "read_providers",
+        "read_rates",
+        "read_regions",
+        "read_variant_specs",
+        "seed_gpu_specs",
+        "warehouse_path",
+    ),
+}
+_MODULE_OF = {name: module for module, names in _NAMES_BY_MODULE.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+    globals()[name] = value  # the next look-up is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULE_OF})
+
 
 __all__ = [
     "ServePlan",

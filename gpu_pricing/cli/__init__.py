@@ -6,34 +6,98 @@ error, 3 nothing landed. With --json, stdout carries exactly one JSON document.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
+from collections.abc import Iterator, MutableMapping
+from functools import cache
 from typing import Annotated
 
 import typer
+import typer.core
+import typer.main
 
 from common.redact import RedactingStream, install_logging
-from gpu_pricing.cli import _common, breakeven, core, estimate, ops, plan, publish
+from gpu_pricing.cli import _common
+
+# One registration style: each group module of this package defines its Typer app(s); this
+# table names where each command of the root lives, in the order of `--help`: (module,
+# app, None) for an app whose commands join the root, (module, app, name) for an app added
+# as the group `name`. A command's module is imported when that command runs (or `--help`
+# lists the commands), so a command starts with its own imports, not every command's.
+COMMANDS: dict[str, tuple[str, str, str | None]] = {
+    "refresh": ("core", "app", None),
+    "rates": ("core", "app", None),
+    "history": ("core", "app", None),
+    "check": ("ops", "app", None),
+    "report": ("ops", "app", None),
+    "serve": ("ops", "app", None),
+    "server": ("ops", "app", None),
+    "publish": ("publish", "app", None),
+    "snapshot": ("core", "snapshot_app", "snapshot"),
+    "raw": ("core", "raw_app", "raw"),
+    "estimate": ("estimate", "estimate_app", "estimate"),
+    "breakeven": ("breakeven", "breakeven_app", "breakeven"),
+    "plan": ("plan", "plan_app", "plan"),
+    "alerts": ("ops", "alerts_app", "alerts"),
+}
+
+
+@cache
+def _built(module: str, attribute: str, group: str | None) -> dict:
+    """The click commands one module's Typer app adds to the root, built as `add_typer`
+    builds them."""
+    holder = typer.Typer()
+    sub = getattr(importlib.import_module(f"gpu_pricing.cli.{module}"), attribute)
+    holder.add_typer(sub, name=group)
+    return typer.main.get_group(holder).commands
+
+
+class _Commands(MutableMapping):
+    """The root's commands by name, each built on first use (see COMMANDS)."""
+
+    def __init__(self) -> None:
+        self._added: dict = {}
+
+    def __getitem__(self, name: str):
+        if name in self._added:
+            return self._added[name]
+        if name not in COMMANDS:
+            raise KeyError(name)
+        return _built(*COMMANDS[name])[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**dict.fromkeys(COMMANDS), **self._added})
+
+    def __len__(self) -> int:
+        return len(COMMANDS.keys() | self._added.keys())
+
+    def __setitem__(self, name: str, command) -> None:
+        self._added[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError(f"the command {name!r} cannot be removed")
+
+
+class _Root(typer.core.TyperGroup):
+    """The root group: its commands load lazily; listing them only names them."""
+
+    def __init__(self, **attrs) -> None:
+        super().__init__(**attrs)
+        self.commands = _Commands()
+
+    def list_commands(self, ctx) -> list[str]:
+        return list(self.commands)
+
 
 app = typer.Typer(
+    cls=_Root,
     add_completion=False,
     no_args_is_help=True,
     help=__doc__,
     pretty_exceptions_show_locals=False,  # locals hold API keys and webhook URLs
 )
-
-# One registration style: each group module defines its Typer app(s), added here (an
-# unnamed app's commands join the root; the order is the order of `--help`).
-app.add_typer(core.app)  # refresh, rates, history
-app.add_typer(ops.app)  # report, serve
-app.add_typer(publish.app)  # publish
-app.add_typer(core.snapshot_app, name="snapshot")
-app.add_typer(core.raw_app, name="raw")
-app.add_typer(estimate.estimate_app, name="estimate")
-app.add_typer(breakeven.breakeven_app, name="breakeven")
-app.add_typer(plan.plan_app, name="plan")
-app.add_typer(ops.alerts_app, name="alerts")
 
 
 # The commands that run no connector: they read the warehouse (or start Prefect's server)

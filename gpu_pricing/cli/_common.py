@@ -4,16 +4,15 @@ input error, 3 nothing landed) with one line on stderr, the traceback only with 
 
 from __future__ import annotations
 
+import sys
 import traceback
 from pathlib import Path
 from typing import Annotated
 
-import duckdb
 import typer
 
 from common.errors import AssertionsFailed, InvalidInput, PricingError, StorageFull, WarehouseError
 from gpu_pricing.cli._output import err
-from warehouse import db, queries
 
 WarehouseOpt = Annotated[
     Path | None,
@@ -58,6 +57,17 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
+class _NoCatalogError(Exception):
+    """Raised by nothing: what `_catalog_error` names before DuckDB is loaded."""
+
+
+def _catalog_error() -> type[Exception]:
+    """DuckDB's missing-relation error, once a command has loaded DuckDB (a command that
+    never loads it cannot raise it, and starts without importing it)."""
+    duckdb = sys.modules.get("duckdb")
+    return duckdb.CatalogException if duckdb is not None else _NoCatalogError
+
+
 def run(fn, *args, **kwargs):
     """Call a command body, mapping errors to the contract's exit codes with one line on
     stderr (and the traceback with --debug)."""
@@ -69,7 +79,7 @@ def run(fn, *args, **kwargs):
         raise _fail(str(exc), 3) from None
     except WarehouseError as exc:
         raise _fail(str(exc), 2) from None
-    except duckdb.CatalogException as exc:
+    except _catalog_error() as exc:
         first = str(exc).splitlines()[0]
         raise _fail(
             f"the warehouse lacks a relation this command reads ({first}): "
@@ -99,6 +109,10 @@ def run(fn, *args, **kwargs):
 
 def providers_in(con) -> list[str]:
     """The providers a warehouse holds prices for (a sheet may add one)."""
+    import duckdb
+
+    from warehouse import db, queries
+
     try:
         return [r[0] for r in db.run(con, queries.sql("providers_seen"))]
     except duckdb.Error:
@@ -106,6 +120,8 @@ def providers_in(con) -> list[str]:
 
 
 def open_readonly(path: Path):
+    from warehouse import db
+
     try:
         return db.connect_readonly(path)
     except WarehouseError as exc:

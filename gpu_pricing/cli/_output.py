@@ -9,11 +9,12 @@ import shutil
 import sys
 import textwrap
 from datetime import date, datetime
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from common.redact import redact, redact_doc
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def _default(value: Any) -> Any:
@@ -70,6 +71,8 @@ def table(
     """An aligned text table that fits `width` (default: the terminal, 120 without one):
     text columns too wide are cut with an ellipsis (the --json output has every value),
     the columns named in `keep` last."""
+    import polars as pl
+
     if df.is_empty():
         return "(no rows)"
     # a float column of whole numbers (GPU memory 94, 8 GPUs) prints as such; a column with

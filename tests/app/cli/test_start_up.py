@@ -39,6 +39,8 @@ from common.redact import redact
 sys.__stderr__.write(json.dumps({{
     "code": code,
     "loaded": [m for m in {HEAVY!r} if m in sys.modules],
+    "commands": sorted(m.rsplit(".", 1)[1] for m in sys.modules
+                       if m.startswith("gpu_pricing.cli.") and not m.startswith("gpu_pricing.cli._")),
     "masks_key_id": redact({ACCESS_KEY_ID!r}) != {ACCESS_KEY_ID!r},
 }}))
 """
@@ -55,18 +57,22 @@ def started(tmp_path, *args: str) -> dict:
 
 
 def test_read_commands_load_no_connector_no_http_client_and_no_prefect(tmp_path, demo_warehouse):
+    """... and of the command line's modules, only the one that defines the command (the
+    group modules load lazily: gpu_pricing.cli.COMMANDS)."""
     w = ["--warehouse", str(demo_warehouse)]
-    for args in (
-        ["rates", "--gpu", "H100", "--limit", "3", *w],
-        ["history", "--gpu", "H100", *w],
-        ["estimate", "train", "--params", "7e9", "--tokens", "1e11", "--gpu", "H100", *w],
-        ["breakeven", "onprem", "--gpu", "H100", *w],
-        ["rates", "--json", *w],
-        ["--version"],
-    ):
+    for args, modules in (
+        (["rates", "--gpu", "H100", "--limit", "3", *w], ["core"]),
+        (["history", "--gpu", "H100", *w], ["core"]),
+        (["estimate", "train", "--params", "7e9", "--tokens", "1e11", "--gpu", "H100", *w],
+         ["costs", "estimate"]),
+        (["breakeven", "onprem", "--gpu", "H100", *w], ["breakeven", "costs"]),
+        (["rates", "--json", *w], ["core"]),
+        (["--version"], []),
+    ):  # fmt: skip
         result = started(tmp_path, *args)
         assert result["code"] in (0, None), (args, result)
         assert result["loaded"] == [], (args, result)
+        assert result["commands"] == modules, (args, result)
 
 
 def test_commands_that_run_connectors_mask_every_connector_credential_from_the_start(tmp_path):
