@@ -28,7 +28,7 @@ from connectors import registry
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from flows import progress
-from warehouse import db, history, plausibility, raw, spot_openings, sql_runner
+from warehouse import db, history, materialise, plausibility, raw, spot_openings, sql_runner
 from warehouse.checks import assert_healthy, checked_loads
 from warehouse.db import run
 from warehouse.rawstore import DamagedObject, RawStore
@@ -255,8 +255,8 @@ def load_and_publish(
             merged = history.merge(con, refreshed, utc_now())
             spot_openings.advance(con, loads)  # what the spot statistics keep of old points
             lap("history")
-            with sql_runner.computed_once(con):  # each intermediate view computed once
-                sql_runner.materialise(con)
+            # each intermediate view computed once, the stored marts built among them
+            with materialise.computed_once(con, materialise_marts=True):
                 lap("materialise")
                 results = assert_healthy(con, scoped=not full_check)
                 lap("assertions")

@@ -29,7 +29,7 @@ from common.errors import InvalidInput
 from connectors.kit.page import utc_now
 from models import alert_rules as rules
 from services import notify
-from warehouse import db, queries, sql_runner
+from warehouse import db, materialise, queries, sql_runner
 
 if TYPE_CHECKING:  # annotations only: importing the API does not load the config models
     from services.config import Config
@@ -317,7 +317,7 @@ def check(
         # warehouse published by an older version gets them too
         sql_runner.load_seeds(con)
         sql_runner.build_views(con)
-        sql_runner.materialise(con)
+        materialise.materialise(con)
         return check_built(con, path, cfg, now=now, deliver=deliver)
 
 

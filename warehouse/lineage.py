@@ -65,7 +65,7 @@ def references(sql: str, where: str = "SQL") -> set[str]:
 @cache
 def _references(sql: str, where: str) -> frozenset[str]:
     """`references`, once per statement text in a process: a refresh asks for the build
-    order several times (views, materialise, computed_once), each a parse of every file."""
+    order several times (views, warehouse.materialise), each a parse of every file."""
     con = _parser()
     text = con.execute("SELECT json_serialize_sql($sql)", {"sql": sql}).fetchone()[0]
     doc = json.loads(text)

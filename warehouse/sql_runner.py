@@ -21,22 +21,18 @@
   description, column descriptions and data tests. A description may be a dbt doc block,
   `"{{ doc('name') }}"`, defined once in `sql/docs/*.md` (`{% docs name %}...{% enddocs %}`)
   for a column several relations share. A table macro's tests run on it at its defaults
-  (`select * from m()`). Descriptions are
-  stored in the warehouse as `COMMENT ON` when the views are built; the tests (not_null,
-  unique, accepted_values, relationships, dbt_utils.unique_combination_of_columns) run
-  with the assertions (warehouse.checks), and a failing one publishes nothing. A model whose entry says
-  `config: {materialized: table}` (dbt's key) is built as a view like the others, then
-  `materialise` (run by a refresh once history is merged) replaces it by a table of the
-  same name and columns, `CREATE TABLE ... AS` its own SQL, so an analyst's query reads
-  stored rows instead of recomputing the view stack.
+  (`select * from m()`). Descriptions are stored in the warehouse as `COMMENT ON` when the
+  views are built; the tests (not_null, unique, accepted_values, relationships,
+  dbt_utils.unique_combination_of_columns) run with the assertions (warehouse.checks), and
+  a failing one publishes nothing. A model whose entry says `config: {materialized:
+  table}` (dbt's key) is built as a view like the others, then stored as a table of the
+  same name (warehouse.materialise) once history is merged.
 Plain SQL, no templating, so a move to dbt-duckdb stays mechanical.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from graphlib import TopologicalSorter
@@ -188,71 +184,6 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
             raise WarehouseError(f"view {name} ({files[name]}) failed to build: {exc}") from exc
     apply_comments(con, sql_dir, declared=declared)
     return [name for name in order if name in files]
-
-
-def materialized(sql_dir: Path = SQL_DIR) -> list[str]:
-    """The models declared `config: {materialized: table}`, in build order."""
-    declared = {r.name for r in relations(sql_dir).values() if r.materialized}
-    return [name for name in build_order(sql_dir) if name in declared]
-
-
-def materialise(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[str]:
-    """Replace each view declared `materialized: table` by a table of the same name built
-    from its SQL (`CREATE TABLE ... AS` keeps the view's column names and types), with its
-    descriptions. Views that read it read the table from then on. Run after `build_views`,
-    once the tables the views read are final."""
-    files = view_files(sql_dir)
-    names = materialized(sql_dir)
-    kinds = relation_kinds(con)
-    for name in names:
-        body = lineage.select_of(files[name])
-        try:
-            if kinds.get(name) == "VIEW":
-                run(con, f"DROP VIEW {name}")
-            run(con, f"CREATE OR REPLACE TABLE {name} AS\n{body}")
-        except duckdb.Error as exc:
-            raise WarehouseError(f"table {name} ({files[name]}) failed to build: {exc}") from exc
-    if names:
-        apply_comments(con, sql_dir, set(names))
-    return names
-
-
-# the layers whose views are computed once per build (`computed_once`); the alert inputs
-# read alert_events, which the alerts check writes inside the same build
-COMPUTED_ONCE_LAYERS = ("intermediate", "marts")
-
-
-@contextmanager
-def computed_once(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> Iterator[list[str]]:
-    """Inside the block, each view of the intermediate and mart layers (but the marts
-    `materialise` builds as tables and the time series, `appended_by`) is held as a temporary table of the same name, built
-    once in dependency order (each from those before it). DuckDB looks
-    a name up in the temporary schema first, also from inside a view, so the marts
-    materialised and the data tests run in the block read those rows instead of recomputing
-    the view stack once per reader (at a million offers, ~20 readers of the same few
-    views). The rows are the view's own: no view reads a clock, and nothing in the block
-    writes the tables they read. Dropped at the end; the published warehouse has the views
-    as before."""
-    files = view_files(sql_dir)
-    kinds = relation_kinds(con)
-    tables = set(materialized(sql_dir))  # built as tables by `materialise`, never held
-    # nor the time series (`appended_by`): holding one copies all its history every night
-    tables |= {r.name for r in relations(sql_dir).values() if r.appended_by}
-    held: list[str] = []
-    try:
-        for name in build_order(sql_dir):
-            if (
-                name in files
-                and files[name].parent.name in COMPUTED_ONCE_LAYERS
-                and kinds.get(name) == "VIEW"
-                and name not in tables
-            ):
-                run(con, f"CREATE TEMPORARY TABLE {name} AS SELECT * FROM main.{name}")
-                held.append(name)
-        yield held
-    finally:
-        for name in reversed(held):
-            run(con, f"DROP TABLE IF EXISTS temp.{name}")
 
 
 def snapshot_files(sql_dir: Path = SQL_DIR) -> dict[str, Path]:

@@ -15,14 +15,32 @@ with open_prices as (
     select * from int_offers_flagged
 ),
 
-ranked as (
-    select
-        *,
-        row_number() over (
-            partition by provider, region, zone, instance_type, pricing_model
-            order by price_usd_per_hour, pricing_detail nulls first
-        ) as variant_rank
+-- the offers priced in several variants (most have one): only those are ranked, as a
+-- window over every offer costs a sort of all of them
+several as (
+    select provider, region, zone, instance_type, pricing_model
     from open_prices
+    group by all
+    having count(*) > 1
+),
+
+ranked as (
+    select o.* from open_prices o
+    anti join several s
+      on s.provider = o.provider and s.region = o.region and s.zone is not distinct from o.zone
+     and s.instance_type = o.instance_type and s.pricing_model = o.pricing_model
+    union all
+    select * from (
+        select o.* from open_prices o
+        semi join several s
+          on s.provider = o.provider and s.region = o.region
+         and s.zone is not distinct from o.zone
+         and s.instance_type = o.instance_type and s.pricing_model = o.pricing_model
+    )
+    qualify row_number() over (
+        partition by provider, region, zone, instance_type, pricing_model
+        order by price_usd_per_hour, pricing_detail nulls first
+    ) = 1
 ),
 
 -- the spec row each offer is costed with: its own form factor where the seeds list it
@@ -36,20 +54,24 @@ variant_names as (
     group by all
 ),
 
+-- resolved once per GPU as the offers name it (a handful of rows), not once per offer
+gpus as (
+    select distinct gpu_name, gpu_memory_gib, gpu_variant from ranked
+),
+
 resolved as (
     select
-        r.provider, r.region, r.zone, r.instance_type, r.pricing_model,
+        g.gpu_name, g.gpu_memory_gib, g.gpu_variant,
         coalesce(v.gpu_variant, case when s.gpu_name is not null then 'base' end)
             as resolved_gpu_variant
-    from ranked r
+    from gpus g
     left join seed_gpu_specs s using (gpu_name, gpu_memory_gib)
     left join variant_names v
-      on v.gpu_name = r.gpu_name and v.gpu_memory_gib = r.gpu_memory_gib
-     and (v.gpu_variant = r.gpu_variant or v.is_default_variant)
-    where r.variant_rank = 1
+      on v.gpu_name = g.gpu_name and v.gpu_memory_gib = g.gpu_memory_gib
+     and (v.gpu_variant = g.gpu_variant or v.is_default_variant)
     qualify row_number() over (
-        partition by r.provider, r.region, r.zone, r.instance_type, r.pricing_model
-        order by v.gpu_variant is not distinct from r.gpu_variant desc
+        partition by g.gpu_name, g.gpu_memory_gib, g.gpu_variant
+        order by v.gpu_variant is not distinct from g.gpu_variant desc
     ) = 1
 ),
 
@@ -65,9 +87,9 @@ current_offers as (
         r.effective_at, r.fetched_at, r.load_id, r.connector
     from ranked r
     left join resolved x
-      on x.provider = r.provider and x.region = r.region and x.zone is not distinct from r.zone
-     and x.instance_type = r.instance_type and x.pricing_model = r.pricing_model
-    where r.variant_rank = 1
+      on x.gpu_name is not distinct from r.gpu_name
+     and x.gpu_memory_gib is not distinct from r.gpu_memory_gib
+     and x.gpu_variant is not distinct from r.gpu_variant
 )
 
 -- cheapest_order: the one cheapest-first order every ranking uses (int_offers_ranked, the

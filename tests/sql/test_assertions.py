@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from warehouse import checks, sql_runner
+from warehouse import checks, materialise, sql_runner
 
 # the first open history row, a current offer's load
 FIRST_OPEN = "(SELECT min(rowid) FROM snp_offers_history WHERE valid_to IS NULL)"
@@ -71,5 +71,5 @@ def test_an_assertion_fires_on_one_bad_row(warehouse, assertion, bad_row):
     warehouse.execute(bad_row)
     # as in a refresh, the materialised marts are rebuilt from history before the
     # assertions run (they check the tables analysts read)
-    sql_runner.materialise(warehouse)
+    materialise.materialise(warehouse)
     assert failures(warehouse)[assertion] > 0

@@ -1,4 +1,4 @@
-"""Each intermediate view computed once per build (warehouse.sql_runner.computed_once): held
+"""Each intermediate view computed once per build (warehouse.materialise.computed_once): held
 as a temporary table of the same name while the marts materialise and the tests run, the
 same rows as the view, and gone afterwards."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 
-from warehouse import checks, db, sql_runner
+from warehouse import checks, db, lineage, materialise, sql_runner
 
 
 def test_the_held_views_give_the_same_rows_and_are_released(demo_warehouse, tmp_path):
@@ -22,7 +22,7 @@ def test_the_held_views_give_the_same_rows_and_are_released(demo_warehouse, tmp_
         con.close()
     with db.building(path) as con:
         sql_runner.build_views(con)
-        with sql_runner.computed_once(con) as held:
+        with materialise.computed_once(con) as held:
             assert "int_offers_current" in held
             temp = {r[0] for r in db.run(
                 con, "SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp'"
@@ -32,7 +32,7 @@ def test_the_held_views_give_the_same_rows_and_are_released(demo_warehouse, tmp_
             assert db.query(con, "SELECT * FROM int_offers_current ORDER BY ALL").equals(
                 expected["int_offers_current"]
             )
-            sql_runner.materialise(con)
+            materialise.materialise(con)
             assert checks.assert_healthy(con)
         assert db.run(con, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp'") == [
             (0,)
@@ -47,3 +47,35 @@ def test_the_held_views_give_the_same_rows_and_are_released(demo_warehouse, tmp_
         con.close()
     assert got.equals(expected["mart_cheapest_gpu_hour"])
     assert kind == [(1,)]  # the published warehouse keeps the view
+
+
+def test_the_stored_marts_are_built_among_the_held_views(demo_warehouse, tmp_path):
+    """`materialise_marts`: each mart declared a table is stored at its place in the build
+    order, so a view held after it (mart_spot_price_stats reads mart_gpu_offers_current)
+    reads the stored rows; the marts are those `materialise` builds, row for row."""
+    path = tmp_path / "w.duckdb"
+    shutil.copyfile(demo_warehouse, path)
+    stored = materialise.materialized()
+    assert "mart_gpu_offers_current" in stored
+    with db.building(path) as con:
+        sql_runner.build_views(con)
+        materialise.materialise(con)
+        expected = {n: db.query(con, f"SELECT * FROM {n} ORDER BY ALL") for n in stored}
+        sql_runner.build_views(con)  # the views again, as a refresh starts from
+        kinds = sql_runner.relation_kinds(con)
+        assert {kinds[n] for n in stored} == {"VIEW"}
+        with materialise.computed_once(con, materialise_marts=True) as held:
+            kinds = sql_runner.relation_kinds(con)
+            assert {kinds[n] for n in stored} == {"TABLE"}
+            assert not set(stored) & set(held) and "mart_spot_price_stats" in held
+            for name in stored:
+                assert db.query(con, f"SELECT * FROM {name} ORDER BY ALL").equals(expected[name])
+            body = lineage.select_of(sql_runner.view_files()["mart_spot_price_stats"])
+            plan = str(db.run(con, f"EXPLAIN {body}"))
+            # the stored table scanned, not computed again from the offers it is built from
+            assert "mart_gpu_offers_current" in plan and "int_offers_current" not in plan
+            assert checks.assert_healthy(con)
+        rows = db.run(con, """SELECT count(*) FROM duckdb_tables() WHERE table_name IN
+                              (SELECT unnest($n)) AND database_name = current_database()""",
+                      {"n": stored})  # fmt: skip
+        assert rows == [(len(stored),)]

@@ -12,7 +12,7 @@ import pytest
 
 from common.errors import AssertionsFailed, WarehouseError
 from common.schemas import PRICING_MODELS
-from warehouse import checks, sql_runner
+from warehouse import checks, materialise, sql_runner
 
 SCHEMA = """
 version: 2
@@ -164,7 +164,7 @@ def test_a_bad_row_in_the_real_warehouse_fires_the_declared_test(warehouse):
         """UPDATE snp_offers_history SET pricing_model = 'reserved_5y'
            WHERE rowid = (SELECT min(rowid) FROM snp_offers_history WHERE valid_to IS NULL)"""
     )
-    sql_runner.materialise(warehouse)  # as a refresh does before its assertions
+    materialise.materialise(warehouse)  # as a refresh does before its assertions
     failures = {r.name for r in checks.run_assertions(warehouse) if r.failures}
     assert {
         "accepted_values_mart_gpu_offers_current_pricing_model",

@@ -14,7 +14,7 @@ import pytest
 from gpu_pricing import report
 from models import memory_fit
 from tests._cli import cli, cli_json
-from warehouse import sql_runner
+from warehouse import materialise
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,7 @@ def zonal(tmp_path_factory, demo_warehouse):
                       timestamp '2026-11-20 02:00' as valid_from""",
             [zone, model, price, price],
         )
-    sql_runner.materialise(con)  # the marts a refresh stores, rebuilt from that history
+    materialise.materialise(con)  # the marts a refresh stores, rebuilt from that history
     con.close()
     con = duckdb.connect(str(path), read_only=True)
     yield con

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import duckdb
 
-from warehouse import lineage, sql_runner
+from warehouse import lineage, materialise, sql_runner
 
 
 def test_the_expensive_marts_are_tables_equal_to_their_views(warehouse):
-    names = sql_runner.materialized()
+    names = materialise.materialized()
     assert {"mart_cheapest_gpu_hour", "mart_gpu_offers_current"} <= set(names)
     files = sql_runner.view_files()
     declared = sql_runner.relations()
@@ -64,7 +64,7 @@ def test_a_rebuild_turns_the_table_back_into_a_view_and_materialise_again(tmp_pa
         sql_runner.build_views(con, sql)
         assert kind() == "VIEW"
         view_types = con.execute("DESCRIBE mart_x").fetchall()
-        assert sql_runner.materialise(con, sql) == ["mart_x"]
+        assert materialise.materialise(con, sql) == ["mart_x"]
         assert kind() == "TABLE"
         assert con.execute("DESCRIBE mart_x").fetchall() == view_types
         assert con.execute("SELECT twice FROM mart_y").fetchall() == [(2 * v,)]  # reads the table

@@ -16,7 +16,7 @@ from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchFailure, Page
 from flows import pipeline
 from tests._warehouse import copy_warehouse, query, refresh
-from warehouse import checks, db, sql_runner, staging
+from warehouse import checks, db, materialise, staging
 from warehouse.rawstore import RawStore
 
 MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", "fct_spot_prices"]
@@ -325,7 +325,7 @@ def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(azure_wa
                           0.01 AS price_usd_per_gpu_hour, false AS host_included)
         FROM snp_offers_history
         WHERE instance_type = 'Standard_ND96asr_v4' AND region = 'eastus' AND pricing_model = 'on_demand'""")
-    sql_runner.materialise(con)  # the marts a refresh stores, rebuilt from that history
+    materialise.materialise(con)  # the marts a refresh stores, rebuilt from that history
     con.close()
     cheapest = snapshot_of(path, "mart_cheapest_gpu_hour").filter(
         (pl.col("gpu_name") == "A100")

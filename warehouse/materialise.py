@@ -1,0 +1,108 @@
+"""A build's marts: the models declared `config: {materialized: table}` stored as tables,
+and the views held once per build while they and the checks are computed.
+
+A model whose schema file says `config: {materialized: table}` (dbt's key) is built as a
+view like the others (warehouse.sql_runner.build_views); `materialise` (run by a refresh
+once history is merged) replaces it by a table of the same name and columns, `CREATE
+TABLE ... AS` its own SQL, so an analyst's query reads stored rows instead of recomputing
+the view stack. `computed_once` holds the other views of a build as temporary tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from common.errors import WarehouseError
+from warehouse import lineage
+from warehouse.db import run
+from warehouse.sql_runner import (
+    SQL_DIR,
+    apply_comments,
+    build_order,
+    relation_kinds,
+    relations,
+    view_files,
+)
+
+
+def materialized(sql_dir: Path = SQL_DIR) -> list[str]:
+    """The models declared `config: {materialized: table}`, in build order."""
+    declared = {r.name for r in relations(sql_dir).values() if r.materialized}
+    return [name for name in build_order(sql_dir) if name in declared]
+
+
+def materialise(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[str]:
+    """Replace each view declared `materialized: table` by a table of the same name built
+    from its SQL (`CREATE TABLE ... AS` keeps the view's column names and types), with its
+    descriptions. Views that read it read the table from then on. Run after `build_views`,
+    once the tables the views read are final."""
+    files = view_files(sql_dir)
+    names = materialized(sql_dir)
+    kinds = relation_kinds(con)
+    for name in names:
+        _materialise_one(con, name, files[name], kinds)
+    if names:
+        apply_comments(con, sql_dir, set(names))
+    return names
+
+
+def _materialise_one(
+    con: duckdb.DuckDBPyConnection, name: str, path: Path, kinds: dict[str, str]
+) -> None:
+    body = lineage.select_of(path)
+    try:
+        if kinds.get(name) == "VIEW":
+            run(con, f"DROP VIEW {name}")
+        run(con, f"CREATE OR REPLACE TABLE {name} AS\n{body}")
+    except duckdb.Error as exc:
+        raise WarehouseError(f"table {name} ({path}) failed to build: {exc}") from exc
+
+
+# the layers whose views are computed once per build (`computed_once`); the alert inputs
+# read alert_events, which the alerts check writes inside the same build
+COMPUTED_ONCE_LAYERS = ("intermediate", "marts")
+
+
+@contextmanager
+def computed_once(
+    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, materialise_marts: bool = False
+) -> Iterator[list[str]]:
+    """Inside the block, each view of the intermediate and mart layers (but the marts
+    `materialise` builds as tables and the time series, `appended_by`) is held as a
+    temporary table of the same name, built once in dependency order (each from those
+    before it). DuckDB looks a name up in the temporary schema first, also from inside a
+    view, so the marts materialised and the data tests run in the block read those rows
+    instead of recomputing the view stack once per reader (at a million offers, ~20
+    readers of the same few views). The rows are the view's own: no view reads a clock,
+    and nothing in the block writes the tables they read. Dropped at the end; the
+    published warehouse has the views as before. `materialise_marts`: the marts declared
+    tables are built too (as `materialise` does), each at its place in that order, so a
+    view held after one reads its stored rows instead of computing it again."""
+    files = view_files(sql_dir)
+    kinds = relation_kinds(con)
+    tables = set(materialized(sql_dir))  # built as tables by `materialise`, never held
+    # nor the time series (`appended_by`): holding one copies all its history every night
+    series = {r.name for r in relations(sql_dir).values() if r.appended_by}
+    held: list[str] = []
+    try:
+        for name in build_order(sql_dir):
+            if materialise_marts and name in tables:
+                _materialise_one(con, name, files[name], kinds)
+            elif (
+                name in files
+                and files[name].parent.name in COMPUTED_ONCE_LAYERS
+                and kinds.get(name) == "VIEW"
+                and name not in tables | series
+            ):
+                run(con, f"CREATE TEMPORARY TABLE {name} AS SELECT * FROM main.{name}")
+                held.append(name)
+        if materialise_marts and tables:
+            apply_comments(con, sql_dir, tables)
+        yield held
+    finally:
+        for name in reversed(held):
+            run(con, f"DROP TABLE IF EXISTS temp.{name}")
