@@ -11,11 +11,20 @@
 --   blocks only).
 -- * Interruption bucket where a feed publishes one (AWS Spot Instance Advisor, Linux):
 --   `interruption_bucket` is its label, `interruption_rate_max_pct` the label's upper bound.
+-- The points are fct_spot_prices' own two parts, the time series read from a cutoff at or
+-- before the longest window's opening plus each series' last point before it
+-- (int_spot_prices_recent), so a night costs the windows' points, not a year of history;
+-- the figures are those of every point (tested against the whole history).
 with all_points as (
     select
         provider, region, zone, instance_type, price_usd_per_hour, observed_at,
         gpu_name, gpu_memory_gib, gpu_count
-    from fct_spot_prices
+    from int_spot_prices_recent
+    union all by name
+    select
+        provider, region, zone, instance_type, price_usd_per_hour, observed_at,
+        gpu_name, gpu_memory_gib, gpu_count
+    from int_spot_offer_points
 ),
 
 feed_now as (
@@ -23,7 +32,7 @@ feed_now as (
 ),
 
 windows as (
-    select * from (values (7), (30), (90)) as w(days)
+    select days from int_spot_stats_windows
 ),
 
 -- the longest window's opening: of the points before it, each zone's last one (the price
