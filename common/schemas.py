@@ -287,6 +287,20 @@ BOOKKEEPING_DDL = [
   valid_from TIMESTAMP NOT NULL,
   valid_to TIMESTAMP
 )""",
+    # The spot statistics' summary of old spot history (warehouse/spot_openings.py): per
+    # time-series provider, a cutoff at or before the longest statistics window's opening,
+    # and the key of each series' last point before it.
+    """CREATE TABLE IF NOT EXISTS _spot_cutoffs (
+  provider VARCHAR NOT NULL,
+  cutoff TIMESTAMP NOT NULL
+)""",
+    """CREATE TABLE IF NOT EXISTS _spot_openings (
+  provider VARCHAR NOT NULL,
+  region VARCHAR,
+  zone VARCHAR,
+  instance_type VARCHAR,
+  observed_at TIMESTAMP NOT NULL
+)""",
     """CREATE TABLE IF NOT EXISTS alert_events (
   rule VARCHAR NOT NULL,
   state VARCHAR NOT NULL,

@@ -218,9 +218,11 @@ def run_refresh(
     cfg = load_config(config)  # a bad config fails here, before the warehouse is touched
     path = cfg.warehouse_path(warehouse)
     names = providers or cfg.connector_names()
+    # where incremental fetches start; a snapshot replay fetches nothing, so reads none
+    marks = staging.watermarks_of(path, names) if snapshot is None else {}
     contexts = {
         name: FetchContext(
-            watermarks=staging.watermarks(path, name),
+            watermarks=marks.get(name, {}),
             regions=tuple(regions) if regions else cfg.regions_for(name),
         )
         for name in names

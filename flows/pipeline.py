@@ -28,7 +28,7 @@ from connectors import registry
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from flows import progress
-from warehouse import db, history, materialise, plausibility, raw, sql_runner
+from warehouse import db, history, materialise, plausibility, raw, spot_openings, sql_runner
 from warehouse.checks import assert_healthy, checked_loads
 from warehouse.db import run
 from warehouse.rawstore import DamagedObject, RawStore
@@ -253,6 +253,7 @@ def load_and_publish(
             loads = None if full_check else checked_loads(con)
             hold_back(con, refreshed, summaries, checks, loads)
             merged = history.merge(con, refreshed, utc_now())
+            spot_openings.advance(con, loads)  # what the spot statistics keep of old points
             lap("history")
             # each intermediate view computed once, the stored marts built among them
             with materialise.computed_once(con, materialise_marts=True):

@@ -279,7 +279,7 @@ def budget_state(
 
 def daily_rates(history: pl.DataFrame, days: pl.Series) -> pl.DataFrame:
     """The cheapest ``price_usd_per_gpu_hour`` in force at noon of each day (``date``,
-    ``rate_usd_per_gpu_hour``) among the price periods of ``history`` (fct_gpu_prices rows
+    ``rate_usd_per_gpu_hour``) among the price periods of ``history`` (int_prices_usable rows
     of the matching offers: valid_from, valid_to null = still in force). A day before the
     history begins takes the cheapest rate the history opens with (``rate_source`` says so)."""
     noon = pl.col("date").cast(pl.Datetime("us")) + pl.duration(hours=12)

@@ -155,12 +155,9 @@ def _budgets(
                 span = (b.start, b.end)
             actual = None
             if b.usage_file is not None:
-                history = _frame(con, "fct_gpu_prices").filter(
-                    (pl.col("gpu_name") == b.gpu)
-                    & (pl.col("pricing_model") == b.pricing_model)
-                    & pl.col("is_verified")
-                    & pl.col("host_included").fill_null(True)
-                    & pl.col("price_usd_per_gpu_hour").is_not_null()
+                # the usable price periods (verified whole machines, int_prices_usable)
+                history = _frame(con, "int_prices_usable").filter(
+                    (pl.col("gpu_name") == b.gpu) & (pl.col("pricing_model") == b.pricing_model)
                 )
                 if b.memory_gib is not None:
                     history = history.filter(pl.col("gpu_memory_gib") == b.memory_gib)

@@ -54,6 +54,19 @@ def pytest_collection_modifyitems(config, items):
 _durations = None
 
 
+def pytest_configure(config):
+    # one bytecode cache for the run's processes (tests/_bytecode.py)
+    from tests import _bytecode
+
+    _bytecode.share()
+
+
+def pytest_unconfigure(config):
+    from tests import _bytecode
+
+    _bytecode.remove()
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "loadfile":

@@ -28,7 +28,15 @@ PY = [
 
 # (rule as the table names it, its home as the table names it)
 TABLE = [
-    ("usable offer (verified price of a whole machine with a known GPU)", "`int_offers_usable`"),
+    (
+        "the flags of a price: verified (its provenance counts) and comparable (a priced whole "
+        "machine with a known GPU)",
+        "`int_offers_flagged` (every price period)",
+    ),
+    (
+        "usable offer (verified price of a whole machine with a known GPU)",
+        "`int_offers_usable` (current offers), `int_prices_usable` (the price history)",
+    ),
     ("cheapest first, and its tie-break", "`cheapest_order` (`int_offers_current`)"),
     ("spot/reserved vs on-demand pairing", "`int_offer_pairs`"),
     ("per-GPU-hour price (machine price / GPU count)", "`connectors/kit/normalise.py`"),
@@ -93,9 +101,18 @@ def where(pattern: str, files: list[Path], flags: int = re.I | re.S) -> set[str]
     return {str(p.relative_to(ROOT)) for p in files if found.search(code(p))}
 
 
+# the two grains the usable filter keeps rows of: the current offers, and the price
+# history (every price period); both filter the flags of int_offers_flagged
+USABLE = {"sql/intermediate/int_offers_usable.sql", "sql/intermediate/int_prices_usable.sql"}
+
+
 def test_the_usable_offer_filter_is_stated_once():
     usable = r"is_verified\s+and\s+(\w+\.)?is_comparable|is_comparable\s+and\s+(\w+\.)?is_verified"
-    assert where(usable, SQL + PY) == {"sql/intermediate/int_offers_usable.sql"}
+    assert where(usable, SQL + PY) == USABLE
+    # one per grain: the history's reads int_offers_flagged, the current one its open
+    # periods through int_offers_current
+    assert "from int_offers_flagged" in code(ROOT / "sql/intermediate/int_prices_usable.sql")
+    assert "from int_offers_current" in code(ROOT / "sql/intermediate/int_offers_usable.sql")
 
 
 def test_cheapest_first_is_ordered_by_cheapest_order_everywhere():
@@ -290,7 +307,19 @@ def test_the_old_flat_serving_rule_is_gone():
         r"inference_utilization|serving_utilization|SERVING_UTILIZATION"
         r"|inference_flops_per_1m|inference_gpu_hours|usd_per_1m_inference"
     )
-    assert where(flat, SQL + PY) == set()
+    # the old name of the cost per output token is kept for one release as an alias of
+    # the roofline's figure (deprecated): it names no value of its own
+    alias = (
+        r"usd_per_1m_output_tokens\s+as\s+usd_per_1m_inference_tokens\b"
+        r"|usd_per_1m_inference_tokens\s+as\s+usd_per_1m_inference_tokens_per_b_params\b"
+    )
+    left = re.compile(flat, re.I)
+    stated = {
+        str(p.relative_to(ROOT))
+        for p in SQL + PY
+        if left.search(re.sub(alias, "", code(p), flags=re.I))
+    }
+    assert stated == set()
 
 
 def test_the_provider_vocabulary_is_read_in_one_place():
@@ -304,32 +333,55 @@ def test_the_provider_vocabulary_is_read_in_one_place():
 
 
 FLAGS = "sql/intermediate/int_offers_flagged.sql"
-# the price history's readers state the same two flags over closed price periods as well
-# (fct_gpu_prices' is_verified; the verified whole-machine filters of alert_price_moves,
-# the report's price steps and a usage budget's history): none of them reads a current
-# offer, and a new one fails the test below
-HISTORY_FLAGS = {
-    "sql/alert_inputs/alert_price_moves.sql",
-    "warehouse/queries/report_price_steps.sql",
-    "services/alerts.py",
+# each flag's rule, as a copy of it would be written (SQL or Polars)
+FLAG_RULES = {
+    "is_comparable computed": r"\bas\s+is_comparable\b",
+    "is_verified defaulted": r"coalesce\(\s*(\w+\.)?is_verified\s*,\s*false\s*\)",
+    "none stated = a whole machine": (
+        r"coalesce\(\s*(\w+\.)?host_included\s*,\s*true\s*\)"
+        r"|\"host_included\"\s*\)\s*\.fill_null\(\s*True"
+        r"|host_included\s+is\s+not\s+false|host_included\s+is\s+distinct\s+from\s+false"
+    ),
+    "none stated = 'api'": (
+        r"coalesce\(\s*(\w+\.)?provenance\s*,\s*'api'\s*\)|\"provenance\"\s*\)\s*\.fill_null\("
+    ),
+    "the provenance vocabulary joined to a row": r"\bjoin\s+int_provenances\b",
+    # a history reader filtering fct_gpu_prices on what the flags are made of, instead of
+    # reading int_prices_usable (the flags' usable periods)
+    "the price history filtered by hand": (
+        r"fct_gpu_prices\b[^;]*\bwhere\b[^;]*\b(is_verified|host_included|gpu_name\s+is\s+not\s+null)"
+        r"|[\"']fct_gpu_prices[\"']\s*\)\s*\.filter\("
+    ),
 }
+
+
+def flag_copies(files: list[Path], root: Path = ROOT) -> dict[str, set[str]]:
+    """Per flag rule, the files (relative to `root`) that state it."""
+    return {
+        rule: {str(p.relative_to(root)) for p in files if re.search(pattern, code(p), re.I | re.S)}
+        for rule, pattern in FLAG_RULES.items()
+    }
+
+
+# fct_spot_prices' points of the offer history (int_spot_offer_points) are its verified
+# spot periods (a point is a price, not a ranked machine: no comparable filter)
+HISTORY_POINTS = {"sql/intermediate/int_spot_offer_points.sql"}
 
 
 def test_the_flags_of_a_usable_offer_have_one_home():
     """is_verified (the provenance vocabulary, none stated = 'api') and is_comparable (a
     priced whole machine with a known GPU, none stated = host included) are computed in
-    int_offers_flagged; int_offers_usable keeps the rows with both; an offers frame a
-    caller hands the planner goes through those same files (warehouse/usable.py)."""
-    assert where(r"\bas\s+is_comparable\b", SQL + PY) == {FLAGS}
-    assert where(r"coalesce\(\s*(\w+\.)?is_verified\s*,\s*false\s*\)", SQL) == {
-        FLAGS,
-        "sql/marts/fct_gpu_prices.sql",
-    }
-    whole_machine = (
-        r"coalesce\(\s*(\w+\.)?host_included\s*,\s*true\s*\)"
-        r"|\"host_included\"\s*\)\s*\.fill_null\(\s*True"
-    )
-    assert where(whole_machine, SQL + PY) == {FLAGS} | HISTORY_FLAGS
+    int_offers_flagged, over every price period; int_offers_usable keeps the current
+    offers with both, int_prices_usable the price periods with both (every history
+    reader's); an offers frame a caller hands the planner, and the incoming offers the
+    plausibility check weighs, go through that same file (warehouse/usable.py)."""
+    found = flag_copies(SQL + PY)
+    by_hand = found.pop("the price history filtered by hand")
+    # a connector row that states no provenance is a provider's own price when it is made
+    # (the parse's tail); the flags read rows stored before rows carried one the same way
+    found["none stated = 'api'"] -= {"connectors/kit/normalise.py"}
+    assert found == {rule: {FLAGS} for rule in found}
+    assert by_hand <= HISTORY_POINTS
     # above the warehouse no code filters on the flags or on what they are made of
     api_side = [p for p in PY if "gpu_pricing" in p.relative_to(ROOT).parts]
     restated = (
@@ -343,3 +395,29 @@ def test_the_flags_of_a_usable_offer_have_one_home():
     runner = code(ROOT / "warehouse" / "usable.py")
     for name in ("int_provenances", "int_offers_flagged", "int_offers_usable"):
         assert f'"{name}"' in runner, name
+    # the plausibility check's verified medians are the flags' rule over the incoming offers
+    assert "flagged_over(" in code(ROOT / "warehouse" / "plausibility.py")
+
+
+@pytest.mark.parametrize(
+    ("name", "copy", "rule"),
+    [
+        ("m.sql", "select coalesce(p.is_verified, false) as ok from x", "is_verified defaulted"),
+        ("m.sql", "select a and b as is_comparable from x", "is_comparable computed"),
+        ("m.sql", "where ok and coalesce(host_included, true)", "none stated = a whole machine"),
+        ("m.py", 'h.filter(pl.col("host_included").fill_null(True))',
+         "none stated = a whole machine"),
+        ("m.sql", "left join int_provenances p on p.provenance = coalesce(h.provenance, 'api')",
+         "none stated = 'api'"),
+        ("m.sql", "select 1 from fct_gpu_prices\nwhere gpu_name = $gpu and is_verified",
+         "the price history filtered by hand"),
+        ("m.py", 'frame(con, "fct_gpu_prices").filter(pl.col("is_verified"))',
+         "the price history filtered by hand"),
+    ],
+)
+def test_a_second_copy_of_a_flag_is_found(tmp_path, name, copy, rule):
+    """The restatements the history readers carried (fct_gpu_prices' own is_verified, the
+    whole-machine defaults of alert_price_moves, the report's price steps and a usage
+    budget's history) are each found in a new file."""
+    (tmp_path / name).write_text(copy + "\n", encoding="utf-8")
+    assert flag_copies([tmp_path / name], tmp_path)[rule] == {name}

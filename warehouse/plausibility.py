@@ -40,6 +40,7 @@ import polars as pl
 
 from common.schemas import MAX_USD_PER_GPU_HOUR
 from warehouse.db import query, run
+from warehouse.usable import flagged_over
 
 
 @dataclass(frozen=True)
@@ -75,9 +76,8 @@ _FLOOR = (
 _MEDIANS = """
     medians AS (
         SELECT u.gpu_name, median(u.price_usd_per_gpu_hour) AS median_usd, count(*) AS n
-        FROM int_offers_unioned u
-        JOIN int_provenances p ON p.provenance = coalesce(u.provenance, 'api')
-        WHERE p.is_verified AND u.gpu_name IS NOT NULL AND u.price_usd_per_gpu_hour > 0
+        FROM {flagged} u
+        WHERE u.is_verified AND u.gpu_name IS NOT NULL AND u.price_usd_per_gpu_hour > 0
         GROUP BY u.gpu_name
         HAVING count(*) >= $min_offers
     ),
@@ -174,7 +174,11 @@ def hold_back(
         "floor": checks.floor_fraction,
         "min_offers": max(1, checks.floor_min_offers),
     }
-    offers = query(con, _OFFERS_SQL, {**params, "jump": checks.jump_factor})
+    # the medians' verified offers: the incoming offers flagged by the flags' one rule
+    flagged = flagged_over("int_offers_unioned")
+    offers = query(
+        con, _OFFERS_SQL.replace("{flagged}", flagged), {**params, "jump": checks.jump_factor}
+    )
     points = pl.DataFrame()
     mine = [s for s in series if s.connector in connectors]
     if mine and _exists(con, "int_spot_prices_unioned"):
@@ -182,6 +186,7 @@ def hold_back(
         if loads is not None:
             sql = _POINTS_SQL.replace("{loads}", "AND o.load_id IN (SELECT unnest($loads))")
             extra = {"loads": list(loads)}
+        sql = sql.replace("{flagged}", flagged)
         points = query(con, sql, {**params, **extra, "max": MAX_USD_PER_GPU_HOUR})
     for frame in (offers, points):
         if frame.is_empty():

@@ -6,7 +6,8 @@ and staged, one transaction per provider, and what decides whether that is neede
   endpoint's older pages are not re-read; a fall in offers beyond the allowed share raises
   `OfferDrop`; rejected records go to quarantine with their reasons;
 - `hold_back`: the plausibility rules over the re-staged providers;
-- `watermarks`: where a provider's incremental fetches start;
+- `watermarks_of` (`watermarks` for one): where each provider's incremental fetches
+  start, read on one connection;
 - `sql_digest`: the SQL a refresh builds and asserts with (unchanged: nothing re-asserted);
 - `replace_staged`, `quarantine`: the staged tables and the quarantine themselves.
 """
@@ -14,6 +15,7 @@ and staged, one transaction per provider, and what decides whether that is neede
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -96,7 +98,16 @@ class ProviderSummary:
 
 
 def watermarks(path: Path, provider: str) -> dict[tuple[str, str], datetime]:
-    """What incremental fetches start from, per (endpoint, scope) already published:
+    """One provider's watermarks (`watermarks_of`)."""
+    return watermarks_of(path, [provider])[provider]
+
+
+def watermarks_of(
+    path: Path, providers: Iterable[str]
+) -> dict[str, dict[tuple[str, str], datetime]]:
+    """What each provider's incremental fetches start from, read on one connection (an
+    open of the warehouse costs more than its queries): per (endpoint, scope) already
+    published:
     - by default the newest successful load's finish time;
     - where the connector declares its source versions to be publication times
       (`Connector.source_version_format`), the newest version stored, so an unchanged
@@ -104,36 +115,41 @@ def watermarks(path: Path, provider: str) -> dict[tuple[str, str], datetime]:
     - for a time series it stages (a `StagedTable` with a `Series`), the newest point
       stored per scope, so the next fetch starts where the stored series ends.
     Empty when the warehouse does not exist yet."""
+    providers = list(providers)
     if not path.exists():
-        return {}
-    connector = registry.get(provider)
+        return {provider: {} for provider in providers}
     con = db.connect_readonly(path)
     try:
-        rows = db.query(
-            con,
-            """SELECT endpoint, scope,
-                      coalesce(max(try_strptime(source_version, $version_format)),
-                               max(l.finished_at)) AS at
-               FROM _loads l WHERE provider = $p AND status = 'ok' GROUP BY ALL""",
-            {"p": provider, "version_format": connector.source_version_format},
-        )
-        for table, series in connector.series_tables:
-            if not db.run(
-                con, "SELECT 1 FROM duckdb_tables() WHERE table_name = $t", {"t": table.name}
-            ):
-                continue
-            points = db.query(
-                con,
-                f"""SELECT $endpoint AS endpoint, {series.scope} AS scope,
-                           max({series.time}) AS at
-                    FROM {table.name} GROUP BY {series.scope}""",
-                {"endpoint": series.endpoint},
-            )
-            rows = pl.concat([rows, points], how="vertical_relaxed").unique(
-                ["endpoint", "scope"], keep="last", maintain_order=True
-            )
+        return {provider: _watermarks(con, provider) for provider in providers}
     finally:
         con.close()
+
+
+def _watermarks(con, provider: str) -> dict[tuple[str, str], datetime]:
+    connector = registry.get(provider)
+    rows = db.query(
+        con,
+        """SELECT endpoint, scope,
+                  coalesce(max(try_strptime(source_version, $version_format)),
+                           max(l.finished_at)) AS at
+           FROM _loads l WHERE provider = $p AND status = 'ok' GROUP BY ALL""",
+        {"p": provider, "version_format": connector.source_version_format},
+    )
+    for table, series in connector.series_tables:
+        if not db.run(
+            con, "SELECT 1 FROM duckdb_tables() WHERE table_name = $t", {"t": table.name}
+        ):
+            continue
+        points = db.query(
+            con,
+            f"""SELECT $endpoint AS endpoint, {series.scope} AS scope,
+                       max({series.time}) AS at
+                FROM {table.name} GROUP BY {series.scope}""",
+            {"endpoint": series.endpoint},
+        )
+        rows = pl.concat([rows, points], how="vertical_relaxed").unique(
+            ["endpoint", "scope"], keep="last", maintain_order=True
+        )
     return {(r["endpoint"], r["scope"]): r["at"] for r in rows.iter_rows(named=True)}
 
 

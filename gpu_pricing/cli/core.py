@@ -292,14 +292,15 @@ def snapshot_record(
         from connectors import registry
         from connectors.kit import snapshot as kit_snapshot
         from connectors.kit.page import FetchContext, FetchFailure
-        from warehouse.staging import watermarks
+        from warehouse.staging import watermarks_of
 
         names = parse_providers(providers) or list(registry.PROVIDERS)
         path = warehouse_path(warehouse)
         region_list = tuple(r.strip() for r in regions.split(",")) if regions else None
+        marks = watermarks_of(path, names)
         report = {}
         for name in names:
-            ctx = FetchContext(watermarks=watermarks(path, name), regions=region_list)
+            ctx = FetchContext(watermarks=marks[name], regions=region_list)
             pages, failures = [], []
             try:
                 for item in registry.get(name).fetch_live(ctx):

@@ -3,11 +3,10 @@
 -- provider's newest fetch. Time is the source's (fetched_at, valid_from), so a replayed
 -- snapshot compares like with like. price_day_ago is null when there is no history that
 -- far back (a first refresh): no move can be measured yet.
--- Verified whole-machine prices only (is_verified: int_provenances), as in the rankings.
+-- Usable price periods only (int_prices_usable: verified prices of whole machines with a
+-- known GPU), as the rankings read usable offers.
 with prices as (
-    select * from fct_gpu_prices
-    where gpu_name is not null and price_usd_per_gpu_hour is not null
-      and is_verified and coalesce(host_included, true)
+    select * from int_prices_usable
 ),
 
 latest_fetch as (

@@ -13,6 +13,7 @@
 -- fetched_at keep their contract names and hold the same two values.
 with open_prices as (
     select * from int_offers_flagged
+    where valid_to is null
 ),
 
 -- the offers priced in several variants (most have one): only those are ranked, as a

@@ -1,11 +1,13 @@
--- The open prices of snp_offers_history (valid_to null) with the two flags
--- int_offers_usable keeps rows by; this file is their one home:
+-- Every price period of snp_offers_history (open and closed) with the two flags
+-- int_offers_usable and int_prices_usable keep rows by; this file is their one home:
 -- * is_verified: the provenance counts by default (int_provenances; none stated = 'api');
 -- * is_comparable: a priced machine with a known GPU, so its per-GPU-hour rate can be
 --   ranked against others (an accelerator-only price, host_included = false, is not a
 --   machine anyone can run: its host is billed apart; none stated = a whole machine).
--- int_offers_current reads it; the planner runs this same file, with int_provenances and
--- int_offers_usable, over an offers frame a caller hands in (warehouse/usable.py).
+-- int_offers_current reads its open periods (valid_to null), fct_gpu_prices and
+-- int_prices_usable every period; the planner runs this same file, with int_provenances
+-- and int_offers_usable, over an offers frame a caller hands in, and the plausibility
+-- check over the incoming offers (warehouse/usable.py).
 select
     o.* replace (
         coalesce(o.host_included, true) as host_included,
@@ -16,4 +18,3 @@ select
         and coalesce(o.host_included, true) as is_comparable
 from snp_offers_history o
 left join int_provenances p on p.provenance = coalesce(o.provenance, 'api')
-where o.valid_to is null

@@ -1,5 +1,6 @@
 -- Effective-dated history of every offer: one row per price period, valid_to null = current.
--- `provenance` and `is_verified` as in mart_gpu_offers_current (rule: int_provenances).
+-- `provenance`, `host_included` and `is_verified` as in mart_gpu_offers_current (their one
+-- home: int_offers_flagged; history readers read int_prices_usable, its usable periods).
 -- valid_from: when the price period starts in this warehouse: for an offer seen for the
 -- first time, the fetch that first saw it (first_seen_at), never the publisher's older
 -- effective date, so a source's first appearance is not drawn as a price move; for a
@@ -7,19 +8,14 @@
 -- historical sheet row, the date the sheet states. source_effective_at keeps the
 -- publisher's date (the same value as effective_at).
 with history as (
-    select * from snp_offers_history
-),
-
-provenances as (
-    select * from int_provenances
+    select * from int_offers_flagged
 )
 
 select
-    h.provider, h.region, h.zone, h.instance_type, h.pricing_model, h.pricing_detail,
-    h.gpu_name, h.gpu_memory_gib, h.gpu_count, h.vcpus, h.memory_gib,
-    h.price_usd_per_hour, h.price_usd_per_gpu_hour, h.price_flag, h.host_included,
-    coalesce(h.provenance, 'api') as provenance, coalesce(p.is_verified, false) as is_verified,
-    h.valid_from, h.valid_to, h.effective_at as source_effective_at,
-    h.fetched_at as first_seen_at, h.effective_at, h.fetched_at, h.load_id, h.connector
-from history h
-left join provenances p on p.provenance = coalesce(h.provenance, 'api')
+    provider, region, zone, instance_type, pricing_model, pricing_detail,
+    gpu_name, gpu_memory_gib, gpu_count, vcpus, memory_gib,
+    price_usd_per_hour, price_usd_per_gpu_hour, price_flag, host_included,
+    provenance, is_verified,
+    valid_from, valid_to, effective_at as source_effective_at,
+    fetched_at as first_seen_at, effective_at, fetched_at, load_id, connector
+from history

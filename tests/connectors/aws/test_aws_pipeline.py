@@ -197,6 +197,46 @@ def test_offer_csv_watermark_is_the_stored_file_version(demo_warehouse):
     assert marks[("offer_csv", "eu-west-1")] == datetime(2026, 11, 18, 17, 0)
 
 
+def test_every_provider_s_watermarks_are_read_on_one_connection(demo_warehouse, monkeypatch):
+    from warehouse import db
+
+    one_by_one = {name: staging.watermarks(demo_warehouse, name) for name in ("aws", "azure")}
+    opened = []
+    connect = db.connect_readonly
+    monkeypatch.setattr(db, "connect_readonly", lambda p: opened.append(p) or connect(p))
+    assert staging.watermarks_of(demo_warehouse, ["aws", "azure"]) == one_by_one
+    assert opened == [demo_warehouse]
+    assert staging.watermarks_of(demo_warehouse.with_name("none.duckdb"), ["aws"]) == {"aws": {}}
+
+
+def test_a_snapshot_replay_reads_no_watermark(demo_warehouse, monkeypatch):
+    """A replay fetches nothing: where a live fetch would start is not read (opening the
+    warehouse for it cost more than a small refresh's own work); a live run reads them."""
+    import logging
+
+    from flows import direct
+
+    given = {}
+
+    class Stop(Exception):
+        pass
+
+    def fetch(contexts, snapshot, log):
+        given[snapshot] = contexts
+        raise Stop
+
+    steps = direct.Steps(log=lambda: logging.getLogger("t"), fetch=fetch,
+                         load_and_publish=None, publish=None)  # fmt: skip
+    read = []
+    watermarks_of = staging.watermarks_of
+    monkeypatch.setattr(staging, "watermarks_of", lambda *a: read.append(a) or watermarks_of(*a))
+    for snapshot in ("demo", None):
+        with pytest.raises(Stop):
+            direct.run_refresh(str(demo_warehouse), snapshot, ["aws"], None, None, steps=steps)
+    assert given["demo"]["aws"].watermarks == {} and len(read) == 1
+    assert given[None]["aws"].watermarks == staging.watermarks(demo_warehouse, "aws") != {}
+
+
 # --- the demo snapshot ------------------------------------------------------------------------
 
 runner = CliRunner()

@@ -1,0 +1,24 @@
+-- The time-series spot points the spot statistics read (int_spot_prices_unioned, same
+-- columns): every point from the provider's cutoff on, and each series' last point before
+-- it (the price it had then). The refresh keeps the cutoff at or before the longest
+-- statistics window's opening and lists those last points (_spot_cutoffs, _spot_openings:
+-- warehouse/spot_openings.py), so the statistics read the last 90 days and one point per
+-- series, not a year of history. A provider without a cutoff (a warehouse written before
+-- them) is read whole.
+with cutoffs as (
+    select provider, cutoff from _spot_cutoffs
+)
+
+select s.*
+from int_spot_prices_unioned s
+left join cutoffs c using (provider)
+-- the first bound is the same for every provider: DuckDB skips the older row groups by it
+where s.observed_at >= (select coalesce(min(cutoff), '-infinity'::timestamp) from cutoffs)
+  and (c.cutoff is null or s.observed_at >= c.cutoff)
+union all by name
+select s.*
+from int_spot_prices_unioned s
+semi join _spot_openings o
+    on s.provider = o.provider and s.region is not distinct from o.region
+   and s.zone is not distinct from o.zone
+   and s.instance_type is not distinct from o.instance_type and s.observed_at = o.observed_at
