@@ -351,9 +351,9 @@ def flag_copies(files: list[Path], root: Path = ROOT) -> dict[str, set[str]]:
     }
 
 
-# fct_spot_prices' points of the offer history are its verified spot periods (a point
-# is a price, not a ranked machine: no comparable filter), read from fct_gpu_prices
-HISTORY_POINTS = {"sql/marts/fct_spot_prices.sql"}
+# fct_spot_prices' points of the offer history (int_spot_offer_points) are its verified
+# spot periods (a point is a price, not a ranked machine: no comparable filter)
+HISTORY_POINTS = {"sql/intermediate/int_spot_offer_points.sql"}
 
 
 def test_the_flags_of_a_usable_offer_have_one_home():
