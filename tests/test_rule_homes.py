@@ -307,7 +307,19 @@ def test_the_old_flat_serving_rule_is_gone():
         r"inference_utilization|serving_utilization|SERVING_UTILIZATION"
         r"|inference_flops_per_1m|inference_gpu_hours|usd_per_1m_inference"
     )
-    assert where(flat, SQL + PY) == set()
+    # the old name of the cost per output token is kept for one release as an alias of
+    # the roofline's figure (deprecated): it names no value of its own
+    alias = (
+        r"usd_per_1m_output_tokens\s+as\s+usd_per_1m_inference_tokens\b"
+        r"|usd_per_1m_inference_tokens\s+as\s+usd_per_1m_inference_tokens_per_b_params\b"
+    )
+    left = re.compile(flat, re.I)
+    stated = {
+        str(p.relative_to(ROOT))
+        for p in SQL + PY
+        if left.search(re.sub(alias, "", code(p), flags=re.I))
+    }
+    assert stated == set()
 
 
 def test_the_provider_vocabulary_is_read_in_one_place():
