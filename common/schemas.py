@@ -271,6 +271,10 @@ BOOKKEEPING_DDL = [
 )""",
     # digest of the SQL (views, macros, seeds, assertions) a run asserted the data with
     "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS asserted_sql VARCHAR",
+    # digest of what the warehouse's views, macros and seeds were built from after the run
+    # (warehouse.staging.views_digest), and whether the run rebuilt them
+    "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS views_digest VARCHAR",
+    "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS views_rebuilt BOOLEAN",
     """CREATE TABLE IF NOT EXISTS quarantine (
   load_id VARCHAR NOT NULL,
   provider VARCHAR NOT NULL,
