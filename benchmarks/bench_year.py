@@ -107,6 +107,9 @@ con = duckdb.connect(path)
 con.execute("SET enable_progress_bar = false")
 oldest = con.execute("SELECT min(observed_at) FROM stg_aws__spot_prices").fetchone()[0]
 con.execute(sql, {"first": oldest, "points_per_series": per_series})
+# what a refresh keeps of the older points for the spot statistics, as a night would have
+from warehouse import spot_openings
+spot_openings.advance(con, None)
 con.execute("CHECKPOINT")
 points = con.execute("SELECT count(*) FROM stg_aws__spot_prices").fetchone()[0]
 print(f"history: {points:,} points in {path}", flush=True)

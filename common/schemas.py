@@ -271,6 +271,10 @@ BOOKKEEPING_DDL = [
 )""",
     # digest of the SQL (views, macros, seeds, assertions) a run asserted the data with
     "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS asserted_sql VARCHAR",
+    # digest of what the warehouse's views, macros and seeds were built from after the run
+    # (warehouse.staging.views_digest), and whether the run rebuilt them
+    "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS views_digest VARCHAR",
+    "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS views_rebuilt BOOLEAN",
     """CREATE TABLE IF NOT EXISTS quarantine (
   load_id VARCHAR NOT NULL,
   provider VARCHAR NOT NULL,
@@ -286,6 +290,20 @@ BOOKKEEPING_DDL = [
   {", ".join(f"{c} {_DUCK_TYPES[OFFER_SCHEMA[c]]}" for c in STAGED_COLUMNS)},
   valid_from TIMESTAMP NOT NULL,
   valid_to TIMESTAMP
+)""",
+    # The spot statistics' summary of old spot history (warehouse/spot_openings.py): per
+    # time-series provider, a cutoff at or before the longest statistics window's opening,
+    # and the key of each series' last point before it.
+    """CREATE TABLE IF NOT EXISTS _spot_cutoffs (
+  provider VARCHAR NOT NULL,
+  cutoff TIMESTAMP NOT NULL
+)""",
+    """CREATE TABLE IF NOT EXISTS _spot_openings (
+  provider VARCHAR NOT NULL,
+  region VARCHAR,
+  zone VARCHAR,
+  instance_type VARCHAR,
+  observed_at TIMESTAMP NOT NULL
 )""",
     """CREATE TABLE IF NOT EXISTS alert_events (
   rule VARCHAR NOT NULL,

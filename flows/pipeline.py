@@ -28,11 +28,17 @@ from connectors import registry
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from flows import progress
-from warehouse import db, history, materialise, plausibility, raw, sql_runner
+from warehouse import db, history, materialise, plausibility, raw, spot_openings, sql_runner
 from warehouse.checks import assert_healthy, checked_loads
 from warehouse.db import run
 from warehouse.rawstore import DamagedObject, RawStore
-from warehouse.staging import ProviderSummary, hold_back, sql_digest, stage_provider
+from warehouse.staging import (
+    ProviderSummary,
+    hold_back,
+    sql_digest,
+    stage_provider,
+    views_current,
+)
 
 log = logging.getLogger(__name__)
 
@@ -230,11 +236,15 @@ def load_and_publish(
                 summaries[name].stage_seconds = round(staging_step.seconds, 3)
         lap("parse_stage")
         sql = sql_digest()
-        asserted = run(
-            con,
-            """SELECT asserted_sql FROM _runs WHERE status = 'ok'
-               ORDER BY started_at DESC LIMIT 1""",
-        )
+        # what the last published refresh asserted its data with and built its views from
+        asserted, built = (
+            run(
+                con,
+                """SELECT asserted_sql, views_digest FROM _runs WHERE status = 'ok'
+                   ORDER BY started_at DESC LIMIT 1""",
+            )
+            or [(None, None)]
+        )[0]
 
         def check_alerts() -> None:
             if alerts is None:
@@ -246,13 +256,21 @@ def load_and_publish(
                 log.error("alerts check failed (the refresh itself is published): %s", exc)
             lap("alerts")
 
-        full_check = full_check or asserted != [(sql,)]
+        full_check = full_check or asserted != sql
+        views, rebuilt = built, False
         if refreshed or full_check:
-            sql_runner.load_seeds(con)
-            sql_runner.build_views(con)
+            # the seeds, views and macros as the last published build made them are kept
+            # when nothing they are made from changed (staging.views_current)
+            views, kept = views_current(con, built)
+            if not kept:
+                sql_runner.load_seeds(con)
+                sql_runner.build_views(con)
+                rebuilt = True
+            lap("views")
             loads = None if full_check else checked_loads(con)
             hold_back(con, refreshed, summaries, checks, loads)
             merged = history.merge(con, refreshed, utc_now())
+            spot_openings.advance(con, loads)  # what the spot statistics keep of old points
             lap("history")
             # each intermediate view computed once, the stored marts built among them
             with materialise.computed_once(con, materialise_marts=True):
@@ -265,8 +283,10 @@ def load_and_publish(
             check_alerts()
         run(
             con,
-            "UPDATE _runs SET finished_at = ?, status = ?, asserted_sql = ? WHERE run_id = ?",
-            [utc_now(), "ok", sql, run_id],
+            """UPDATE _runs SET finished_at = ?, status = ?, asserted_sql = ?,
+                                views_digest = ?, views_rebuilt = ?
+               WHERE run_id = ?""",
+            [utc_now(), "ok", sql, views, rebuilt, run_id],
         )
     lap("publish")
     return RunSummary(

@@ -307,7 +307,19 @@ def test_the_old_flat_serving_rule_is_gone():
         r"inference_utilization|serving_utilization|SERVING_UTILIZATION"
         r"|inference_flops_per_1m|inference_gpu_hours|usd_per_1m_inference"
     )
-    assert where(flat, SQL + PY) == set()
+    # the old name of the cost per output token is kept for one release as an alias of
+    # the roofline's figure (deprecated): it names no value of its own
+    alias = (
+        r"usd_per_1m_output_tokens\s+as\s+usd_per_1m_inference_tokens\b"
+        r"|usd_per_1m_inference_tokens\s+as\s+usd_per_1m_inference_tokens_per_b_params\b"
+    )
+    left = re.compile(flat, re.I)
+    stated = {
+        str(p.relative_to(ROOT))
+        for p in SQL + PY
+        if left.search(re.sub(alias, "", code(p), flags=re.I))
+    }
+    assert stated == set()
 
 
 def test_the_provider_vocabulary_is_read_in_one_place():
@@ -351,9 +363,9 @@ def flag_copies(files: list[Path], root: Path = ROOT) -> dict[str, set[str]]:
     }
 
 
-# fct_spot_prices' points of the offer history are its verified spot periods (a point
-# is a price, not a ranked machine: no comparable filter), read from fct_gpu_prices
-HISTORY_POINTS = {"sql/marts/fct_spot_prices.sql"}
+# fct_spot_prices' points of the offer history (int_spot_offer_points) are its verified
+# spot periods (a point is a price, not a ranked machine: no comparable filter)
+HISTORY_POINTS = {"sql/intermediate/int_spot_offer_points.sql"}
 
 
 def test_the_flags_of_a_usable_offer_have_one_home():

@@ -268,6 +268,8 @@ class Relation:
     path: Path
     materialized: bool = False  # `config: {materialized: table}`
     appended_by: str | None = None  # `meta: {appended_by: <column>}`: a time series
+    # `meta: {held: false}`: cheaper to compute again than to hold (warehouse.materialise)
+    held: bool = True
 
 
 def _quote(value: object) -> str:
@@ -291,6 +293,7 @@ def _test(
     spec: object,
     table: str | None = None,
     scope: str | None = None,
+    never_null: frozenset[str] = frozenset(),
 ) -> DataTest:
     """One declared test as SQL returning its failing rows; `table` is what it reads when
     that is not the relation's name (a table macro at its defaults, `m()`). On an appended
@@ -310,7 +313,12 @@ def _test(
         full = f"select {', '.join(names)}, count(*) as n from {rel} as t {extra}{group}"
         if not scope:
             return DataTest(name, table, full)
-        same = " and ".join(f"t.{c} is not distinct from b.{c}" for c in names)
+        # `=` on a column declared not_null: DuckDB then skips the stored row groups outside
+        # the checked rows' range (it does not for a null-safe comparison)
+        same = " and ".join(
+            f"t.{c} = b.{c}" if c in never_null else f"t.{c} is not distinct from b.{c}"
+            for c in names
+        )
         mine = f"(select {', '.join(names)} from {checked} as c)"
         return DataTest(name, table, full, scope=scope, scoped_sql=(
             f"select {', '.join('t.' + c for c in names)}, count(*) as n from {rel} as t "
@@ -381,10 +389,14 @@ def _describe(value: object, docs: dict[str, str]) -> str:
 def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relation:
     name = entry["name"]
     table = f"{name}()" if kind == "macro" else name
-    scope = (entry.get("meta") or {}).get("appended_by")
+    meta = entry.get("meta") or {}
+    scope = meta.get("appended_by")
     columns: dict[str, str] = {}
+    never_null = frozenset(
+        c["name"] for c in entry.get("columns") or [] if "not_null" in (c.get("data_tests") or [])
+    )
     tests = [
-        _test(name, None, t, table, scope)
+        _test(name, None, t, table, scope, never_null)
         for t in entry.get("data_tests") or entry.get("tests") or []
     ]
     for col in entry.get("columns") or []:
@@ -395,7 +407,7 @@ def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relat
                 "(a comma in an unquoted description?)"
             )
         columns[col["name"]] = _describe(col.get("description"), docs)
-        tests += [_test(name, col["name"], t, table, scope)
+        tests += [_test(name, col["name"], t, table, scope, never_null)
                   for t in col.get("data_tests") or col.get("tests") or []]
     description = _describe(entry.get("description"), docs)
     materialized = (entry.get("config") or {}).get("materialized", "view")
@@ -403,8 +415,11 @@ def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relat
         raise ValueError(f"{name}: materialized must be view or table, not {materialized!r}")
     if scope is not None and scope not in columns:
         raise ValueError(f"{name}: meta.appended_by names {scope!r}, which is not a column")
+    if meta.get("held", True) not in (True, False):
+        raise ValueError(f"{name}: meta.held must be true or false, not {meta['held']!r}")
     return Relation(
-        name, kind, description, columns, tuple(tests), path, materialized == "table", scope
+        name, kind, description, columns, tuple(tests), path, materialized == "table", scope,
+        meta.get("held", True),
     )
 
 

@@ -9,6 +9,7 @@ and staged, one transaction per provider, and what decides whether that is neede
 - `watermarks_of` (`watermarks` for one): where each provider's incremental fetches
   start, read on one connection;
 - `sql_digest`: the SQL a refresh builds and asserts with (unchanged: nothing re-asserted);
+- `views_digest`: what a build's views are made from (unchanged: the views are kept);
 - `replace_staged`, `quarantine`: the staged tables and the quarantine themselves.
 """
 
@@ -24,14 +25,14 @@ import duckdb
 import polars as pl
 
 from common.errors import PricingError
-from common.schemas import OFFER_KEY, staging_ddl, staging_migrations
+from common.schemas import OFFER_KEY, SEED_DDL, staging_ddl, staging_migrations
 from connectors import registry
 from connectors.errors import UnexpectedResponse
 from connectors.kit import provenance
 from connectors.kit.connector import Connector, Series, StagedTable
 from connectors.kit.normalise import Normalised, combine, normalise
 from connectors.kit.page import pages_frame, utc_now
-from warehouse import checks, db, plausibility, raw, sql_runner
+from warehouse import checks, db, lineage, plausibility, raw, sql_runner
 from warehouse.db import insert_frame, run
 from warehouse.rawstore import RawStore
 
@@ -185,6 +186,55 @@ def sql_digest() -> str:
     for f in sorted(p for p in sql_runner.SQL_DIR.rglob("*") if p.is_file()):
         h.update(f.relative_to(sql_runner.SQL_DIR).as_posix().encode() + b"\0" + f.read_bytes())
     return h.hexdigest()
+
+
+def views_digest(con: duckdb.DuckDBPyConnection) -> str:
+    """A digest of what a build's seeds, views, table macros and descriptions are made
+    from: the SQL project (`sql_digest`), each connector's sources.yml, the code that builds
+    them (the SQL runner and its lineage parse, the seed tables' DDL), DuckDB's version,
+    and the warehouse's other tables with their columns (the union of the staged offers is
+    generated from them, and a source's description applied once its table exists). When
+    it is the last published build's, the warehouse's views are the ones a build would make
+    again (pipeline.load_and_publish then keeps them)."""
+    h = hashlib.sha256(sql_digest().encode())
+    for f in [*sql_runner.connector_sources(), Path(sql_runner.__file__), Path(lineage.__file__)]:
+        h.update(f.as_posix().encode() + b"\0" + f.read_bytes())
+    h.update(repr(sorted(SEED_DDL.items())).encode() + duckdb.__version__.encode())
+    built = [*sql_runner.view_files(), *sql_runner.macro_files(), *SEED_DDL]
+    tables = run(
+        con,
+        """SELECT table_name, list(column_name || ' ' || data_type ORDER BY column_index)
+           FROM duckdb_columns()
+           WHERE database_name = current_database() AND schema_name = 'main'
+             AND table_name IN (SELECT table_name FROM duckdb_tables()
+                                WHERE database_name = current_database()
+                                  AND schema_name = 'main')
+             AND table_name NOT IN (SELECT unnest($built::VARCHAR[]))
+           GROUP BY ALL ORDER BY ALL""",
+        {"built": built},
+    )
+    h.update(repr(tables).encode())
+    return h.hexdigest()
+
+
+def views_current(con: duckdb.DuckDBPyConnection, built: str | None) -> tuple[str, bool]:
+    """(`views_digest`, whether the warehouse's views can be kept as they are): the digest
+    is `built`, the last published build's, and every view, table macro and seed a build
+    makes is there."""
+    digest = views_digest(con)
+    if digest != built:
+        return digest, False
+    present = set(sql_runner.relation_kinds(con))
+    macros = {
+        name
+        for (name,) in run(
+            con,
+            """SELECT function_name FROM duckdb_functions()
+               WHERE function_type = 'table_macro' AND NOT internal""",
+        )
+    }
+    made = {*sql_runner.view_files(), *SEED_DDL, sql_runner.UNIONED_VIEW}
+    return digest, made <= present and set(sql_runner.macro_files()) <= macros
 
 
 def _normalise_in_batches(

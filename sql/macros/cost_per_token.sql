@@ -169,6 +169,9 @@ select
     input_tokens_per_second_per_gpu,
     usd_per_1m_output_tokens,
     usd_per_1m_input_tokens,
+    -- deprecated, kept for one release: the old name of the cost per generated token (it
+    -- named 2N FLOPs per token at 30% of peak); now the roofline's usd_per_1m_output_tokens
+    usd_per_1m_output_tokens as usd_per_1m_inference_tokens,
     training_memory_gib, min_gpus_training,
     min_gpus_training <= gpu_count as fits_training_on_instance,
     serving_memory_gib, min_gpus_serving,

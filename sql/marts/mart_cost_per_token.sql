@@ -30,6 +30,8 @@ select
     output_tokens_per_second_per_gpu as output_tokens_per_second_per_gpu_at_1b_params,
     usd_per_1m_output_tokens as usd_per_1m_output_tokens_per_b_params,
     usd_per_1m_input_tokens as usd_per_1m_input_tokens_per_b_params,
+    -- deprecated, kept for one release (the macro's usd_per_1m_inference_tokens)
+    usd_per_1m_inference_tokens as usd_per_1m_inference_tokens_per_b_params,
     gpu_memory_gib / training_memory_gib as max_params_b_training_per_gpu,
     gpu_memory_gib / training_memory_gib * gpu_count as max_params_b_training_per_instance,
     gpu_memory_gib / serving_memory_gib as max_params_b_serving_per_gpu,

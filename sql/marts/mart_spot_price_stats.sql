@@ -11,11 +11,20 @@
 --   blocks only).
 -- * Interruption bucket where a feed publishes one (AWS Spot Instance Advisor, Linux):
 --   `interruption_bucket` is its label, `interruption_rate_max_pct` the label's upper bound.
+-- The points are fct_spot_prices' own two parts, the time series read from a cutoff at or
+-- before the longest window's opening plus each series' last point before it
+-- (int_spot_prices_recent), so a night costs the windows' points, not a year of history;
+-- the figures are those of every point (tested against the whole history).
 with all_points as (
     select
         provider, region, zone, instance_type, price_usd_per_hour, observed_at,
         gpu_name, gpu_memory_gib, gpu_count
-    from fct_spot_prices
+    from int_spot_prices_recent
+    union all by name
+    select
+        provider, region, zone, instance_type, price_usd_per_hour, observed_at,
+        gpu_name, gpu_memory_gib, gpu_count
+    from int_spot_offer_points
 ),
 
 feed_now as (
@@ -23,65 +32,38 @@ feed_now as (
 ),
 
 windows as (
-    select * from (values (7), (30), (90)) as w(days)
+    select days from int_spot_stats_windows
 ),
 
--- the longest window's opening: of the points before it, each zone's last one (the price
--- it had then) is all the windows read, so a year of history costs one pass, not a frame
-horizon as (
-    select provider, as_of - to_days((select max(days) from windows)) as since from feed_now
+opens as (
+    select f.provider, f.as_of, w.days, f.as_of - to_days(w.days) as opens_at
+    from feed_now f cross join windows w
 ),
 
-points as (
-    select p.* from all_points p join horizon h using (provider) where p.observed_at >= h.since
-    union all by name
-    select
-        p.provider, p.region, p.zone, p.instance_type,
-        arg_max(p.price_usd_per_hour, p.observed_at) as price_usd_per_hour,
-        max(p.observed_at) as observed_at,
-        arg_max(p.gpu_name, p.observed_at) as gpu_name,
-        arg_max(p.gpu_memory_gib, p.observed_at) as gpu_memory_gib,
-        arg_max(p.gpu_count, p.observed_at) as gpu_count
-    from all_points p join horizon h using (provider)
-    where p.observed_at < h.since
-    group by p.provider, p.region, p.zone, p.instance_type
-),
-
-framed as (
-    select
-        p.provider, p.region, p.zone, p.instance_type, p.price_usd_per_hour, p.observed_at,
-        w.days, f.as_of, f.as_of - to_days(w.days) as opens_at
-    from points p
-    join feed_now f using (provider)
-    cross join windows w
-),
-
+-- each zone's price when each window opened: its last point before
 opening_price as (
     select
-        provider, region, zone, instance_type, days,
-        arg_max(price_usd_per_hour, observed_at) as price_usd_per_hour,
-        max(observed_at) as observed_at, any_value(as_of) as as_of,
-        any_value(opens_at) as opens_at
-    from framed
-    where observed_at < opens_at
-    group by provider, region, zone, instance_type, days
+        p.provider, p.region, p.zone, p.instance_type, o.days,
+        arg_max(p.price_usd_per_hour, p.observed_at) as price_usd_per_hour
+    from all_points p join opens o on p.provider = o.provider and p.observed_at < o.opens_at
+    group by p.provider, p.region, p.zone, p.instance_type, o.days
 ),
 
 in_window as (
-    select * from framed where observed_at >= opens_at
-    union all by name
-    select * from opening_price
+    select p.provider, p.region, p.instance_type, o.days, p.price_usd_per_hour
+    from all_points p join opens o on p.provider = o.provider and p.observed_at >= o.opens_at
+    union all
+    select provider, region, instance_type, days, price_usd_per_hour from opening_price
 ),
 
+-- the figures of each window; the standard deviation over the sorted points (a parallel
+-- stddev_samp adds in a varying order, so its last digits changed on every read)
 window_stats as (
     select
-        provider, region, instance_type, days, any_value(as_of) as as_of,
+        provider, region, instance_type, days,
         min(price_usd_per_hour) as lo,
-        quantile_cont(price_usd_per_hour, 0.5) as p50,
-        quantile_cont(price_usd_per_hour, 0.95) as p95,
+        quantile_cont(price_usd_per_hour, [0.5, 0.95]) as q,
         max(price_usd_per_hour) as hi,
-        -- over the sorted points: a parallel stddev_samp adds in a varying order, so its
-        -- last digits changed on every read
         list_stddev_samp(list(price_usd_per_hour order by price_usd_per_hour)) as sd,
         count(*) as n
     from in_window
@@ -90,27 +72,28 @@ window_stats as (
 
 stats as (
     select
-        provider, region, instance_type, max(as_of) as as_of,
+        provider, region, instance_type, any_value(f.as_of) as as_of,
         max(lo) filter (where days = 7) as min_usd_per_hour_7d,
-        max(p50) filter (where days = 7) as p50_usd_per_hour_7d,
-        max(p95) filter (where days = 7) as p95_usd_per_hour_7d,
+        max(q[1]) filter (where days = 7) as p50_usd_per_hour_7d,
+        max(q[2]) filter (where days = 7) as p95_usd_per_hour_7d,
         max(hi) filter (where days = 7) as max_usd_per_hour_7d,
         max(sd) filter (where days = 7) as stddev_usd_per_hour_7d,
         max(n) filter (where days = 7) as points_7d,
         max(lo) filter (where days = 30) as min_usd_per_hour_30d,
-        max(p50) filter (where days = 30) as p50_usd_per_hour_30d,
-        max(p95) filter (where days = 30) as p95_usd_per_hour_30d,
+        max(q[1]) filter (where days = 30) as p50_usd_per_hour_30d,
+        max(q[2]) filter (where days = 30) as p95_usd_per_hour_30d,
         max(hi) filter (where days = 30) as max_usd_per_hour_30d,
         max(sd) filter (where days = 30) as stddev_usd_per_hour_30d,
         max(n) filter (where days = 30) as points_30d,
         max(lo) filter (where days = 90) as min_usd_per_hour_90d,
-        max(p50) filter (where days = 90) as p50_usd_per_hour_90d,
-        max(p95) filter (where days = 90) as p95_usd_per_hour_90d,
+        max(q[1]) filter (where days = 90) as p50_usd_per_hour_90d,
+        max(q[2]) filter (where days = 90) as p95_usd_per_hour_90d,
         max(hi) filter (where days = 90) as max_usd_per_hour_90d,
         max(sd) filter (where days = 90) as stddev_usd_per_hour_90d,
         max(n) filter (where days = 90) as points_90d
     from window_stats
-    group by all
+    join feed_now f using (provider)
+    group by provider, region, instance_type
 ),
 
 gpus as (
@@ -118,7 +101,7 @@ gpus as (
         provider, region, instance_type,
         any_value(gpu_name) as gpu_name, any_value(gpu_memory_gib) as gpu_memory_gib,
         any_value(gpu_count) as gpu_count
-    from points
+    from all_points
     group by all
 ),
 

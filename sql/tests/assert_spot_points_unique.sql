@@ -9,11 +9,12 @@ with checked as (
     where checked_load(load_id)
 )
 
+-- (`=`, the columns are NOT NULL: DuckDB then skips the stored row groups outside the
+-- checked points' times, which a null-safe comparison does not)
 select t.region, t.zone, t.instance_type, t.observed_at, count(*) as n
 from stg_aws__spot_prices t
 semi join checked c
-    on t.region is not distinct from c.region and t.zone is not distinct from c.zone
-   and t.instance_type is not distinct from c.instance_type
-   and t.observed_at is not distinct from c.observed_at
+    on t.region = c.region and t.zone = c.zone and t.instance_type = c.instance_type
+   and t.observed_at = c.observed_at
 group by all
 having count(*) > 1

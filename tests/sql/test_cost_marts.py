@@ -58,6 +58,27 @@ def test_cost_per_token_mart_agrees_with_models_for_every_priced_offer(con):
         assert r["usd_per_1m_input_tokens_per_b_params"] == close(step["usd_per_1m_input_tokens"])
 
 
+def test_the_old_cost_per_inference_token_columns_keep_working_for_one_release(con):
+    """mart_cost_per_token's usd_per_1m_inference_tokens_per_b_params and the macro's
+    usd_per_1m_inference_tokens (their names before the serving roofline) read the
+    roofline's cost per 1M output tokens, in the same unit, for every row."""
+    got = rows(
+        con,
+        """select usd_per_1m_inference_tokens_per_b_params as old,
+                  usd_per_1m_output_tokens_per_b_params as new
+           from mart_cost_per_token""",
+    )
+    assert got and [r["old"] for r in got] == [r["new"] for r in got]
+    assert any(r["old"] is not None for r in got)
+    called = rows(
+        con,
+        """select usd_per_1m_inference_tokens as old, usd_per_1m_output_tokens as new
+           from cost_per_token(params_b := 70, serving_batch := 8)""",
+    )
+    assert called and [r["old"] for r in called] == [r["new"] for r in called]
+    assert any(r["old"] is not None for r in called)
+
+
 def test_cost_per_token_mart_hand_computed_h100_gpu_hours(con):
     # 6 * 1e9 params * 1e6 tokens = 6e15 FLOPs; 0.45 * 989e12 FLOP/s * 3600 s = 1.60218e18
     # FLOPs per GPU-hour; 6e15 / 1.60218e18 = 0.0037448976 GPU-hours per 1M tokens per 1B.

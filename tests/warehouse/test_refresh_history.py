@@ -418,3 +418,62 @@ def test_a_delisted_price_not_yet_effective_closes_after_it_opened(tmp_path):
     summary = refresh(path, {"azure": trimmed})  # the assertions pass: no period ends before it starts
     assert summary.history["closed"] > 0
     assert count(path, "SELECT count(*) FROM fct_gpu_prices WHERE valid_to < valid_from") == 0
+
+
+def runs(path: Path) -> list[tuple]:
+    con = db.connect_readonly(path)
+    try:
+        return db.run(
+            con, "SELECT views_rebuilt, views_digest FROM _runs ORDER BY started_at"
+        )
+    finally:
+        con.close()
+
+
+@pytest.mark.slow  # three refreshes
+def test_a_refresh_keeps_views_made_from_what_it_would_build_them_from(
+    azure_warehouse, tmp_path, monkeypatch
+):
+    """A refresh that re-stages a provider keeps the seeds, views and macros the last
+    published build made when nothing they are made from changed (and says so in _runs);
+    its marts are the ones a rebuild gives. A missing view is rebuilt."""
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
+    rebuilt = copy_warehouse(azure_warehouse, tmp_path / "rebuilt.duckdb")
+    con = duckdb.connect(str(rebuilt))
+    con.execute("UPDATE _runs SET views_digest = 'made from something else'")
+    con.close()
+    changed = {"azure": azure_demo()[:-1]}  # a page fewer: Azure is re-staged
+    assert refresh(path, changed).exit_code == 0
+    assert refresh(rebuilt, changed).exit_code == 0
+    (kept, digest), (again, digest_again) = runs(path)[-1], runs(rebuilt)[-1]
+    assert (kept, again) == (False, True) and digest == digest_again == runs(path)[0][1]
+    from scripts import compare_marts  # every published relation, run columns left out
+
+    # and the end of the periods each refresh closed: its own clock
+    monkeypatch.setattr(compare_marts, "RUN_COLUMNS", compare_marts.RUN_COLUMNS | {"valid_to"})
+    assert [d.line() for d in compare_marts.compare(path, rebuilt) if d.rows_differ] == []
+
+    con = duckdb.connect(str(path))
+    con.execute("DROP VIEW int_offers_usable")
+    con.close()
+    assert refresh(path, {"azure": azure_demo()}).exit_code == 0
+    assert runs(path)[-1][0] is True
+    assert snapshot_of(path, "int_offers_usable").height > 0
+
+
+def test_the_views_digest_changes_with_the_tables_the_build_reads(azure_warehouse, tmp_path):
+    """A staged table's columns (the union of the staged offers selects them all) and the
+    tables present (a source's description is applied once its table exists) are part of
+    what the views are made from; the rows are not."""
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
+    con = duckdb.connect(str(path))
+    try:
+        before = staging.views_digest(con)
+        con.execute("DELETE FROM stg_azure__offers WHERE provider = 'azure'")
+        assert staging.views_digest(con) == before
+        con.execute("ALTER TABLE stg_azure__offers ADD COLUMN extra VARCHAR")
+        widened = staging.views_digest(con)
+        con.execute("CREATE TABLE some_new_source (x INTEGER)")
+        assert len({before, widened, staging.views_digest(con)}) == 3
+    finally:
+        con.close()

@@ -1,0 +1,135 @@
+"""The spot statistics over a kept cutoff (warehouse.spot_openings, int_spot_prices_recent)
+are the statistics over every point: a year and more of nights added one by one, each
+moving the cutoff by its own points, gives exactly the rows of the same mart read over the
+whole history, and the same kept openings as working them out again from all history."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime, timedelta
+
+import duckdb
+import pytest
+
+from warehouse import spot_openings
+
+START = datetime(2025, 10, 1)
+# (zone, instance type, first night, last night): a zone that falls silent for good (its
+# price when a window opens is its last point, a year back), one that starts late, and
+# ones that run throughout
+SERIES = [
+    ("eu-west-1a", "g5.xlarge", 0, 999),
+    ("eu-west-1b", "g5.xlarge", 0, 999),
+    ("eu-west-1a", "p4d.24xlarge", 0, 999),
+    ("eu-west-1c", "g6.xlarge", 0, 60),
+    ("eu-west-1b", "g6.xlarge", 200, 999),
+]
+
+NIGHT = """
+INSERT INTO stg_aws__spot_prices BY NAME
+SELECT 'aws' AS provider, 'eu-west-1' AS region, s.zone, s.instance_type,
+       'Linux/UNIX' AS product_description,
+       -- cents, so prices repeat (ties in the quantiles) and stay exact
+       round(0.5 + hash(s.zone, s.instance_type, $n, k) % 400 / 100.0, 2) AS price_usd_per_hour,
+       $day + to_seconds(CAST(k * 28800 + hash(s.zone, s.instance_type, $n, k, 't') % 28800
+                              AS BIGINT)) AS observed_at,
+       'spot_price_history' AS endpoint, $load AS load_id, $day AS fetched_at
+FROM (SELECT unnest($zones) AS zone, unnest($types) AS instance_type,
+             unnest($firsts) AS first, unnest($lasts) AS last) s, range(3) AS r(k)
+WHERE $n BETWEEN s.first AND s.last
+"""
+
+RELATIONS = ("mart_spot_price_stats", "mart_spot_on_demand_pairs", "fct_spot_prices")
+STATE = ("_spot_cutoffs", "_spot_openings")
+
+
+def rows(con, relation: str) -> list[tuple]:
+    return sorted(con.execute(f"SELECT * FROM {relation}").fetchall(), key=repr)
+
+
+def whole_history(con) -> dict[str, list[tuple]]:
+    """Each relation read with nothing kept (every point read), and the openings worked
+    out again from all history; what was kept is put back."""
+    kept = {t: con.execute(f"SELECT * FROM {t}").fetchall() for t in STATE}
+    for table in STATE:
+        con.execute(f"DELETE FROM {table}")
+    whole = {r: rows(con, r) for r in RELATIONS}
+    assert spot_openings.advance(con, None) == "rebuilt"
+    whole |= {t: rows(con, t) for t in STATE}
+    for table, values in kept.items():
+        con.execute(f"DELETE FROM {table}")
+        if values:
+            marks = ", ".join("?" * len(values[0]))
+            con.executemany(f"INSERT INTO {table} VALUES ({marks})", values)
+    return whole
+
+
+@pytest.mark.slow
+def test_a_year_night_by_night_equals_the_whole_history(demo_warehouse, tmp_path):
+    path = tmp_path / "w.duckdb"
+    shutil.copyfile(demo_warehouse, path)
+    con = duckdb.connect(str(path))
+    con.execute("DELETE FROM stg_aws__spot_prices")
+    columns = {
+        "zones": [s[0] for s in SERIES], "types": [s[1] for s in SERIES],
+        "firsts": [s[2] for s in SERIES], "lasts": [s[3] for s in SERIES],
+    }  # fmt: skip
+    assert spot_openings.advance(con, None) == "rebuilt"  # no series: nothing kept
+    assert con.execute("SELECT count(*) FROM _spot_cutoffs").fetchone() == (0,)
+    done = []
+    compared = 0
+    for n in range(420):
+        load = f"night-{n}"
+        day = START + timedelta(days=n)
+        con.execute(NIGHT, {"n": n, "day": day, "load": load, **columns})
+        if n == 300:  # a backfill: a point older than the cutoff, in tonight's load
+            con.execute(
+                NIGHT.replace("$day + ", "$day - INTERVAL 200 DAY + "),
+                {"n": n, "day": day, "load": load, **columns},
+            )
+        done.append(spot_openings.advance(con, [load]))
+        if n % 30 == 0 or 88 <= n <= 92 or n in (299, 300, 301, 419):
+            whole = whole_history(con)
+            for relation in RELATIONS:
+                assert rows(con, relation) == whole[relation], (n, relation)
+            for table in STATE:
+                assert rows(con, table) == whole[table], (n, table)
+            compared += 1
+    # the first night keeps a cutoff; then each night moves it (no history read again)
+    # but the backfill's, which works it out again
+    assert done[0] == "rebuilt"
+    assert done[300] == "rebuilt"
+    assert set(done[1:300]) == {"advanced"} and set(done[301:]) == {"advanced"}
+    # the year is summed up: the silent zone's last point, a year back, stands for it
+    (silent,) = con.execute(
+        "SELECT observed_at FROM _spot_openings WHERE zone = 'eu-west-1c'"
+    ).fetchone()
+    assert silent < START + timedelta(days=61)
+    (n_recent,) = con.execute("SELECT count(*) FROM int_spot_prices_recent").fetchone()
+    (n_all,) = con.execute("SELECT count(*) FROM int_spot_prices_unioned").fetchone()
+    assert n_recent < n_all / 3
+    assert compared > 20
+    con.close()
+
+
+def test_a_full_check_or_a_changed_series_works_it_out_again(demo_warehouse, tmp_path):
+    path = tmp_path / "w.duckdb"
+    shutil.copyfile(demo_warehouse, path)
+    con = duckdb.connect(str(path))
+    # the demo refresh kept a cutoff: its newest point less the longest window
+    (cutoff,) = con.execute("SELECT cutoff FROM _spot_cutoffs WHERE provider = 'aws'").fetchone()
+    (newest,) = con.execute("SELECT max(observed_at) FROM int_spot_prices_unioned").fetchone()
+    (longest,) = con.execute("SELECT max(days) FROM int_spot_stats_windows").fetchone()
+    assert cutoff == newest - timedelta(days=longest)
+    assert spot_openings.advance(con, []) == "unchanged"
+    assert spot_openings.advance(con, None) == "rebuilt"
+    # every stored point parsed again (a parsing-code change): its loads reach back
+    (load,) = con.execute("SELECT any_value(load_id) FROM stg_aws__spot_prices").fetchone()
+    con.execute(
+        "UPDATE stg_aws__spot_prices SET observed_at = observed_at - INTERVAL 100 DAY "
+        "WHERE load_id = $l", {"l": load},
+    )  # fmt: skip
+    assert spot_openings.advance(con, [load]) == "rebuilt"
+    whole = whole_history(con)
+    assert rows(con, "mart_spot_price_stats") == whole["mart_spot_price_stats"]
+    con.close()
