@@ -65,12 +65,15 @@ def _frame(con, view: str) -> pl.DataFrame:
 
 
 def evaluate(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
-    """Every configured rule, budget and health check, evaluated on the current figures."""
-    rates = _frame(con, "alert_rates_current")
+    """Every configured rule, budget and health check, evaluated on the current figures.
+    The current rates are read only when a rule or budget reads them: at a million offers
+    they cost more than the rest of the check (the view stack's whole computation, when
+    the build holds no view: an unchanged refresh)."""
+    rates = _frame(con, "alert_rates_current") if cfg.rules or cfg.budgets else None
     return _rate_rules(con, cfg, rates) + _budgets(con, cfg, rates, now) + _health(con, cfg, now)
 
 
-def _rate_rules(con, cfg: Config, rates: pl.DataFrame) -> list[rules.Evaluation]:
+def _rate_rules(con, cfg: Config, rates: pl.DataFrame | None) -> list[rules.Evaluation]:
     moves = (
         _frame(con, "alert_price_moves")
         if any(r.kind == "day_over_day" for r in cfg.rules)
@@ -105,7 +108,9 @@ def _rate_rules(con, cfg: Config, rates: pl.DataFrame) -> list[rules.Evaluation]
     return out
 
 
-def _budgets(con, cfg: Config, rates: pl.DataFrame, now: datetime) -> list[rules.Evaluation]:
+def _budgets(
+    con, cfg: Config, rates: pl.DataFrame | None, now: datetime
+) -> list[rules.Evaluation]:
     specs = _frame(con, "dim_gpus")
     out: list[rules.Evaluation] = []
     for b in cfg.budgets:

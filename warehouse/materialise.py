@@ -72,21 +72,25 @@ def computed_once(
     con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, materialise_marts: bool = False
 ) -> Iterator[list[str]]:
     """Inside the block, each view of the intermediate and mart layers (but the marts
-    `materialise` builds as tables and the time series, `appended_by`) is held as a
-    temporary table of the same name, built once in dependency order (each from those
-    before it). DuckDB looks a name up in the temporary schema first, also from inside a
-    view, so the marts materialised and the data tests run in the block read those rows
-    instead of recomputing the view stack once per reader (at a million offers, ~20
-    readers of the same few views). The rows are the view's own: no view reads a clock,
-    and nothing in the block writes the tables they read. Dropped at the end; the
-    published warehouse has the views as before. `materialise_marts`: the marts declared
-    tables are built too (as `materialise` does), each at its place in that order, so a
-    view held after one reads its stored rows instead of computing it again."""
+    `materialise` builds as tables, the time series, `appended_by`, and the views declared
+    `meta: {held: false}`) is held as a temporary table of the same name, built once in
+    dependency order (each from those before it). DuckDB looks a name up in the temporary
+    schema first, also from inside a view, so the marts materialised and the data tests
+    run in the block read those rows instead of recomputing the view stack once per
+    reader (at a million offers, ~20 readers of the same few views). The rows are the
+    view's own: no view reads a clock, and nothing in the block writes the tables they
+    read. Dropped at the end; the published warehouse has the views as before.
+    `materialise_marts`: the marts declared tables are built too (as `materialise` does),
+    each at its place in that order, so a view held after one reads its stored rows
+    instead of computing it again."""
     files = view_files(sql_dir)
     kinds = relation_kinds(con)
     tables = set(materialized(sql_dir))  # built as tables by `materialise`, never held
-    # nor the time series (`appended_by`): holding one copies all its history every night
-    series = {r.name for r in relations(sql_dir).values() if r.appended_by}
+    # nor the time series (`appended_by`): holding one copies all its history every night;
+    # nor a view declared `meta: {held: false}`: a filter or a scan of one relation, which
+    # each reader computes again for less than a copy of its rows costs (at a million
+    # offers the held copies outgrow DuckDB's memory limit and spill to disk)
+    unheld = {r.name for r in relations(sql_dir).values() if r.appended_by or not r.held}
     held: list[str] = []
     try:
         for name in build_order(sql_dir):
@@ -96,7 +100,7 @@ def computed_once(
                 name in files
                 and files[name].parent.name in COMPUTED_ONCE_LAYERS
                 and kinds.get(name) == "VIEW"
-                and name not in tables | series
+                and name not in tables | unheld
             ):
                 run(con, f"CREATE TEMPORARY TABLE {name} AS SELECT * FROM main.{name}")
                 held.append(name)

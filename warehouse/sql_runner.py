@@ -268,6 +268,8 @@ class Relation:
     path: Path
     materialized: bool = False  # `config: {materialized: table}`
     appended_by: str | None = None  # `meta: {appended_by: <column>}`: a time series
+    # `meta: {held: false}`: cheaper to compute again than to hold (warehouse.materialise)
+    held: bool = True
 
 
 def _quote(value: object) -> str:
@@ -387,7 +389,8 @@ def _describe(value: object, docs: dict[str, str]) -> str:
 def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relation:
     name = entry["name"]
     table = f"{name}()" if kind == "macro" else name
-    scope = (entry.get("meta") or {}).get("appended_by")
+    meta = entry.get("meta") or {}
+    scope = meta.get("appended_by")
     columns: dict[str, str] = {}
     never_null = frozenset(
         c["name"] for c in entry.get("columns") or [] if "not_null" in (c.get("data_tests") or [])
@@ -412,8 +415,11 @@ def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relat
         raise ValueError(f"{name}: materialized must be view or table, not {materialized!r}")
     if scope is not None and scope not in columns:
         raise ValueError(f"{name}: meta.appended_by names {scope!r}, which is not a column")
+    if meta.get("held", True) not in (True, False):
+        raise ValueError(f"{name}: meta.held must be true or false, not {meta['held']!r}")
     return Relation(
-        name, kind, description, columns, tuple(tests), path, materialized == "table", scope
+        name, kind, description, columns, tuple(tests), path, materialized == "table", scope,
+        meta.get("held", True),
     )
 
 

@@ -84,3 +84,22 @@ def test_day_over_day_compares_with_the_prices_valid_24_hours_before_the_latest_
         if e.rule == "rate:h100-move"
     ]
     assert move.state == "ALARM" and round(move.value, 6) == 20.0
+
+
+def test_the_current_rates_are_read_only_when_a_rule_or_budget_reads_them(
+    tmp_path, azure_warehouse, monkeypatch
+):
+    """With no rate rule and no budget the check does not compute alert_rates_current (at a
+    million offers the whole view stack, in an unchanged refresh); with a rule it does."""
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
+    read: list[str] = []
+    real = alerts._frame
+    monkeypatch.setattr(alerts, "_frame", lambda con, view: read.append(view) or real(con, view))
+    health = alerts.check(path, config.Config(providers={"azure": None}))
+    assert "alert_rates_current" not in read
+    assert {e.rule for e in health.evaluations} >= {"stale_source:azure", "row_drop:azure"}
+    rule = {"name": "h100", "kind": "price_above", "gpu": "H100", "memory_gib": 80,
+            "usd_per_gpu_hour": 1000}  # fmt: skip
+    result = alerts.check(path, config.parse({"rules": [rule]}))
+    assert "alert_rates_current" in read
+    assert "rate:h100" in {e.rule for e in result.evaluations}

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
+from common.errors import WarehouseError
 from warehouse import checks, db, lineage, materialise, sql_runner
 
 
@@ -68,6 +71,10 @@ def test_the_stored_marts_are_built_among_the_held_views(demo_warehouse, tmp_pat
             kinds = sql_runner.relation_kinds(con)
             assert {kinds[n] for n in stored} == {"TABLE"}
             assert not set(stored) & set(held) and "mart_spot_price_stats" in held
+            # declared `meta: {held: false}`: each reader computes it again
+            unheld = {r.name for r in sql_runner.relations().values() if not r.held}
+            assert unheld >= {"int_offers_flagged", "int_offers_usable", "fct_gpu_prices"}
+            assert not unheld & set(held)
             for name in stored:
                 assert db.query(con, f"SELECT * FROM {name} ORDER BY ALL").equals(expected[name])
             body = lineage.select_of(sql_runner.view_files()["mart_spot_price_stats"])
@@ -79,3 +86,13 @@ def test_the_stored_marts_are_built_among_the_held_views(demo_warehouse, tmp_pat
                               (SELECT unnest($n)) AND database_name = current_database()""",
                       {"n": stored})  # fmt: skip
         assert rows == [(len(stored),)]
+
+
+def test_held_is_true_or_false(tmp_path):
+    (tmp_path / "intermediate").mkdir()
+    (tmp_path / "intermediate" / "v.sql").write_text("select 1 as x")
+    (tmp_path / "intermediate" / "v.yml").write_text(
+        "version: 2\nmodels:\n  - name: v\n    meta: {held: no thanks}\n"
+    )
+    with pytest.raises(WarehouseError, match=r"meta\.held must be true or false"):
+        sql_runner.relations(tmp_path)
