@@ -114,8 +114,14 @@ _OFFERS_SQL = f"""
     WHERE o.connector IN (SELECT unnest($connectors)) AND reason IS NOT NULL
 """
 
+# the points are filtered to the judged ones first (provider, loads), before anything is
+# computed per row: a year of stored points is otherwise read and judged to be dropped
 _POINTS_SQL = f"""
-    WITH {_MEDIANS}
+    WITH {_MEDIANS},
+    judged AS (
+        SELECT * FROM int_spot_prices_unioned
+        WHERE provider IN (SELECT unnest($connectors)) {{loads}}
+    )
     SELECT o.*, o.provider AS connector, l.endpoint, to_json(o)::VARCHAR AS record,
            CASE
                WHEN o.gpu_name IS NOT NULL AND o.gpu_name NOT IN (SELECT gpu_name FROM known)
@@ -130,10 +136,10 @@ _POINTS_SQL = f"""
            END AS reason,
            o.gpu_name IS NOT NULL AND o.gpu_name NOT IN (SELECT gpu_name FROM known)
                AS unknown_gpu
-    FROM int_spot_prices_unioned o
+    FROM judged o
     LEFT JOIN medians m ON m.gpu_name = o.gpu_name
     LEFT JOIN _loads l ON l.load_id = o.load_id
-    WHERE o.provider IN (SELECT unnest($connectors)) AND reason IS NOT NULL {{loads}}
+    WHERE reason IS NOT NULL
 """
 
 
@@ -184,7 +190,7 @@ def hold_back(
     if mine and _exists(con, "int_spot_prices_unioned"):
         sql, extra = _POINTS_SQL.replace("{loads}", ""), {}
         if loads is not None:
-            sql = _POINTS_SQL.replace("{loads}", "AND o.load_id IN (SELECT unnest($loads))")
+            sql = _POINTS_SQL.replace("{loads}", "AND load_id IN (SELECT unnest($loads))")
             extra = {"loads": list(loads)}
         sql = sql.replace("{flagged}", flagged)
         points = query(con, sql, {**params, **extra, "max": MAX_USD_PER_GPU_HOUR})
