@@ -171,11 +171,13 @@ def staging_ddl(table: str) -> str:
     return table_ddl(table, {c: OFFER_SCHEMA[c] for c in STAGED_COLUMNS}, _NOT_NULL)
 
 
-def staging_migrations(table: str) -> list[str]:
-    """Columns added to the canonical schema after a warehouse was created."""
+def staging_migrations(table: str, present: Collection[tuple[str, str]] = ()) -> list[str]:
+    """Columns added to the canonical schema after a warehouse was created: all of them,
+    or those `table` lacks when `present` lists the (table, column) pairs it holds."""
     return [
         f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {c} {_DUCK_TYPES[OFFER_SCHEMA[c]]}"
         for c in STAGED_COLUMNS
+        if (table, c) not in present
     ]
 
 

@@ -184,10 +184,17 @@ def load_and_publish(
         )
         for connector in registry.PROVIDERS.values():
             run(con, staging_ddl(connector.staging_table))
-            for migration in staging_migrations(connector.staging_table):
-                run(con, migration)
             for table in connector.staged:
                 run(con, table.ddl)
+        # the columns added to the staged schema since a staging table was made: only those
+        # it lacks (a statement per column and connector cost more than a small refresh's
+        # landing)
+        present = set(run(con, "SELECT table_name, column_name FROM duckdb_columns()"
+                               " WHERE database_name = current_database()"
+                               " AND schema_name = 'main'"))  # fmt: skip
+        for connector in registry.PROVIDERS.values():
+            for migration in staging_migrations(connector.staging_table, present):
+                run(con, migration)
         refreshed = []
         for name in list(fetched):
             connector = registry.get(name)

@@ -1,7 +1,9 @@
-"""`gpu-pricing serve` as a user meets it: the commands its error prints start a Prefect
-server and serve against it, as written (only the port is free instead of 4200); stopping
-serve (Ctrl-C while idle, SIGTERM while a run is in progress) pauses its deployment,
-leaves no scheduled run behind, prints one closing line and exits 0 without a traceback.
+"""`gpu-pricing serve` and `gpu-pricing server` as a user meets them: the commands serve's
+error prints start a Prefect server and serve against it, as written (only the port is free
+instead of 4200); the server's first line tells what to run next; stopping serve (Ctrl-C
+while idle, SIGTERM while a run is in progress) pauses its deployment, leaves no scheduled
+run behind, prints one closing line and exits 0 without a traceback; the server stops on
+Ctrl-C, last (tests/flows/test_server_command.py checks the `--port` option in-process).
 
 Slow: a real Prefect server on loopback (10-25 s to start) and flow runs.
 """
@@ -92,9 +94,9 @@ def served(tmp_path_factory):
             time.sleep(0.5)
         serve_env, serve_argv = as_run_here(serve_cmd, port)
         assert serve_env == {"PREFECT_API_URL": url} and serve_argv[1:] == ["serve"]
-        yield url, {**env, **serve_env}, serve_argv, root
+        yield url, {**env, **serve_env}, serve_argv, root, server, log
     finally:
-        stop(server)
+        stop(server)  # the last test stops it as a user does
 
 
 def post(url: str, path: str, body: dict):
@@ -129,7 +131,7 @@ def wait_for(what, timeout: float, proc: subprocess.Popen, log: Path):
 
 
 def start_serving(served, name: str) -> tuple[subprocess.Popen, Path, dict]:
-    url, env, argv, root = served
+    url, env, argv, root, *_ = served
     log = root / f"{name}.log"
     proc = subprocess.Popen(
         [*argv, "--snapshot", "demo", "--warehouse", str(root / f"{name}.duckdb"), "--name", name],
@@ -164,6 +166,12 @@ def assert_stopped_cleanly(served, proc, log, found, name):
     assert runs(url, found["id"], "SCHEDULED") == []
 
 
+def test_the_server_says_what_to_run_next_with_its_url(served):
+    url, *_, log = served
+    first = log.read_text().splitlines()[0]
+    assert f"`PREFECT_API_URL={url} uv run gpu-pricing serve`" in first, first
+
+
 def test_ctrl_c_while_idle_pauses_the_deployment_and_removes_its_scheduled_runs(served):
     proc, log, found = start_serving(served, "idle")
     os.killpg(proc.pid, signal.SIGINT)
@@ -177,3 +185,13 @@ def test_sigterm_with_a_run_in_progress_removes_the_scheduled_runs_too(served):
     wait_for(lambda: runs(url, found["id"], "RUNNING"), 120, proc, log)
     os.killpg(proc.pid, signal.SIGTERM)  # as `systemctl stop` or Kubernetes would
     assert_stopped_cleanly(served, proc, log, found, "busy")
+
+
+def test_the_server_stops_on_ctrl_c(served):
+    """Last in this module: the server the tests above used."""
+    url, *_, server, log = served
+    os.killpg(server.pid, signal.SIGINT)  # Ctrl-C in the terminal it runs in
+    server.wait(timeout=60)
+    assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(f"{url}/health", timeout=2)

@@ -1,62 +1,61 @@
-"""`gpu-pricing server`: Prefect's server started the way the docs and `serve`'s errors say,
-on the port asked for; it answers on its health endpoint and stops on Ctrl-C.
+"""`gpu-pricing server`: the process becomes Prefect's server (`prefect server start`) on the
+host and port asked for (`--port`, else $PREFECT_SERVER_API_PORT, else 4200), after one line
+that tells the user what to run next with this server's URL.
 
-Slow: a real Prefect server on loopback (10-40 s to start on a 2-core machine).
+The real server, started with the command `serve`'s error prints, answering on the port asked
+for and stopping on Ctrl-C without a traceback, is tests/flows/test_serve_stop.py's (one
+Prefect server for both files: its start is 10-40 s on a 2-core machine). Here, in this
+process, what the command hands over to Prefect.
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import time
-from pathlib import Path
 
-import httpx
 import pytest
+from typer.testing import CliRunner
 
-from tests._processes import free_port
+from gpu_pricing.cli import app
 
-pytestmark = pytest.mark.slow
+# what the fake os.execv ends the command with: the process would now be Prefect's server
+# (SystemExit: the command's error handling lets it through, as a real exec never returns)
+BECAME = 97
 
-GPU_PRICING = Path(sys.executable).parent / "gpu-pricing"
+
+@pytest.fixture
+def exec_argv(monkeypatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+
+    def execv(path, argv):
+        calls.append([path, *argv])
+        raise SystemExit(BECAME)
+
+    monkeypatch.setattr(os, "execv", execv)
+    monkeypatch.delenv("PREFECT_SERVER_API_PORT", raising=False)
+    monkeypatch.delenv("PREFECT_SERVER_API_HOST", raising=False)
+    return calls
 
 
-def test_server_answers_on_the_port_asked_for_and_stops_on_ctrl_c(tmp_path):
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "GPU_PRICING_"))}
-    env.update(PREFECT_HOME=str(tmp_path / "prefect-home"), PREFECT_SERVER_UI_ENABLED="false")
-    log = tmp_path / "server.log"
-    proc = subprocess.Popen(
-        [str(GPU_PRICING), "server", "--port", str(port)],
-        env=env,
-        cwd=tmp_path,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+@pytest.mark.parametrize(
+    ("args", "env", "port"),
+    [
+        (["--port", "5123"], {}, "5123"),
+        ([], {"PREFECT_SERVER_API_PORT": "5124"}, "5124"),
+        (["--port", "5125"], {"PREFECT_SERVER_API_PORT": "5124"}, "5125"),
+        ([], {}, "4200"),
+    ],
+)
+def test_the_command_becomes_prefects_server_on_the_port_asked_for(exec_argv, args, env, port):
+    result = CliRunner().invoke(app, ["server", *args], env=env)
+    assert result.exit_code == BECAME, result.output
     api = f"http://127.0.0.1:{port}/api"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None, log.read_text()[-2000:]
-            assert time.monotonic() < deadline, log.read_text()[-2000:]
-            try:
-                if httpx.get(f"{api}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)
-        first = log.read_text().splitlines()[0]
-        # the line tells the user what to run next, with this server's URL
-        assert f"`PREFECT_API_URL={api} uv run gpu-pricing serve`" in first, first
-        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in the terminal it runs in
-        proc.wait(timeout=60)
-        assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
-        with pytest.raises(httpx.HTTPError):
-            httpx.get(f"{api}/health", timeout=2)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
+    assert exec_argv == [
+        [sys.executable, sys.executable, "-m", "prefect", "server", "start",
+         "--host", "127.0.0.1", "--port", port],
+    ]  # fmt: skip
+    # the line tells the user what to run next, with this server's URL
+    assert result.stdout.splitlines() == [
+        f"starting a Prefect server at {api}; then, in another shell: "
+        f"`PREFECT_API_URL={api} uv run gpu-pricing serve`"
+    ]

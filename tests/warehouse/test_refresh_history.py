@@ -477,3 +477,18 @@ def test_the_views_digest_changes_with_the_tables_the_build_reads(azure_warehous
         assert len({before, widened, staging.views_digest(con)}) == 3
     finally:
         con.close()
+
+
+@pytest.mark.slow  # a refresh
+def test_a_staging_table_made_before_a_column_was_added_gets_it(azure_warehouse, tmp_path):
+    """The staged schema's later columns reach a staging table that lacks them (and only
+    those are altered: the refresh reads which columns each table has)."""
+    path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
+    con = duckdb.connect(str(path))
+    con.execute("ALTER TABLE stg_azure__offers DROP COLUMN price_flag")
+    con.execute("ALTER TABLE stg_vultr__offers DROP COLUMN price_flag")
+    con.close()
+    assert refresh(path, {"azure": azure_demo()}).exit_code == 0
+    for table in ("stg_azure__offers", "stg_vultr__offers"):
+        columns = query(path, f"DESCRIBE {table}")["column_name"].to_list()
+        assert "price_flag" in columns, table
