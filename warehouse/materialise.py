@@ -23,6 +23,7 @@ from warehouse.sql_runner import (
     SQL_DIR,
     apply_comments,
     build_order,
+    lineage_graph,
     relation_kinds,
     relations,
     view_files,
@@ -67,22 +68,30 @@ def _materialise_one(
 COMPUTED_ONCE_LAYERS = ("intermediate", "marts")
 
 
+def _asserted(sql_dir: Path) -> list[set[str]]:
+    """The relations each assertion file (`sql/tests/assert_*.sql`) reads."""
+    return [
+        lineage.references(lineage.select_of(p), str(p))
+        for p in sorted((sql_dir / "tests").glob("assert_*.sql"))
+    ]
+
+
 @contextmanager
 def computed_once(
     con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, materialise_marts: bool = False
 ) -> Iterator[list[str]]:
     """Inside the block, each view of the intermediate and mart layers (but the marts
-    `materialise` builds as tables, the time series, `appended_by`, and the views declared
-    `meta: {held: false}`) is held as a temporary table of the same name, built once in
-    dependency order (each from those before it). DuckDB looks a name up in the temporary
-    schema first, also from inside a view, so the marts materialised and the data tests
-    run in the block read those rows instead of recomputing the view stack once per
-    reader (at a million offers, ~20 readers of the same few views). The rows are the
-    view's own: no view reads a clock, and nothing in the block writes the tables they
-    read. Dropped at the end; the published warehouse has the views as before.
-    `materialise_marts`: the marts declared tables are built too (as `materialise` does),
-    each at its place in that order, so a view held after one reads its stored rows
-    instead of computing it again."""
+    `materialise` builds as tables, the time series, `appended_by`, the views declared
+    `meta: {held: false}` and the views nothing else reads) is held as a temporary table
+    of the same name, built once in dependency order (each from those before it). DuckDB
+    looks a name up in the temporary schema first, also from inside a view, so the marts
+    materialised and the data tests run in the block read those rows instead of
+    recomputing the view stack once per reader (at a million offers, ~20 readers of the
+    same few views). The rows are the view's own: no view reads a clock, and nothing in
+    the block writes the tables they read. Dropped at the end; the published warehouse
+    has the views as before. `materialise_marts`: the marts declared tables are built too
+    (as `materialise` does), each at its place in that order, so a view held after one
+    reads its stored rows instead of computing it again."""
     files = view_files(sql_dir)
     kinds = relation_kinds(con)
     tables = set(materialized(sql_dir))  # built as tables by `materialise`, never held
@@ -91,6 +100,9 @@ def computed_once(
     # each reader computes again for less than a copy of its rows costs (at a million
     # offers the held copies outgrow DuckDB's memory limit and spill to disk)
     unheld = {r.name for r in relations(sql_dir).values() if r.appended_by or not r.held}
+    # nor a view no other relation reads (a leaf mart): only its data tests read it, the
+    # row-level ones in one pass, and computing it for them costs less than a held copy
+    read = set().union(*lineage_graph(sql_dir).values(), *_asserted(sql_dir))
     held: list[str] = []
     try:
         for name in build_order(sql_dir):
@@ -101,6 +113,7 @@ def computed_once(
                 and files[name].parent.name in COMPUTED_ONCE_LAYERS
                 and kinds.get(name) == "VIEW"
                 and name not in tables | unheld
+                and name in read
             ):
                 run(con, f"CREATE TEMPORARY TABLE {name} AS SELECT * FROM main.{name}")
                 held.append(name)
