@@ -7,9 +7,9 @@ starts over a hundred such processes (xdist's workers, the command line, refresh
 scripts). Here a run keeps the bytecode of its processes in one temporary directory of its
 own (`PYTHONPYCACHEPREFIX`: read and written there only, never beside the sources in the
 checkout or the virtual environment), so a module is compiled once per run; the directory
-is removed when the run ends (a
-run killed before its end leaves it behind: the next run removes it). A run where Python writes bytecode as usual (`__pycache__`
-folders), or that names a `PYTHONPYCACHEPREFIX` of its own, is left as it is.
+is removed when the run ends (a run killed before its end leaves it behind: the next run
+removes it). A run where Python writes bytecode as usual (`__pycache__` folders), or that
+names a `PYTHONPYCACHEPREFIX` of its own, is left as it is.
 """
 
 from __future__ import annotations
