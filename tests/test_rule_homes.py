@@ -344,6 +344,7 @@ FLAG_RULES = {
     ),
     "none stated = 'api'": (
         r"coalesce\(\s*(\w+\.)?provenance\s*,\s*'api'\s*\)|\"provenance\"\s*\)\s*\.fill_null\("
+        r"|fill_null\(\s*\"api\"\s*\)"
     ),
     "the provenance vocabulary joined to a row": r"\bjoin\s+int_provenances\b",
     # a history reader filtering fct_gpu_prices on what the flags are made of, instead of
@@ -366,6 +367,7 @@ def flag_copies(files: list[Path], root: Path = ROOT) -> dict[str, set[str]]:
 # fct_spot_prices' points of the offer history (int_spot_offer_points) are its verified
 # spot periods (a point is a price, not a ranked machine: no comparable filter)
 HISTORY_POINTS = {"sql/intermediate/int_spot_offer_points.sql"}
+SPOT_POINTS = "sql/intermediate/int_spot_prices_unioned.sql"
 
 
 def test_the_flags_of_a_usable_offer_have_one_home():
@@ -377,11 +379,18 @@ def test_the_flags_of_a_usable_offer_have_one_home():
     plausibility check weighs, go through that same file (warehouse/usable.py)."""
     found = flag_copies(SQL + PY)
     by_hand = found.pop("the price history filtered by hand")
-    # a connector row that states no provenance is a provider's own price when it is made
-    # (the parse's tail); the flags read rows stored before rows carried one the same way
-    found["none stated = 'api'"] -= {"connectors/kit/normalise.py"}
+    # a price or spot point a source hands over with no statement is the provider's own
+    # when it is staged (connectors/kit/provenance.py provider_own: the offers' parse tail
+    # and the spot series' points); the flags read rows stored before rows carried one
+    # the same way
+    found["none stated = 'api'"] -= {"connectors/kit/provenance.py"}
+    # the spot series' points always state a provenance (staging, and the ledger for
+    # points stored before): int_spot_prices_unioned keeps those that count by the
+    # vocabulary's rule, defaulting none
+    found["the provenance vocabulary joined to a row"] -= {SPOT_POINTS}
     assert found == {rule: {FLAGS} for rule in found}
     assert by_hand <= HISTORY_POINTS
+    assert "coalesce" not in code(ROOT / SPOT_POINTS)
     # above the warehouse no code filters on the flags or on what they are made of
     api_side = [p for p in PY if "gpu_pricing" in p.relative_to(ROOT).parts]
     restated = (

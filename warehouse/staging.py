@@ -33,7 +33,7 @@ from connectors.kit.connector import Connector, Series, StagedTable
 from connectors.kit.normalise import Normalised, combine, normalise
 from connectors.kit.page import pages_frame, utc_now
 from warehouse import checks, db, lineage, plausibility, raw, sql_runner
-from warehouse.db import insert_frame, run
+from warehouse.db import insert_frame, query, run, transaction
 from warehouse.rawstore import RawStore
 
 
@@ -284,6 +284,50 @@ def _since(con, index: pl.DataFrame, connector: Connector, run_id: str) -> pl.Da
     return index.filter(~pl.col("endpoint").is_in(appended) | ~pl.col("sha256").is_in(parsed.implode()))
 
 
+def _stated_points(con, table: StagedTable) -> None:
+    """A spot series staged before its points carried a `provenance` (a warehouse written
+    by an earlier version): the column is added, and each stored point takes what the
+    statement of the page it came from says (`_load_pages.provenance`, the ledger), as a
+    new point does, so an invented demo point stored then is `illustrative` too. Once, in
+    one transaction: a series with the column has every point stated (staging states each
+    new one), so a night reads nothing."""
+    has = run(
+        con,
+        "SELECT count(*) FILTER (WHERE column_name = 'provenance'), count(*) "
+        "FROM duckdb_columns() WHERE table_name = ?",
+        [table.name],
+    )[0]
+    if has[0] or not has[1]:  # stated already, or not staged yet (created with it)
+        return
+    with transaction(con):
+        run(con, f"ALTER TABLE {table.name} ADD COLUMN provenance VARCHAR")
+        keys = query(
+            con,
+            f"""SELECT DISTINCT load_id, region, zone, instance_type,
+                       CAST(NULL AS VARCHAR) AS provenance
+                FROM {table.name}""",
+        )
+        if keys.is_empty():
+            return
+        pages = query(
+            con,
+            "SELECT DISTINCT load_id, provenance FROM _load_pages "
+            "WHERE load_id IN (SELECT unnest($l))",
+            {"l": keys["load_id"].unique().to_list()},
+        )
+        con.register("_stated", provenance.apply_points(keys, pages).to_arrow())
+        try:
+            run(
+                con,
+                f"""UPDATE {table.name} AS t SET provenance = s.provenance FROM _stated s
+                    WHERE t.load_id = s.load_id AND t.region IS NOT DISTINCT FROM s.region
+                      AND t.zone IS NOT DISTINCT FROM s.zone
+                      AND t.instance_type IS NOT DISTINCT FROM s.instance_type""",
+            )
+        finally:
+            con.unregister("_stated")
+
+
 def _latest(con, connector: Connector) -> dict[str, pl.DataFrame]:
     """The newest stored row of each series of the connector's series tables: what its
     parse gets in place of the series pages it does not re-read."""
@@ -345,6 +389,8 @@ def stage_provider(
     staged = run(
         con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
     )
+    for table, _ in connector.series_tables:  # before a refresh that re-parses nothing
+        _stated_points(con, table)
     if staged and staged[0][:2] == (digest, code):
         summary.reused = True
         summary.loaded = run(con, f"SELECT count(*) FROM {connector.staging_table}")[0][0]
@@ -363,10 +409,13 @@ def stage_provider(
         parsed = connector.parse(pages, None if since is None else _latest(con, connector))
         del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
         for table in connector.staged:
+            rows = parsed.staged[table.name]
+            if table.series is not None:  # each point stated as its page says
+                rows = provenance.apply_points(rows, statements)
             if since is not None and table.series is not None:
-                _append_rows(con, table, table.series, parsed.staged[table.name])
+                _append_rows(con, table, table.series, rows)
             else:
-                replace_staged(con, table.name, parsed.staged[table.name], ddl=table.ddl)
+                replace_staged(con, table.name, rows, ddl=table.ddl)
         result = normalise(parsed.offers)
         del parsed
     if result.offers.is_empty():

@@ -42,6 +42,7 @@ def _spot_points_all(pages: pl.DataFrame) -> pl.DataFrame:
         "endpoint",
         "load_id",
         "fetched_at",
+        pl.lit(None, dtype=pl.String).alias("provenance"),  # the page's, set at staging
         pl.col("SpotPrice").alias("source_price"),
         pl.col("Timestamp").alias("source_timestamp"),
     )

@@ -143,6 +143,8 @@ SPOT_POINT_COLUMNS = {
     "endpoint": pl.String,
     "load_id": pl.String,
     "fetched_at": pl.Datetime("us"),
+    # what the point's page states (staging applies it: connectors/kit/provenance.py)
+    "provenance": pl.String,
 }
 SPEC_COLUMNS = {
     "instance_type": pl.String,
@@ -180,7 +182,8 @@ SPOT_KEY = ["region", "zone", "instance_type", "product_description", "observed_
 SPOT_PRICES = StagedTable(
     "stg_aws__spot_prices",
     pl.Schema(SPOT_POINT_COLUMNS),
-    not_null=frozenset(SPOT_POINT_COLUMNS) - {"product_description"},
+    # provenance: stated at staging, not by the parse (checked: sources.yml)
+    not_null=frozenset(SPOT_POINT_COLUMNS) - {"product_description", "provenance"},
     series=Series(
         endpoint=s.SPOT_HISTORY,
         key=tuple(SPOT_KEY),

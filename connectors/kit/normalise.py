@@ -25,7 +25,7 @@ from common.schemas import (
     STAGED_COLUMNS,
     conform,
 )
-from connectors.kit import fx
+from connectors.kit import fx, provenance
 
 # Published prices are rounded to the nano-dollar, the finest unit any source prices in
 # (GCP's unit prices are units + nanos / 1e9). Float division leaves binary noise (Polars
@@ -178,7 +178,7 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
         status=pl.col("status").fill_null("ok"),
         price_usd_per_hour=price.round(MONEY_DECIMALS),
         # a connector that says nothing about provenance reads a provider's own prices
-        provenance=pl.col("provenance").fill_null("api"),
+        provenance=provenance.provider_own(pl.col("provenance")),
         # per-GPU-hour is computed here and nowhere else: connectors hand over the
         # machine's price and its GPU count (a test fails on a parse that divides itself)
         price_usd_per_gpu_hour=pl.when(pl.col("gpu_count") > 0)

@@ -16,6 +16,10 @@ values so (connectors/demo_snapshot/README.md): an illustrative price never pass
 real one, and rankings, estimates, plans and alerts leave it out unless asked for
 (`--include-illustrative`; the rule is sql/intermediate/int_provenances.sql).
 
+A spot price series (a staged table with a `Series`: AWS spot price history) is stated the
+same way, point by point (`apply_points`): its points are in no statistic, band or history
+unless they count (sql/intermediate/int_spot_prices_unioned.sql).
+
 The statement is part of the page: it is stored with the page in the ledger
 (`_load_pages.provenance`), covered by the page's sha256, and written back by
 `snapshot export`.
@@ -94,3 +98,29 @@ def apply(offers: pl.DataFrame, pages: pl.DataFrame) -> pl.DataFrame:
             .otherwise(result)
         )
     return offers.with_columns(result.alias("provenance"))
+
+
+def provider_own(provenance: pl.Expr) -> pl.Expr:
+    """A price a source hands over with no statement of its own is the provider's own
+    (`api`): the parse's default for offers (connectors.kit.normalise) and for the points
+    of a spot series (`apply_points`)."""
+    return provenance.fill_null("api")
+
+
+def apply_points(points: pl.DataFrame, pages: pl.DataFrame | None) -> pl.DataFrame:
+    """The points of a spot price series (a staged table with a `Series`: AWS spot price
+    history) with `provenance` set as an offer's is (`apply`): the provider's own ('api')
+    unless the statement of the page a point came from (its `load_id`) says otherwise, a
+    selector matched on the point's region, zone and instance type with pricing model
+    `spot`. The bundled demo's invented spot points are so marked `illustrative`. `pages`
+    None (no page states anything): every point is the provider's own."""
+    if points.is_empty():
+        return points.with_columns(pl.col("provenance").cast(pl.String))
+    stated = points.with_columns(
+        provenance=provider_own(pl.col("provenance").cast(pl.String)),
+        pricing_model=pl.lit("spot"),
+        pricing_detail=pl.lit(None, dtype=pl.String),
+    )
+    if pages is not None:
+        stated = apply(stated, pages)
+    return stated.drop("pricing_model", "pricing_detail")

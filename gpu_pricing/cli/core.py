@@ -269,6 +269,11 @@ def history(
             emit_json({"history": df.to_dicts(), "count": df.height})
         else:
             print(table(short_columns(df)))
+            if df.is_empty() and pricing is not None and pricing.strip().lower() == "spot":
+                print_wrapped(
+                    "Spot points whose price is illustrative or unverified (the demo's "
+                    "invented AWS spot history among them) are not points: docs/prices.md."
+                )
 
     run(body)
 

@@ -12,7 +12,7 @@ with series_keys as (
 select
     h.provider, h.region, h.zone, h.instance_type, h.gpu_name, h.gpu_memory_gib,
     h.gpu_count, h.price_usd_per_hour, h.price_usd_per_gpu_hour,
-    h.valid_from as observed_at, h.load_id
+    h.valid_from as observed_at, h.load_id, h.provenance
 from fct_gpu_prices h
 where h.pricing_model = 'spot' and h.is_verified
   and not exists (

@@ -13,9 +13,12 @@
 --
 -- published_interruption: the provider x region x instance_type buckets of
 -- mart_spot_price_stats (AWS Spot Instance Advisor, Linux).
+-- the bucket as the feed publishes it (int_spot_interruptions_unioned), not through the
+-- spot statistics: a published frequency is not a price point, and an offer whose points
+-- are illustrative (in no statistic) keeps its provider's published bucket
 with published_interruption as (
-    select provider, region, instance_type, interruption_bucket
-    from mart_spot_price_stats
+    select distinct provider, region, instance_type, interruption_bucket
+    from int_spot_interruptions_unioned
     where interruption_bucket is not null
 ),
 

@@ -70,7 +70,9 @@ def test_the_stored_marts_are_built_among_the_held_views(demo_warehouse, tmp_pat
         with materialise.computed_once(con, materialise_marts=True) as held:
             kinds = sql_runner.relation_kinds(con)
             assert {kinds[n] for n in stored} == {"TABLE"}
-            assert not set(stored) & set(held) and "mart_spot_price_stats" in held
+            # (mart_spot_price_stats reads mart_gpu_offers_current: a leaf mart, not held,
+            # but read after it is stored, as the plan below shows)
+            assert not set(stored) & set(held)
             # declared `meta: {held: false}`: each reader computes it again
             unheld = {r.name for r in sql_runner.relations().values() if not r.held}
             assert unheld >= {"int_offers_flagged", "int_offers_usable", "fct_gpu_prices"}

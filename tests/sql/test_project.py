@@ -85,7 +85,9 @@ def test_the_lineage_holds_the_known_edges():
     }
     # the roofline reads the relation its caller names (query_table of its argument)
     assert graph["serving_roofline"] == {"seed_conventions"}
-    assert graph["int_spot_prices_unioned"] == {"stg_aws__instance_types", "stg_aws__spot_prices"}
+    assert graph["int_spot_prices_unioned"] == {
+        "int_provenances", "stg_aws__instance_types", "stg_aws__spot_prices"
+    }
     assert graph["alert_rule_states"] == {"alert_events"}
     order = sql_runner.build_order()
     for name, deps in graph.items():

@@ -246,7 +246,9 @@ def cli(*args: str):
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 
-def test_history_of_a100_spot_is_the_per_zone_series_of_the_demo(demo_warehouse):
+def test_history_of_a100_spot_is_the_per_zone_series_of_the_demo(demo_counted_warehouse):
+    # the demo's spot points are invented (illustrative: no history shows them); this reads
+    # them as a provider's own, as a live AWS series is
     result = cli(
         "history",
         "--gpu",
@@ -255,7 +257,7 @@ def test_history_of_a100_spot_is_the_per_zone_series_of_the_demo(demo_warehouse)
         "spot",
         "--json",
         "--warehouse",
-        str(demo_warehouse),
+        str(demo_counted_warehouse),
     )
     assert result.exit_code == 0, result.stderr
     rows = [r for r in json.loads(result.stdout)["history"] if r["provider"] == "aws"]
@@ -350,7 +352,7 @@ def test_spot_point_uniqueness_assertion_catches_a_duplicate():
     ).read_text()
     con = duckdb.connect()
     db.run(con, SPOT_PRICES.ddl)
-    row = "('aws', 'us-east-1', 'us-east-1a', 'g5.xlarge', 'Linux/UNIX', 0.4, TIMESTAMP '2026-11-19 01:00', 'spot_price_history', '{load}', TIMESTAMP '2026-11-20 02:00')"
+    row = "('aws', 'us-east-1', 'us-east-1a', 'g5.xlarge', 'Linux/UNIX', 0.4, TIMESTAMP '2026-11-19 01:00', 'spot_price_history', '{load}', TIMESTAMP '2026-11-20 02:00', 'api')"
     checks.use_scope(con, scoped=False)  # a full check: every point
     db.run(con, f"INSERT INTO stg_aws__spot_prices VALUES {row.format(load='l1')}")
     assert db.run(con, sql) == []
