@@ -7,8 +7,9 @@ starts over a hundred such processes (xdist's workers, the command line, refresh
 scripts). Here a run keeps the bytecode of its processes in one temporary directory of its
 own (`PYTHONPYCACHEPREFIX`: read and written there only, never beside the sources in the
 checkout or the virtual environment), so a module is compiled once per run; the directory
-is removed when the run ends. A run where Python writes bytecode as usual (`__pycache__`
-folders), or that names a `PYTHONPYCACHEPREFIX` of its own, is left as it is.
+is removed when the run ends (a run killed before its end leaves it behind: the next run
+removes it). A run where Python writes bytecode as usual (`__pycache__` folders), or that
+names a `PYTHONPYCACHEPREFIX` of its own, is left as it is.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import os
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 
 ENV = "PYTHONPYCACHEPREFIX"
+PREFIX = "gpu-pricing-pyc-"  # then the process id of the run that made it
 _made: str | None = None  # the directory this process made for the run
 
 
@@ -31,11 +34,30 @@ def share() -> None:
         sys.flags.dont_write_bytecode or os.environ.get("PYTHONDONTWRITEBYTECODE")
     ):
         return
-    _made = tempfile.mkdtemp(prefix="gpu-pricing-pyc-")
+    _remove_left_behind()
+    _made = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
     os.environ[ENV] = _made
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.pycache_prefix = _made
     sys.dont_write_bytecode = False
+
+
+def _remove_left_behind() -> None:
+    """The directories of runs that were killed before their end (no such process now)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}*-*"):
+        pid = folder.name.removeprefix(PREFIX).split("-", 1)[0]
+        if pid.isdigit() and folder.is_dir() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def remove() -> None:
