@@ -33,7 +33,7 @@ from connectors.kit.connector import Connector, Series, StagedTable
 from connectors.kit.normalise import Normalised, combine, normalise
 from connectors.kit.page import pages_frame, utc_now
 from warehouse import checks, db, lineage, plausibility, raw, sql_runner
-from warehouse.db import insert_frame, query, run, transaction
+from warehouse.db import insert_frame, query, run
 from warehouse.rawstore import RawStore
 
 
@@ -286,46 +286,40 @@ def _since(con, index: pl.DataFrame, connector: Connector, run_id: str) -> pl.Da
 
 def _stated_points(con, table: StagedTable) -> None:
     """A spot series staged before its points carried a `provenance` (a warehouse written
-    by an earlier version): the column is added, and each stored point takes what the
-    statement of the page it came from says (`_load_pages.provenance`, the ledger), as a
-    new point does, so an invented demo point stored then is `illustrative` too. Once, in
-    one transaction: a series with the column has every point stated (staging states each
-    new one), so a night reads nothing."""
-    has = run(
+    by an earlier version): the column is added, and each stored point without one takes
+    what the statement of the page it came from says (`_load_pages.provenance`, the
+    ledger), as a new point does, so an invented demo point stored then is `illustrative`
+    too. Runs in the refresh's transaction; on a series whose points are all stated (staging
+    states each new one) it finds nothing to do."""
+    if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table.name]):
+        return  # not staged yet: created with the column
+    run(con, f"ALTER TABLE {table.name} ADD COLUMN IF NOT EXISTS provenance VARCHAR")
+    keys = query(
         con,
-        "SELECT count(*) FILTER (WHERE column_name = 'provenance'), count(*) "
-        "FROM duckdb_columns() WHERE table_name = ?",
-        [table.name],
-    )[0]
-    if has[0] or not has[1]:  # stated already, or not staged yet (created with it)
+        f"""SELECT DISTINCT load_id, region, zone, instance_type,
+                   CAST(NULL AS VARCHAR) AS provenance
+            FROM {table.name} WHERE provenance IS NULL""",
+    )
+    if keys.is_empty():
         return
-    with transaction(con):
-        run(con, f"ALTER TABLE {table.name} ADD COLUMN provenance VARCHAR")
-        keys = query(
+    pages = query(
+        con,
+        "SELECT DISTINCT load_id, provenance FROM _load_pages "
+        "WHERE load_id IN (SELECT unnest($l))",
+        {"l": keys["load_id"].unique().to_list()},
+    )
+    con.register("_stated", provenance.apply_points(keys, pages).to_arrow())
+    try:
+        run(
             con,
-            f"""SELECT DISTINCT load_id, region, zone, instance_type,
-                       CAST(NULL AS VARCHAR) AS provenance
-                FROM {table.name}""",
+            f"""UPDATE {table.name} AS t SET provenance = s.provenance FROM _stated s
+                WHERE t.provenance IS NULL AND t.load_id = s.load_id
+                  AND t.region IS NOT DISTINCT FROM s.region
+                  AND t.zone IS NOT DISTINCT FROM s.zone
+                  AND t.instance_type IS NOT DISTINCT FROM s.instance_type""",
         )
-        if keys.is_empty():
-            return
-        pages = query(
-            con,
-            "SELECT DISTINCT load_id, provenance FROM _load_pages "
-            "WHERE load_id IN (SELECT unnest($l))",
-            {"l": keys["load_id"].unique().to_list()},
-        )
-        con.register("_stated", provenance.apply_points(keys, pages).to_arrow())
-        try:
-            run(
-                con,
-                f"""UPDATE {table.name} AS t SET provenance = s.provenance FROM _stated s
-                    WHERE t.load_id = s.load_id AND t.region IS NOT DISTINCT FROM s.region
-                      AND t.zone IS NOT DISTINCT FROM s.zone
-                      AND t.instance_type IS NOT DISTINCT FROM s.instance_type""",
-            )
-        finally:
-            con.unregister("_stated")
+    finally:
+        con.unregister("_stated")
 
 
 def _latest(con, connector: Connector) -> dict[str, pl.DataFrame]:

@@ -77,7 +77,9 @@ def test_points_stored_before_they_carried_a_provenance_take_their_pages_stateme
     con.execute("CREATE TABLE _load_pages (load_id VARCHAR, provenance VARCHAR)")
     con.execute("INSERT INTO _load_pages VALUES ('l1', ?), ('l1', ?), ('l2', NULL)",
                 [DEMO_LIKE, DEMO_LIKE])
+    con.begin()  # as a refresh stages: inside its transaction
     staging._stated_points(con, SPOT_PRICES)
+    con.commit()
     got = con.execute(
         "SELECT zone, instance_type, load_id, provenance FROM stg_aws__spot_prices ORDER BY 1, 2, 3"
     ).fetchall()
