@@ -284,6 +284,12 @@ def _since(con, index: pl.DataFrame, connector: Connector, run_id: str) -> pl.Da
     return index.filter(~pl.col("endpoint").is_in(appended) | ~pl.col("sha256").is_in(parsed.implode()))
 
 
+def _stated(table: StagedTable) -> bool:
+    """Whether the points of a staged table are stated as their pages say: a time series
+    that declares a `provenance` column (AWS spot price history)."""
+    return table.series is not None and "provenance" in table.columns
+
+
 def _stated_points(con, table: StagedTable) -> None:
     """A spot series staged before its points carried a `provenance` (a warehouse written
     by an earlier version): the column is added, and each stored point without one takes
@@ -291,12 +297,16 @@ def _stated_points(con, table: StagedTable) -> None:
     ledger), as a new point does, so an invented demo point stored then is `illustrative`
     too. Runs in the refresh's transaction; on a series whose points are all stated (staging
     states each new one) it finds nothing to do."""
+    if not _stated(table):
+        return  # a series whose points state nothing: no column to fill
     if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table.name]):
         return  # not staged yet: created with the column
     run(con, f"ALTER TABLE {table.name} ADD COLUMN IF NOT EXISTS provenance VARCHAR")
+    # a statement's selectors name these of a point's columns (the series declares them)
+    selected = [k for k in provenance.SELECTOR_KEYS if k in table.columns]
     keys = query(
         con,
-        f"""SELECT DISTINCT load_id, region, zone, instance_type,
+        f"""SELECT DISTINCT load_id, {", ".join(selected)},
                    CAST(NULL AS VARCHAR) AS provenance
             FROM {table.name} WHERE provenance IS NULL""",
     )
@@ -314,9 +324,7 @@ def _stated_points(con, table: StagedTable) -> None:
             con,
             f"""UPDATE {table.name} AS t SET provenance = s.provenance FROM _stated s
                 WHERE t.provenance IS NULL AND t.load_id = s.load_id
-                  AND t.region IS NOT DISTINCT FROM s.region
-                  AND t.zone IS NOT DISTINCT FROM s.zone
-                  AND t.instance_type IS NOT DISTINCT FROM s.instance_type""",
+                  {"".join(f" AND t.{k} IS NOT DISTINCT FROM s.{k}" for k in selected)}""",
         )
     finally:
         con.unregister("_stated")
@@ -404,7 +412,7 @@ def stage_provider(
         del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
         for table in connector.staged:
             rows = parsed.staged[table.name]
-            if table.series is not None:  # each point stated as its page says
+            if _stated(table):  # each point stated as its page says
                 rows = provenance.apply_points(rows, statements)
             if since is not None and table.series is not None:
                 _append_rows(con, table, table.series, rows)

@@ -62,7 +62,7 @@ def warehouse(tmp_path, demo_warehouse) -> Path:
 
 def night2_snapshot(root: Path) -> Path:
     """The next night: Lambda's 8x B200 price moves (one price period closes, one opens)
-    and AWS reports one new spot price point."""
+    and AWS reports one new spot price point, its own (no illustrative statement)."""
     snap = root / "night2"
     lam = snap / "lambdalabs" / "instance_types"
     lam.mkdir(parents=True)
@@ -77,6 +77,9 @@ def night2_snapshot(root: Path) -> Path:
     point = {**doc["body"]["SpotPriceHistory"][0]}
     point.update(Timestamp="2026-11-21T01:00:00Z", SpotPrice="1.234567")
     doc["body"]["SpotPriceHistory"] = [point]
+    # a recorded point, the provider's own: the demo page's statement (its invented points
+    # are illustrative, left out of fct_spot_prices) is not this night's
+    del doc["provenance"]
     doc["body"]["NextToken"] = ""
     (spot / "page.json").write_text(json.dumps(doc))
     return snap
