@@ -33,6 +33,14 @@ BIN = Path(sys.executable).parent
 # "leaked": nanobind's lines at exit when a DuckDB object outlives DuckDB's module (a run
 # stopped mid-refresh whose exception, held by Prefect, kept its frames' connection)
 NOISE = ("Traceback", "never awaited", "unexpected", "leaked")
+# The one traceback that is not serve's: the flow run's own process (Prefect's) receives the
+# group's SIGTERM too, and Prefect's handler raises TerminationSignal; when the signal lands
+# while that process runs a finalizer, Python prints the exception as ignored there (seen
+# once in a quiet-machine run). Only that exact block is set aside; any other traceback fails.
+IGNORED_IN_FINALIZER = re.compile(
+    r"Exception ignored in: [^\n]*\nTraceback \(most recent call last\):\n"
+    r"(?:(?:  [^\n]*)?\n)*?prefect\.exceptions\.TerminationSignal: [^\n]*\n"
+)
 
 
 def printed_commands() -> list[str]:
@@ -156,7 +164,7 @@ def assert_stopped_cleanly(served, proc, log, found, name):
         stop(proc)
     text = log.read_text()
     assert rc == 0, text[-3000:]
-    assert not [n for n in NOISE if n in text], text[-3000:]
+    assert not [n for n in NOISE if n in IGNORED_IN_FINALIZER.sub("", text)], text[-3000:]
     last = text.strip().splitlines()[-1]
     match = re.fullmatch(
         rf"serve stopped: gpu-pricing-refresh/{name} paused, (\d+) scheduled run\(s\) removed", last
