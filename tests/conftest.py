@@ -153,41 +153,39 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.fixture(scope="session")
-def demo_warehouse(tmp_path_factory, demo_pages) -> Path:
-    """A warehouse refreshed once per run from the demo snapshot, shared by every test
-    (and every xdist worker): read-only use. A test that writes takes a copy
-    (`shutil.copyfile` into its tmp_path); the session fails if the file changed."""
+def shared_warehouse(tmp_path_factory, name: str, pages: Callable[[], dict], **refresh_kwargs):
+    """A warehouse refreshed once per run from `pages()` (read only by the worker that
+    builds it) and shared by every test (and every
+    xdist worker): read-only use. A test that writes takes a copy (`shutil.copyfile` or
+    `copy_warehouse` into its tmp_path); the session fails if the file changed."""
     from tests._warehouse import refresh
 
-    with built_once(tmp_path_factory, "demo") as (folder, built):
+    with built_once(tmp_path_factory, name) as (folder, built):
         path = folder / "gpu_pricing.duckdb"
         if not built:
-            summary = refresh(path, demo_pages, source="demo")
+            summary = refresh(path, pages(), **refresh_kwargs)
             assert summary.exit_code == 0, summary  # every test reads a clean refresh
             (folder / "sha256").write_text(digest(path))
     yield path
     assert digest(path) == (folder / "sha256").read_text(), (
-        f"a test wrote to the shared demo warehouse {path}: copy it first"
+        f"a test wrote to the shared {name} warehouse {path}: copy it first"
     )
+
+
+@pytest.fixture(scope="session")
+def demo_warehouse(tmp_path_factory, demo_pages) -> Path:
+    """The demo snapshot refreshed once per run (`shared_warehouse`)."""
+    yield from shared_warehouse(tmp_path_factory, "demo", lambda: demo_pages, source="demo")
 
 
 @pytest.fixture(scope="session")
 def azure_warehouse(tmp_path_factory) -> Path:
     """The demo snapshot's Azure pages refreshed once per run into an empty warehouse (what
-    `refresh(path, {"azure": pages})` gives), shared like `demo_warehouse`: read-only; a
-    test that refreshes on from there takes a copy (`copy_warehouse`)."""
-    from tests._warehouse import refresh, snapshot_pages
+    `refresh(path, {"azure": pages})` gives), shared like `demo_warehouse`."""
+    from tests._warehouse import snapshot_pages
 
-    with built_once(tmp_path_factory, "azure") as (folder, built):
-        path = folder / "gpu_pricing.duckdb"
-        if not built:
-            summary = refresh(path, snapshot_pages("demo", "azure"))
-            assert summary.exit_code == 0, summary
-            (folder / "sha256").write_text(digest(path))
-    yield path
-    assert digest(path) == (folder / "sha256").read_text(), (
-        f"a test wrote to the shared Azure warehouse {path}: copy it first"
+    yield from shared_warehouse(
+        tmp_path_factory, "azure", lambda: snapshot_pages("demo", "azure")
     )
 
 
@@ -197,25 +195,16 @@ def demo_counted_warehouse(tmp_path_factory, demo_pages) -> Path:
     statements (connectors/kit/provenance.py), as if every invented price were a provider's
     own. For the tests of arithmetic over the whole demo (spot and reserved break-evens,
     savings plans, plans on spot offers) that the demo has only illustrative prices for;
-    what a user's demo ranks is `demo_warehouse`. Read-only, like it."""
+    what a user's demo ranks is `demo_warehouse`. Shared like it."""
     from dataclasses import replace
 
-    from tests._warehouse import refresh
+    def pages() -> dict:
+        return {
+            name: [replace(p, provenance=None) if hasattr(p, "provenance") else p for p in listed]
+            for name, listed in demo_pages.items()
+        }
 
-    pages = {
-        name: [replace(p, provenance=None) if hasattr(p, "provenance") else p for p in listed]
-        for name, listed in demo_pages.items()
-    }
-    with built_once(tmp_path_factory, "demo-counted") as (folder, built):
-        path = folder / "gpu_pricing.duckdb"
-        if not built:
-            summary = refresh(path, pages, source="demo")
-            assert summary.exit_code == 0, summary
-            (folder / "sha256").write_text(digest(path))
-    yield path
-    assert digest(path) == (folder / "sha256").read_text(), (
-        f"a test wrote to the shared demo warehouse {path}: copy it first"
-    )
+    yield from shared_warehouse(tmp_path_factory, "demo-counted", pages, source="demo")
 
 
 @pytest.fixture(scope="module")
