@@ -110,10 +110,13 @@ def refresh(
                 accept_drop=parse_providers(accept_drop),
                 full_check=full_check,
             )
+        from gpu_pricing import api as engine  # `api` above is the Prefect API's URL
+
         con = db.connect_readonly(path)
         try:
             cheapest = db.query(con, queries.sql("cheapest_summary"))
-            left_out = dict(db.query(con, queries.sql("unverified_counts")).iter_rows())
+            # what `rates --include-illustrative` would add, counted as `rates` counts it
+            left_out = engine.read_left_out(con)
         finally:
             con.close()
         if json_out:

@@ -194,3 +194,17 @@ def test_the_pages_digest_of_unmarked_pages_is_unchanged():
     assert raw.pages_digest(index) == before
     marked = index.with_columns(pl.lit('{"default":"illustrative"}').alias("provenance"))
     assert raw.pages_digest(marked) != before
+
+
+@pytest.mark.slow
+def test_refresh_and_rates_count_the_same_prices_left_out(demo_warehouse, tmp_path):
+    """The count `refresh` prints is what `rates --include-illustrative` adds: one rule
+    (api.read_left_out), not a second count that also took in offers rates never lists."""
+    path = tmp_path / "w.duckdb"
+    shutil.copyfile(demo_warehouse, path)
+    refreshed = cli_json(path, "refresh", "--snapshot", "demo")
+    rates = cli_json(path, "rates", "--limit", "1")
+    assert refreshed["left_out"] == rates["left_out"]
+    assert refreshed["left_out"]["illustrative"] > 0
+    every = cli_json(path, "rates", "--limit", "100000", "--include-illustrative")
+    assert sum(not r["is_verified"] for r in every["rates"]) == sum(rates["left_out"].values())
