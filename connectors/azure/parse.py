@@ -229,7 +229,7 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("spot"))
         .otherwise(pl.lit("on_demand"))
     )
-    offers = items.with_columns(
+    offers = items.lazy().with_columns(
         # a lookup per column, not a join: a join would copy every item column
         _lookup(sizes, "gpu_count"),
         _lookup(sizes, "vcpus"),
@@ -254,9 +254,9 @@ def parse(pages: pl.DataFrame) -> pl.DataFrame:
         .dt.replace_time_zone(None),
         _excluded=excluded,
         _rejected=rejected,
-    )
+    )  # lazy: a subexpression the rules share (a term, a price) is computed once
     # the verdict now, not at the parse's end: the savings-plan rows inherit it
-    return with_savings_plans(parse_tail(offers))
+    return with_savings_plans(parse_tail(offers).collect())
 
 
 def with_savings_plans(offers: pl.DataFrame) -> pl.DataFrame:
