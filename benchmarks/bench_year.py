@@ -93,7 +93,8 @@ SELECT 'aws' AS provider, s.region, s.zone, s.instance_type,
        round(0.1 + random() * 39.9, 6) AS price_usd_per_hour,
        $first - to_microseconds(CAST(k * 86400000000 / {per_day} AS BIGINT))
            - to_seconds(CAST(k % 59 + 1 AS BIGINT)) AS observed_at,
-       'spot_price_history' AS endpoint, l.load_id, l.fetched_at
+       'spot_price_history' AS endpoint, l.load_id, l.fetched_at,
+       'api' AS provenance  -- as staging states a point of the provider's own pages
 FROM series s, range(1, $points_per_series + 1) AS r(k), load l
 ORDER BY observed_at  -- stored in time order, as nightly appends store them
 """
