@@ -111,3 +111,22 @@ def test_held_is_true_or_false(tmp_path):
     )
     with pytest.raises(WarehouseError, match=r"meta\.held must be true or false"):
         sql_runner.relations(tmp_path)
+
+
+def test_the_scratch_database_goes_on_failure_and_a_stale_one_is_replaced(
+    demo_warehouse, tmp_path
+):
+    """A build that fails inside the block leaves no scratch file and no held view; one
+    left by a killed refresh (garbage, here) is removed before the next build."""
+    path = tmp_path / "w.duckdb"
+    shutil.copyfile(demo_warehouse, path)
+    scratch = path.with_name(path.name + ".next" + db.HELD_SUFFIX)
+    scratch.write_bytes(b"left by a killed refresh")
+    with pytest.raises(RuntimeError, match="stop"), db.building(path) as con:
+        assert not scratch.exists()
+        sql_runner.build_views(con)
+        with materialise.computed_once(con) as held:
+            assert held and scratch.exists()
+            raise RuntimeError("stop")
+    assert not scratch.exists()
+    assert not list(tmp_path.glob("w.duckdb.next*"))
