@@ -139,19 +139,19 @@ def gpu_specs(warehouse: str | Path | None = None) -> pl.DataFrame:
     return _specs(warehouse, read_gpu_specs)
 
 
-def read_rates(
+def _rates_params(
     con: duckdb.DuckDBPyConnection,
-    gpu: str | None = None,
+    gpu: str | names.Gpu | None,
     *,
-    memory: float | None = None,
-    pricing: str | None = None,
-    provider: str | None = None,
-    region: str | None = None,
-    limit: int | None = None,
-    include_illustrative: bool = False,
-    include_gpu_only: bool = False,
-) -> pl.DataFrame:
-    """`rates` on an open connection (names parsed here, checked against the warehouse)."""
+    memory: float | None,
+    pricing: str | None,
+    provider: str | None,
+    region: str | None,
+    limit: int | None,
+    include_illustrative: bool,
+    include_gpu_only: bool,
+) -> dict:
+    """rates.sql's parameters: names parsed here, checked against the warehouse."""
     choice = _gpu(gpu, memory) if gpu else None
     if limit is not None and limit < 1:
         raise InvalidInput(f"--limit {limit}: must be >= 1")
@@ -168,7 +168,35 @@ def read_rates(
     params["region"] = (
         names.region(region, read_regions(con, params["provider"])) if region else None
     )
-    return queries.read(con, "rates", params)
+    return params
+
+
+def read_rates(
+    con: duckdb.DuckDBPyConnection,
+    gpu: str | None = None,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    region: str | None = None,
+    limit: int | None = None,
+    include_illustrative: bool = False,
+    include_gpu_only: bool = False,
+) -> pl.DataFrame:
+    """`rates` on an open connection (names parsed here, checked against the warehouse)."""
+    params = _rates_params(
+        con,
+        gpu,
+        memory=memory,
+        pricing=pricing,
+        provider=provider,
+        region=region,
+        limit=limit,
+        include_illustrative=include_illustrative,
+        include_gpu_only=include_gpu_only,
+    )
+    # listed_by_default is left_out.sql's to count, not a column of the answer
+    return queries.read(con, "rates", params).drop("listed_by_default")
 
 
 def read_left_out(
@@ -183,17 +211,21 @@ def read_left_out(
 ) -> dict[str, int]:
     """The current prices a default answer for these filters leaves out, counted by
     provenance (illustrative, unverified: int_provenances' is_verified false): what
-    `include_illustrative` would add to `rates`. Empty when nothing is left out."""
-    asked = {"memory": memory, "pricing": pricing, "provider": provider, "region": region}
-    every, shown = (
-        read_rates(
-            con, gpu, **asked, include_illustrative=illustrative, include_gpu_only=include_gpu_only
-        )
-        for illustrative in (True, False)
+    `include_illustrative` would add to `rates`. Empty when nothing is left out. One pass
+    in DuckDB over the stored mart (left_out.sql, which reads rates.sql's rows)."""
+    params = _rates_params(
+        con,
+        gpu,
+        memory=memory,
+        pricing=pricing,
+        provider=provider,
+        region=region,
+        limit=None,
+        include_illustrative=True,
+        include_gpu_only=include_gpu_only,
     )
-    key = ["provider", "region", "zone", "instance_type", "pricing_model"]
-    hidden = every.join(shown, on=key, how="anti", nulls_equal=True)
-    return dict(hidden.group_by("provenance").len().sort("provenance").iter_rows())
+    counts = queries.read(con, "left_out", params)
+    return dict(zip(counts["provenance"].to_list(), counts["prices"].to_list(), strict=True))
 
 
 def read_providers(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -6,11 +6,14 @@ only; each reads marts, intermediate views or table macros (`sql/`) and never re
 rule those define. Each file starts with a comment saying what it returns and what it reads.
 Parameters are DuckDB named parameters (`$gpu`), bound at execution; an optional filter is a
 parameter that may be null (`$gpu IS NULL OR gpu_name = $gpu`), never SQL pasted together:
-`read(con, "rates", {"gpu": "H100", ...})`.
+`read(con, "rates", {"gpu": "H100", ...})`. A query may read another's rows as a subquery,
+written `{{ rates }}` where a relation goes (left_out.sql counts what rates.sql leaves out):
+the other file's text is put there, in parentheses, so a rule both need is stated once.
 """
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,14 +26,21 @@ from warehouse import db
 
 QUERIES_DIR = Path(__file__).resolve().parent
 
+# `{{ name }}`: the rows of query `name`, as a subquery
+INCLUDE = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+# DuckDB's words for a column a relation lacks
+MISSING_COLUMN = re.compile(r"does not have a column named|not found in FROM clause")
+
 
 @cache
 def sql(name: str) -> str:
-    """The text of `warehouse/queries/<name>.sql`."""
+    """The text of `warehouse/queries/<name>.sql`, each `{{ other }}` in it replaced by
+    query `other`'s text in parentheses."""
     path = QUERIES_DIR / f"{name}.sql"
     if not path.is_file():
         raise KeyError(f"no query named {name!r} in {QUERIES_DIR}")
-    return path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    return INCLUDE.sub(lambda m: f"(\n{sql(m.group(1))}\n)", text)
 
 
 def read(
@@ -44,4 +54,12 @@ def read(
         raise WarehouseError(
             f"the warehouse lacks a relation ({str(exc).splitlines()[0]}): "
             "run `gpu-pricing refresh` first"
+        ) from None
+    except duckdb.BinderException as exc:
+        # a stored mart built before one of its columns existed (an older version's refresh)
+        if not MISSING_COLUMN.search(str(exc)):
+            raise
+        raise WarehouseError(
+            f"the warehouse lacks a column ({str(exc).splitlines()[0]}), built by an older "
+            "version: run `gpu-pricing refresh` first"
         ) from None
