@@ -206,10 +206,12 @@ def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
             pl.col(c).alias(f"_id_{c}") for c in _IDENTITY
         )
     )
-    return (
-        df.join(ided, on=keys, how="left", nulls_equal=True, maintain_order="left")
-        .with_columns(pl.col(f"_id_{c}").alias(c) for c in _IDENTITY)
-        .drop(GPU_TEXT, *(f"_id_{c}" for c in _IDENTITY), strict=False)
+    # joined on the keys alone: a join of the whole frame would copy every other column
+    found = df.select(keys).join(
+        ided, on=keys, how="left", nulls_equal=True, maintain_order="left"
+    )
+    return df.with_columns(found.get_column(f"_id_{c}").alias(c) for c in _IDENTITY).drop(
+        GPU_TEXT, strict=False
     )
 
 
