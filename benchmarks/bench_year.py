@@ -79,22 +79,28 @@ def night(out: Path, ends: datetime) -> Path:
 
 
 # the days before the first refreshed night, at the same rate and in the rows the parse
-# stages (one load: the first night's)
+# stages: each point in the load of the night after it (fetched then, its load id that
+# night's time and region, as a nightly refresh names its loads), so a night's checks
+# find the year's points in other loads, as they would (the loads are not in the ledger:
+# no page of theirs is stored)
 HISTORY_SQL = """
 INSERT INTO stg_aws__spot_prices BY NAME
 WITH series AS (
     SELECT * FROM (VALUES {series}) AS s(region, zone, instance_type)
-), load AS (
-    SELECT any_value(load_id) AS load_id, any_value(fetched_at) AS fetched_at
-    FROM stg_aws__spot_prices
+), points AS (
+    SELECT s.*, round(0.1 + random() * 39.9, 6) AS price_usd_per_hour,
+           $first - to_microseconds(CAST(k * 86400000000 / {per_day} AS BIGINT))
+               - to_seconds(CAST(k % 59 + 1 AS BIGINT)) AS observed_at
+    FROM series s, range(1, $points_per_series + 1) AS r(k)
 )
-SELECT 'aws' AS provider, s.region, s.zone, s.instance_type,
-       'Linux/UNIX' AS product_description,
-       round(0.1 + random() * 39.9, 6) AS price_usd_per_hour,
-       $first - to_microseconds(CAST(k * 86400000000 / {per_day} AS BIGINT))
-           - to_seconds(CAST(k % 59 + 1 AS BIGINT)) AS observed_at,
-       'spot_price_history' AS endpoint, l.load_id, l.fetched_at
-FROM series s, range(1, $points_per_series + 1) AS r(k), load l
+SELECT 'aws' AS provider, region, zone, instance_type,
+       'Linux/UNIX' AS product_description, price_usd_per_hour, observed_at,
+       'spot_price_history' AS endpoint,
+       strftime(date_trunc('day', observed_at) + INTERVAL 26 HOUR, '%Y%m%dT%H%M%S.000000Z')
+           || '-history:aws:spot_price_history:' || region AS load_id,
+       date_trunc('day', observed_at) + INTERVAL 26 HOUR AS fetched_at,
+       'api' AS provenance  -- as staging states a point of the provider's own pages
+FROM points
 ORDER BY observed_at  -- stored in time order, as nightly appends store them
 """
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import csv
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -179,10 +179,24 @@ def gpu_and_memory(text: str, memory: float | None, flag: str = "--gpu") -> Gpu:
     return Gpu(choice.name, mem, choice.variant)
 
 
-def provider(text: str, flag: str = "--provider", extra: Iterable[str] = ()) -> str:
-    """A provider prices are about, any case (`AWS` -> `aws`)."""
-    known = providers.known(extra)
+def provider(
+    text: str,
+    flag: str = "--provider",
+    extra: Iterable[str] = (),
+    *,
+    register: Callable[[], object] | None = None,
+) -> str:
+    """A provider prices are about, any case (`AWS` -> `aws`). One of `extra` (the
+    providers a warehouse holds) is answered without the connectors; any other name is
+    checked against the providers they register (common.providers), built first by
+    `register` when one is given (a read command builds them only then)."""
     name = text.strip().lower()
+    extra = set(extra)
+    if name in extra:  # known, whatever the connectors register
+        return name
+    if register is not None:
+        register()
+    known = providers.known(extra)
     if name in known:
         return name
     relays = providers.relays()

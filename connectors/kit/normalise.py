@@ -168,9 +168,7 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
     df = conform(parsed.drop("_item", gpu.GPU_TEXT, strict=False))
     # the GPU's identity (name, memory, form factor) from the source's words, where the
     # connector left it open: one rule for every provider (common/gpu.py)
-    df = gpu.identify(df, text)
-    if item is not None:
-        df = df.with_columns(item.alias("_item"))
+    df = gpu.identify(df, text)  # row for row, in order: `item` still lines up
     # a price in another currency becomes USD here, with its recorded rate (or is rejected)
     df = fx.convert(df)
     price = pl.col("price_usd_per_hour")
@@ -192,17 +190,19 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
         .then(pl.lit("invalid"))
         .otherwise("status")
     )
-    ok = df.filter(pl.col("status") == "ok").drop("_item", strict=False)
+    ok = df.select(STAGED_COLUMNS).filter(df.get_column("status") == "ok")
 
     reason: pl.Expr = pl.lit(None, dtype=pl.String)
     for cond, text in reversed(checks):
         reason = pl.when(cond.fill_null(False)).then(text).otherwise(reason)
-    rejected_rows = df.filter(pl.col("status").is_in(["rejected", "invalid"])).with_columns(
+    bad = df.get_column("status").is_in(["rejected", "invalid"])
+    rejected_rows = df.filter(bad).with_columns(
         reason=pl.when(pl.col("status") == "invalid").then(reason).otherwise("reason")
     )
+    # the raw item of a rejected row only: copying every item of a million costs seconds
     record = (
-        pl.col("_item").struct.json_encode()
-        if "_item" in rejected_rows.columns
+        item.filter(bad).struct.json_encode()
+        if item is not None
         else pl.lit(None, dtype=pl.String)
     )
     rejected = rejected_rows.select(
@@ -210,7 +210,7 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
     )
     excluded = df.filter(pl.col("status") == "excluded").group_by("load_id", "reason").len("n")
     unknown = ok.filter(pl.col("gpu_name").is_null()).group_by("load_id").len("n")
-    return Normalised(ok.select(STAGED_COLUMNS), rejected, excluded, unknown)
+    return Normalised(ok, rejected, excluded, unknown)
 
 
 def combine(batches: list[Normalised]) -> Normalised:

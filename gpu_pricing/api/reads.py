@@ -345,11 +345,15 @@ def _precision(precision: str) -> str:
 
 
 def _provider(text: str, flag: str = "--provider", extra: Iterable[str] = ()) -> str:
-    """A provider as typed (any case) -> the warehouse's name; the connectors are built
-    first (each registers its provider names, common.providers), only when one is named."""
-    import connectors.registry  # noqa: F401
+    """A provider as typed (any case) -> the warehouse's name. One the warehouse holds
+    (`extra`) is answered from it; for any other the connectors are built first (each
+    registers its provider names, common.providers: an alias, a price sheet's own name, a
+    provider not refreshed yet), which costs more than the command's own reads."""
+    return names.provider(text, flag, extra, register=_build_connectors)
 
-    return names.provider(text, flag, extra)
+
+def _build_connectors() -> None:
+    import connectors.registry  # noqa: F401
 
 
 @contextmanager

@@ -6,7 +6,9 @@
 -- series, not a year of history. A provider without a cutoff (a warehouse written before
 -- them) is read whole.
 -- (int_spot_prices_unioned is named in each branch, not in a shared CTE: DuckDB would
--- hold a CTE read twice, the year of points with it)
+-- hold a CTE read twice, the year of points with it; and its common-subplan optimizer,
+-- which would do the same of the two branches, is off on every warehouse connection:
+-- warehouse/db.py)
 with cutoffs as (
     select provider, cutoff from _spot_cutoffs
 )

@@ -67,6 +67,8 @@ def test_read_commands_load_no_connector_no_http_client_and_no_prefect(tmp_path,
          ["costs", "estimate"]),
         (["breakeven", "onprem", "--gpu", "H100", *w], ["breakeven", "costs"]),
         (["rates", "--json", *w], ["core"]),
+        # a provider the warehouse holds is checked against it, not the connectors'
+        (["rates", "--provider", "AWS", "--region", "US-EAST-1", *w], ["core"]),
         (["--version"], []),
     ):  # fmt: skip
         result = started(tmp_path, *args)
