@@ -3,18 +3,27 @@
     <warehouse>.raw/objects/<sha[:2]>/<sha>.zst      (or $GPU_PRICING_RAW_STORE/objects/...)
 
 One zstd-compressed file per distinct page, named by the page's sha256 (request identity +
-body bytes, `connectors.kit.page.Page.sha256`). Self-verifying: a read given the page's request
-(the ledger's `_load_pages.request`) checks that the object decompresses and that the
-request and bytes hash to the object's name, so a damaged object fails the provider that
-reads it (`DamagedObject`) instead of changing its prices silently; a refresh that fetches
-a page whose object is damaged rewrites it (landing compares a stored object with the bytes
-just fetched); `verify` checks every object the ledger names (`gpu-pricing raw verify`). Append-only and content-addressed: a page
+body bytes, `connectors.kit.page.Page.sha256`). Append-only and content-addressed: a page
 whose object exists is not written again, an object is never modified, and a refresh never
 copies the store (only the small analytics file is copied and published). Each object is
 written to a temporary name and renamed into place, so a refresh killed at any moment
 leaves whole objects or none; objects a failed refresh wrote are simply found (and reused)
 by the next one. The ledger that says which page belongs to which load (`_loads`,
 `_load_pages`) lives in the warehouse.
+
+What is checked when:
+- every read given the page's request (the ledger's `_load_pages.request`: a parse, `snapshot
+  export`) checks that the object decompresses and that the request and bytes hash to the
+  object's name, so a damaged object fails the provider that reads it (`DamagedObject`)
+  instead of changing its prices silently;
+- a landing that meets a page already stored checks that its object is one whole zstd frame
+  of the page's length (`_whole`: its header and block headers, no decompression): a
+  missing, cut or extended object is rewritten from the bytes just fetched. An unchanged
+  page costs its hash and this look, not a decompression of its object;
+- the full check (`refresh --full-check`, and the weekly refresh that `[schedule]
+  full_check` names) has the landing decompress each stored object it meets and compare it
+  with the bytes just fetched, so a changed byte inside an object is rewritten too;
+- `gpu-pricing raw verify` (`verify`) decompresses and hashes every object the ledger names.
 
 Why one file per page rather than one segment file per load: measured on 200 pages of
 the real Azure shape (122 MB), writing objects costs 0.03 s (+0.08 s to fsync them all)
@@ -32,7 +41,7 @@ import os
 import threading
 from array import array
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from itertools import accumulate
 from pathlib import Path
 
@@ -73,6 +82,31 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+def _whole(blob: bytes, size: int) -> bool:
+    """Whether `blob` is one whole zstd frame whose header states `size` bytes of content:
+    the header read, then each block's 3-byte header stepped over to the last block (and
+    the frame's checksum), which must end where the object ends. A missing tail, bytes
+    appended or a damaged header fail; a changed byte inside a compressed block does not
+    (that takes a decompression: `RawStore.put(compare=True)`, every read, `verify`).
+    A few steps per object: a block holds up to 128 KiB of content."""
+    try:
+        if zstandard.frame_content_size(blob) != size:
+            return False
+        at = zstandard.frame_header_size(blob)
+    except zstandard.ZstdError:
+        return False
+    checksum = 4 if blob[4] & 0x04 else 0  # the frame header descriptor's checksum flag
+    while at + 3 <= len(blob):
+        header = int.from_bytes(blob[at : at + 3], "little")
+        kind, length = (header >> 1) & 3, header >> 3
+        if kind == 3:  # reserved: not a block
+            return False
+        at += 3 + (1 if kind == 1 else length)  # an RLE block stores one byte
+        if header & 1:  # the last block
+            return at + checksum == len(blob)
+    return False
+
+
 class DamagedObject(WarehouseError):
     """A raw store object that is missing, does not decompress, or whose bytes do not hash
     to its name: the provider reading it fails alone and keeps its last good data."""
@@ -83,9 +117,9 @@ class DamagedObject(WarehouseError):
 
 
 REPAIR = (
-    "repair: a refresh that fetches the page again rewrites the object, or replay a snapshot "
-    "holding it (`gpu-pricing refresh --snapshot DIR`); `gpu-pricing raw verify` lists every "
-    "damaged object"
+    "repair: a refresh with --full-check that fetches the page again rewrites the object, or "
+    "replay a snapshot holding it (`gpu-pricing refresh --snapshot DIR --full-check`); "
+    "`gpu-pricing raw verify` lists every damaged object"
 )
 
 
@@ -124,11 +158,18 @@ class RawStore:
     def has(self, sha256: str) -> bool:
         return self.path(sha256).exists()
 
-    def put(self, sha256: str, data: bytes) -> bool:
-        """Store one page's bytes under its sha256; False if already stored."""
+    def put(self, sha256: str, data: bytes, *, compare: bool = False) -> bool:
+        """Store one page's bytes under its sha256; False if already stored. A stored
+        object is trusted when it is one whole zstd frame stating the page's length
+        (`_whole`: a header and a block walk, no decompression); with `compare` (the full
+        check) it must decompress to `data`. An object that fails is rewritten from `data`."""
         target = self.path(sha256)
-        if target.exists():
-            if self._holds(target, data):
+        try:
+            blob = target.read_bytes()
+        except FileNotFoundError:
+            blob = None
+        if blob is not None:
+            if self._holds(blob, data) if compare else _whole(blob, len(data)):
                 return False
             # the page was fetched again: its bytes replace a damaged object
             log.warning("raw store: object %s was damaged; rewritten from the page fetched", target)
@@ -147,13 +188,21 @@ class RawStore:
         self.written_bytes += len(blob)
         return True
 
+    def put_page(self, request: str, data: bytes, *, compare: bool = False) -> str:
+        """Name a page (`page_sha256` of its request and bytes) and `put` it: the hash and
+        the object check release the GIL, so a landing runs this on workers. Returns the
+        page's sha256."""
+        sha256 = page_sha256(request, data)
+        self.put(sha256, data, compare=compare)
+        return sha256
+
     @staticmethod
-    def _holds(target: Path, data: bytes) -> bool:
-        """Whether the stored object decompresses to `data` (the bytes are in hand: one
+    def _holds(blob: bytes, data: bytes) -> bool:
+        """Whether a stored object decompresses to `data` (the bytes are in hand: one
         decompression and a compare, no hash)."""
         try:
-            return _decompressor().decompress(target.read_bytes()) == data
-        except (zstandard.ZstdError, OSError):
+            return _decompressor().decompress(blob) == data
+        except zstandard.ZstdError:
             return False
 
     def get(self, sha256: str, request: str | None = None) -> bytes:
@@ -254,10 +303,6 @@ class RawStore:
             list(pool.map(_fsync, self._new))
             list(pool.map(_fsync, [*folders, self.objects]))
         self._new.clear()
-
-    def put_async(self, pool: ThreadPoolExecutor, sha256: str, data: bytes) -> Future[bool]:
-        """`put` on a worker thread (compression releases the GIL)."""
-        return pool.submit(self.put, sha256, data)
 
     def discard_partial(self) -> int:
         """Remove temporary files a killed writer left (never visible as objects). Call

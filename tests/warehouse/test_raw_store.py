@@ -293,3 +293,31 @@ def test_pages_read_together_come_back_in_order_and_a_damaged_one_is_named(tmp_p
     target.unlink()
     with pytest.raises(DamagedObject, match="is missing"):
         store.texts(shas, requests)
+
+
+def test_a_stored_object_is_trusted_by_its_frame_and_compared_on_the_full_check(tmp_path):
+    """Landing a page already stored reads its object's zstd headers, not its content: a
+    cut, extended or missing object, or one of another length, is rewritten; a changed
+    byte inside a whole frame is left to the full check (`compare`), which decompresses."""
+    store = RawStore(tmp_path / "s")
+    request = canonical_json({"region": "r"})
+    data = orjson.dumps([{"price": i, "sku": f"sku-{i}"} for i in range(20_000)])
+    sha = store.put_page(request, data)
+    assert sha == Page("p", "e", None, {"region": "r"}, data=data).sha256  # the page's name
+    obj = store.path(sha)
+    whole = obj.read_bytes()
+    assert len(whole) > 3 * 128  # several blocks: the walk steps over each
+    other = zstandard.ZstdCompressor(level=1).compress(data.replace(b"sku-1", b"sku-9", 1))
+
+    for damaged in (whole[:-5], whole + b"\0", whole[:8] + b"\0" * (len(whole) - 8), b""):
+        obj.write_bytes(damaged)
+        assert store.put(sha, data)  # rewritten from the bytes in hand
+        assert obj.read_bytes() == whole
+    obj.unlink()
+    assert store.put(sha, data) and obj.read_bytes() == whole
+
+    obj.write_bytes(other)  # a whole frame of the same length, one byte changed inside
+    assert not store.put(sha, data)  # trusted: no decompression on an ordinary landing
+    assert store.put(sha, data, compare=True)  # the full check compares: rewritten
+    assert obj.read_bytes() == whole and not store.put(sha, data, compare=True)
+    assert store.repaired == [sha] * 5  # the missing one was simply written
