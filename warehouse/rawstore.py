@@ -208,13 +208,20 @@ class RawStore:
     def get(self, sha256: str, request: str | None = None) -> bytes:
         """A page's bytes. With its `request` (canonical JSON, the ledger's), checked: the
         request and bytes must hash to the object's name (`DamagedObject` otherwise)."""
+        return self._decompress(sha256, self._read(sha256), request)
+
+    def _read(self, sha256: str) -> bytes:
+        """An object's compressed bytes (`DamagedObject` when it is missing)."""
         path = self.path(sha256)
         try:
-            blob = path.read_bytes()
+            return path.read_bytes()
         except FileNotFoundError:
             raise DamagedObject(
                 sha256, path, "is missing (the store must travel with the warehouse file)"
             ) from None
+
+    def _decompress(self, sha256: str, blob: bytes, request: str | None) -> bytes:
+        path = self.path(sha256)
         try:
             data = _decompressor().decompress(blob)
         except zstandard.ZstdError as exc:
@@ -222,6 +229,15 @@ class RawStore:
         if request is not None and page_sha256(request, data) != sha256:
             raise DamagedObject(sha256, path, "is damaged: its bytes do not hash to its name")
         return data
+
+    def _size(self, sha256: str, blob: bytes) -> int:
+        """The page's length as its object's frame header states it (every object is
+        written with it; one without has it measured by a decompression)."""
+        try:
+            size = zstandard.frame_content_size(blob)
+        except zstandard.ZstdError as exc:
+            raise DamagedObject(sha256, self.path(sha256), f"does not decompress ({exc})") from None
+        return size if size >= 0 else len(self._decompress(sha256, blob, None))
 
     def get_many(
         self, shas: Iterable[str], requests: Iterable[str | None] | None = None
@@ -250,14 +266,30 @@ class RawStore:
 
     def texts(self, shas: Iterable[str], requests: Iterable[str | None] | None = None) -> pa.Array:
         """Pages as one Arrow text column (UTF-8 checked once, no Python str per page);
-        checked against their names when their requests are given."""
-        blobs = self.get_many(shas, requests)
-        # one copy into one buffer: pa.array over a list of bytes costs 10x more
-        offsets = array("q", [0, *accumulate(map(len, blobs))])
-        data = pa.py_buffer(b"".join(blobs))
-        del blobs
+        checked against their names when their requests are given. Each page is
+        decompressed and checked on a worker and copied into its place in one buffer, sized
+        from the objects' frame headers: no single-threaded join of every page afterwards
+        (~0.35 s CPU per million Azure items, measured)."""
+        shas = list(shas)
+        reqs = list(requests) if requests is not None else [None] * len(shas)
+        with ThreadPoolExecutor(_THREADS) as pool:
+            blobs = list(pool.map(self._read, shas))  # compressed: a few % of the pages
+            sizes = list(map(self._size, shas, blobs))
+            offsets = array("q", [0, *accumulate(sizes)])
+            data = bytearray(offsets[-1])
+            view = memoryview(data)
+
+            def place(i: int) -> None:
+                page = self._decompress(shas[i], blobs[i], reqs[i])
+                if len(page) != sizes[i]:
+                    raise DamagedObject(
+                        shas[i], self.path(shas[i]), "is damaged: its frame misstates its length"
+                    )
+                view[offsets[i] : offsets[i + 1]] = page
+
+            list(pool.map(place, range(len(shas))))
         binary = pa.LargeBinaryArray.from_buffers(
-            pa.large_binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), data]
+            pa.large_binary(), len(shas), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         )
         return binary.cast(pa.large_string())  # checks UTF-8
 
