@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import csv
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import polars as pl
@@ -199,21 +199,31 @@ def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
     keys = [
         c for c in ("provider", "instance_type", GPU_TEXT, *_IDENTITY) if c in df.columns
     ]
-    distinct = df.select(keys).unique()
-    # `_identify` keeps its rows in order: its answers sit beside the keys they answer
-    ided = distinct.hstack(
-        _identify(distinct, text is not None).select(
-            pl.col(c).alias(f"_id_{c}") for c in _IDENTITY
-        )
+    distinct = df.select(keys).unique().sort(keys, nulls_last=True)
+    ided = _identified(tuple(distinct.rows()), tuple(distinct.schema.items()), text is not None)
+    # joined on the keys alone: a join of the whole frame would copy every other column
+    found = df.select(keys).join(
+        ided, on=keys, how="left", nulls_equal=True, maintain_order="left"
     )
-    return (
-        df.join(ided, on=keys, how="left", nulls_equal=True, maintain_order="left")
-        .with_columns(pl.col(f"_id_{c}").alias(c) for c in _IDENTITY)
-        .drop(GPU_TEXT, *(f"_id_{c}" for c in _IDENTITY), strict=False)
+    return df.with_columns(found.get_column(f"_id_{c}").alias(c) for c in _IDENTITY).drop(
+        GPU_TEXT, strict=False
     )
 
 
 _IDENTITY = ("gpu_name", "gpu_variant", "gpu_memory_gib")
+
+
+@lru_cache(maxsize=16)
+def _identified(rows: tuple[tuple, ...], schema: tuple[tuple[str, pl.DataType], ...],
+                has_text: bool) -> pl.DataFrame:  # fmt: skip
+    """The distinct key rows with their answers (`_id_<column>`). Cached: the batches of
+    one large parse repeat the same few hundred rows, and the rule's plan of a few hundred
+    `when` branches costs ~30 ms a call whatever the rows."""
+    distinct = pl.DataFrame(list(rows), schema=dict(schema), orient="row")
+    # `_identify` keeps its rows in order: its answers sit beside the keys they answer
+    return distinct.hstack(
+        _identify(distinct, has_text).select(pl.col(c).alias(f"_id_{c}") for c in _IDENTITY)
+    )
 
 
 def _identify(df: pl.DataFrame, has_text: bool) -> pl.DataFrame:

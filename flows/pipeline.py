@@ -154,7 +154,10 @@ def load_and_publish(
     built (no second build); its writes are one transaction, and its failure is logged and
     rolled back, never failing the refresh. The checks cover the rows of the loads this
     refresh parsed (warehouse.checks); every row with `full_check`, and when the SQL
-    changed since the last published refresh."""
+    changed since the last published refresh. `full_check` also has the landing compare
+    every stored raw object it meets with the page just fetched (a damaged one is
+    rewritten); otherwise a stored object is trusted once its zstd frame is whole and of
+    the page's length (warehouse.rawstore.RawStore.put)."""
     checks = checks or plausibility.Checks()
     run_id = run_id or raw.new_run_id()
     started = utc_now()
@@ -201,9 +204,11 @@ def load_and_publish(
             summary = summaries[name] = ProviderSummary(name)
             # pop: the pages are in the raw store now, and parse reads them back from it
             with progress.step(name, "land") as landing:
+                # the full check also compares each stored object with the page fetched
                 loads = raw.land(
-                    con, run_id, name, connector.endpoints, fetched.pop(name), store
-                )
+                    con, run_id, name, connector.endpoints, fetched.pop(name), store,
+                    compare=full_check,
+                )  # fmt: skip
             summary.land_seconds = round(landing.seconds, 3)
             for load in loads:
                 summary.fetched += load.pages

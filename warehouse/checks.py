@@ -83,30 +83,43 @@ class AssertionResult:
 def _failure_counts(
     con: duckdb.DuckDBPyConnection, tests: list[DataTest], scoped: bool
 ) -> dict[str, int]:
-    """How many rows fail each test: the row-level tests of a relation in one scan of it
-    (of its checked rows, scoped), the others (unique, relationships) one query each."""
+    """How many rows fail each test. The tests of a relation that need no other relation
+    run in one scan of it (of its checked rows, scoped): each row-level test as the count
+    of its failing rows; each uniqueness test as the count of the rows that repeat a key
+    (`duplicates`), and where that is not zero, its own query counts the keys repeated.
+    A relationship (and a uniqueness test scoped to the checked loads) runs as its own
+    query. A view read by several tests is computed once, not once per test."""
     counts: dict[str, int] = {}
-    by_relation: dict[str, list[DataTest]] = {}
+    by_relation: dict[str, list[tuple[DataTest, str]]] = {}
+    alone: list[DataTest] = []
     for test in tests:
         if test.condition:
-            by_relation.setdefault(test.rows(scoped), []).append(test)
+            aggregate = f"count(*) FILTER (WHERE {test.condition})"
+            by_relation.setdefault(test.rows(scoped), []).append((test, aggregate))
+        elif test.duplicates and not (scoped and test.scoped_sql):
+            by_relation.setdefault(test.rows(False), []).append((test, test.duplicates))
+        else:
+            alone.append(test)
     for rows, group in by_relation.items():
-        filters = ", ".join(f"count(*) FILTER (WHERE {t.condition})" for t in group)
+        aggregates = ", ".join(aggregate for _, aggregate in group)
         try:
-            row = run(con, f"SELECT {filters} FROM {rows}")[0]
+            row = run(con, f"SELECT {aggregates} FROM {rows}")[0]
         except duckdb.Error as exc:
             raise WarehouseError(
-                f"the data tests of {group[0].relation} could not run: {exc}"
+                f"the data tests of {group[0][0].relation} could not run: {exc}"
             ) from exc
-        counts |= {t.name: int(n) for t, n in zip(group, row, strict=True)}
-    for test in tests:
-        if not test.condition:
-            try:
-                counts[test.name] = int(
-                    run(con, f"SELECT count(*) FROM ({test.query(scoped)})")[0][0]
-                )
-            except duckdb.Error as exc:
-                raise WarehouseError(f"data test {test.name} could not run: {exc}") from exc
+        for (test, _), n in zip(group, row, strict=True):
+            if test.condition or not n:
+                counts[test.name] = int(n)
+            else:  # a key repeats: the failures as the test counts them (the keys)
+                alone.append(test)
+    for test in alone:
+        try:
+            counts[test.name] = int(
+                run(con, f"SELECT count(*) FROM ({test.query(scoped)})")[0][0]
+            )
+        except duckdb.Error as exc:
+            raise WarehouseError(f"data test {test.name} could not run: {exc}") from exc
     return counts
 
 

@@ -37,6 +37,10 @@ COMPACT_FREE_FRACTION = 0.5
 COMPACT_MIN_BYTES = 64 << 20
 MEMORY_LIMIT = os.environ.get("GPU_PRICING_DUCKDB_MEMORY", "1GB")
 CHECKPOINT_THRESHOLD = os.environ.get("GPU_PRICING_DUCKDB_CHECKPOINT", "8GB")
+# the scratch database a build keeps its held views' rows in, beside the file it builds
+# (warehouse.materialise.computed_once): `<file>.next.held`
+HELD_SUFFIX = ".held"
+
 # Every connection to a warehouse: DuckDB's common-subplan optimizer computes a view a
 # query reads twice once, whole, for both readers, so two reads of a year of spot points
 # that each skip to their own days (the spot statistics' recent points and the series'
@@ -345,8 +349,10 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     nxt = path.with_name(path.name + ".next")
     nxt_wal = nxt.with_name(nxt.name + ".wal")
     compact = path.with_name(path.name + ".compact")
+    held = nxt.with_name(nxt.name + HELD_SUFFIX)
+    leftovers = (compact.with_name(compact.name + ".wal"), held, held.with_name(held.name + ".wal"))
     with _exclusive_lock(path):
-        _remove(nxt, nxt_wal, compact, compact.with_name(compact.name + ".wal"))
+        _remove(nxt, nxt_wal, compact, *leftovers)
         check_openable(path)  # never publish over a file held read-write elsewhere
         try:
             if path.exists():
@@ -381,7 +387,7 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         except BaseException as exc:
             with contextlib.suppress(Exception):  # a connection DuckDB already invalidated
                 con.close()
-            _remove(nxt, nxt_wal, compact, compact.with_name(compact.name + ".wal"))
+            _remove(nxt, nxt_wal, compact, *leftovers)
             if no_space(exc):
                 raise _full(path, exc) from exc
             if _interrupted(exc):  # DuckDB turns Ctrl-C inside a query into its own error

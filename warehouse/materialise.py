@@ -5,11 +5,15 @@ A model whose schema file says `config: {materialized: table}` (dbt's key) is bu
 view like the others (warehouse.sql_runner.build_views); `materialise` (run by a refresh
 once history is merged) replaces it by a table of the same name and columns, `CREATE
 TABLE ... AS` its own SQL, so an analyst's query reads stored rows instead of recomputing
-the view stack. `computed_once` holds the other views of a build as temporary tables.
+the view stack. `computed_once` holds the other views of a build while the marts and the
+checks read them: their rows stored once in a scratch database beside the warehouse
+(compressed, on disk: DuckDB reads them back through its buffer cache, and evicts them
+without writing them anywhere), each reached by a temporary view of the view's name.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +22,7 @@ import duckdb
 
 from common.errors import WarehouseError
 from warehouse import lineage
-from warehouse.db import run
+from warehouse.db import HELD_SUFFIX, run
 from warehouse.sql_runner import (
     SQL_DIR,
     apply_comments,
@@ -76,50 +80,82 @@ def _asserted(sql_dir: Path) -> list[set[str]]:
     ]
 
 
+HELD = "_held"  # the scratch database the held views' rows are stored in, while held
+
+
+@contextmanager
+def _scratch(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Attach the scratch database `HELD` for the block: a file beside the warehouse's
+    (`<file>` + HELD_SUFFIX; a stale one, left by a killed refresh, is replaced), in memory
+    for a warehouse in memory. Detached and deleted at the end."""
+    ((where,),) = run(
+        con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+    )
+    scratch = Path(where + HELD_SUFFIX) if where else None
+    files = [scratch, scratch.with_name(scratch.name + ".wal")] if scratch else []
+    for f in files:
+        f.unlink(missing_ok=True)
+    run(con, f"ATTACH '{scratch or ':memory:'}' AS {HELD}")
+    try:
+        yield
+    finally:
+        with contextlib.suppress(duckdb.Error):  # a connection DuckDB already invalidated
+            run(con, f"DETACH {HELD}")
+        for f in files:
+            f.unlink(missing_ok=True)
+
+
 @contextmanager
 def computed_once(
     con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, materialise_marts: bool = False
 ) -> Iterator[list[str]]:
     """Inside the block, each view of the intermediate and mart layers (but the marts
     `materialise` builds as tables, the time series, `appended_by`, the views declared
-    `meta: {held: false}` and the views nothing else reads) is held as a temporary table
-    of the same name, built once in dependency order (each from those before it). DuckDB
-    looks a name up in the temporary schema first, also from inside a view, so the marts
-    materialised and the data tests run in the block read those rows instead of
-    recomputing the view stack once per reader (at a million offers, ~20 readers of the
-    same few views). The rows are the view's own: no view reads a clock, and nothing in
-    the block writes the tables they read. Dropped at the end; the published warehouse
-    has the views as before. `materialise_marts`: the marts declared tables are built too
-    (as `materialise` does), each at its place in that order, so a view held after one
-    reads its stored rows instead of computing it again."""
+    `meta: {held: false}` and the views nothing else reads) is held: computed once in
+    dependency order (each from those before it), its rows stored in the scratch database
+    (`_scratch`), and a temporary view of the same name reads them. DuckDB looks a name up
+    in the temporary schema first, also from inside a view, so the marts materialised and
+    the data tests run in the block read those rows instead of recomputing the view stack
+    once per reader (at a million offers, ~20 readers of the same few views). Stored, not
+    kept as temporary tables: those are held in memory uncompressed (~830 MB at a million
+    offers, spilled past DuckDB's memory limit), the stored rows take ~60 MB compressed
+    and are evicted for free. The rows are the view's own: no view reads a clock, and
+    nothing in the block writes the tables they read. Dropped at the end; the published
+    warehouse has the views as before. `materialise_marts`: the marts declared tables are
+    built too (as `materialise` does), each at its place in that order, so a view held
+    after one reads its stored rows instead of computing it again."""
     files = view_files(sql_dir)
     kinds = relation_kinds(con)
     tables = set(materialized(sql_dir))  # built as tables by `materialise`, never held
     # nor the time series (`appended_by`): holding one copies all its history every night;
     # nor a view declared `meta: {held: false}`: a filter or a scan of one relation, which
-    # each reader computes again for less than a copy of its rows costs (at a million
-    # offers the held copies outgrow DuckDB's memory limit and spill to disk)
+    # each reader computes again for less than a copy of its rows costs
     unheld = {r.name for r in relations(sql_dir).values() if r.appended_by or not r.held}
     # nor a view no other relation reads (a leaf mart): only its data tests read it, the
     # row-level ones in one pass, and computing it for them costs less than a held copy
     read = set().union(*lineage_graph(sql_dir).values(), *_asserted(sql_dir))
     held: list[str] = []
-    try:
-        for name in build_order(sql_dir):
-            if materialise_marts and name in tables:
-                _materialise_one(con, name, files[name], kinds)
-            elif (
-                name in files
-                and files[name].parent.name in COMPUTED_ONCE_LAYERS
-                and kinds.get(name) == "VIEW"
-                and name not in tables | unheld
-                and name in read
-            ):
-                run(con, f"CREATE TEMPORARY TABLE {name} AS SELECT * FROM main.{name}")
-                held.append(name)
-        if materialise_marts and tables:
-            apply_comments(con, sql_dir, tables)
-        yield held
-    finally:
-        for name in reversed(held):
-            run(con, f"DROP TABLE IF EXISTS temp.{name}")
+    with _scratch(con):
+        try:
+            for name in build_order(sql_dir):
+                if materialise_marts and name in tables:
+                    _materialise_one(con, name, files[name], kinds)
+                elif (
+                    name in files
+                    and files[name].parent.name in COMPUTED_ONCE_LAYERS
+                    and kinds.get(name) == "VIEW"
+                    and name not in tables | unheld
+                    and name in read
+                ):
+                    run(con, f"CREATE TABLE {HELD}.{name} AS SELECT * FROM main.{name}")
+                    run(con, f"CREATE TEMPORARY VIEW {name} AS SELECT * FROM {HELD}.{name}")
+                    held.append(name)
+            if materialise_marts and tables:
+                apply_comments(con, sql_dir, tables)
+            yield held
+        finally:
+            for name in reversed(held):
+                run(con, f"DROP VIEW IF EXISTS temp.{name}")
+                # dropped before the scratch database is detached: detaching it with its
+                # tables checkpoints them (~0.4 s at a million offers), for a file deleted
+                run(con, f"DROP TABLE IF EXISTS {HELD}.{name}")

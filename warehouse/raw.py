@@ -62,56 +62,64 @@ def land(
     endpoints: Iterable[str],
     items: Iterable[Any],
     store: RawStore,
+    *,
+    compare: bool = False,
 ) -> list[Load]:
     """Land pages and fetch failures for one provider: bytes into the store, one ledger
     row per page. Returns one Load per (endpoint, scope) seen, already written to
-    `_loads` (with its count of unchanged pages)."""
+    `_loads` (with its count of unchanged pages). A page already stored costs its hash
+    and a look at its object's frame (`RawStore.put`); with `compare` (the full check)
+    each stored object is decompressed and compared with the page's bytes, and rewritten
+    when it differs."""
     loads: dict[tuple[str, str], Load] = {}
-    rows: dict[str, list[Any]] = {c: [] for c in _PAGE_SCHEMA}
+    rows: dict[str, list[Any]] = {c: [] for c in _PAGE_SCHEMA if c != "sha256"}
+    shas: list[str] = []
     pool = ThreadPoolExecutor(2)
-    pending: deque[Future[bool]] = deque()
-    for item in items:
-        key = (item.endpoint, str(getattr(item, "scope", "")))
-        load = loads.get(key)
-        if load is None:
-            load = loads[key] = Load(
-                _load_id(run_id, provider, *key), provider, key[0], key[1], utc_now()
+    pending: deque[Future[str]] = deque()
+    try:
+        for item in items:
+            key = (item.endpoint, str(getattr(item, "scope", "")))
+            load = loads.get(key)
+            if load is None:
+                load = loads[key] = Load(
+                    _load_id(run_id, provider, *key), provider, key[0], key[1], utc_now()
+                )
+            if hasattr(item, "error"):  # a FetchFailure: skipped (no credentials) or failed
+                load.status = "skipped" if item.skipped else "failed"
+                load.error = str(item.error)
+                continue
+            data = item.content  # the bytes as read: hashed and stored as they are
+            request = canonical_json(item.request)
+            # hashed, checked against its stored object or compressed and written, on a
+            # worker while the next page is read
+            pending.append(pool.submit(store.put_page, request, data, compare=compare))
+            if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
+                shas.append(pending.popleft().result())
+            load.pages += 1
+            for column, value in zip(
+                rows,
+                (
+                    load.load_id,
+                    load.pages,
+                    item.fetched_at,
+                    request,
+                    item.source_url,
+                    len(data),
+                    item.format,
+                    provenance.text(item.provenance),
+                ),
+                strict=True,
+            ):
+                rows[column].append(value)
+            version = (
+                item.request.get("source_version") if isinstance(item.request, dict) else None
             )
-        if hasattr(item, "error"):  # a FetchFailure: skipped (no credentials) or failed
-            load.status = "skipped" if item.skipped else "failed"
-            load.error = str(item.error)
-            continue
-        data = item.content  # the bytes as read: hashed and stored as they are
-        sha = item.sha256
-        # compressed and written on a worker while the next page is read and hashed; a
-        # no-op when the object exists (content-addressed)
-        pending.append(store.put_async(pool, sha, data))
-        if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
-            pending.popleft().result()
-        load.pages += 1
-        for column, value in zip(
-            _PAGE_SCHEMA,
-            (
-                load.load_id,
-                load.pages,
-                sha,
-                item.fetched_at,
-                canonical_json(item.request),
-                item.source_url,
-                len(data),
-                item.format,
-                provenance.text(item.provenance),
-            ),
-            strict=True,
-        ):
-            rows[column].append(value)
-        version = item.request.get("source_version") if isinstance(item.request, dict) else None
-        load.source_version = version or load.source_version
-    for future in pending:
-        future.result()
-    pool.shutdown()
+            load.source_version = version or load.source_version
+        shas.extend(future.result() for future in pending)
+    finally:
+        pool.shutdown(cancel_futures=True)
     store.sync()  # the objects are durable before the ledger naming them is published
-    pages = pl.DataFrame(rows, schema=_PAGE_SCHEMA)
+    pages = pl.DataFrame({**rows, "sha256": shas}, schema=_PAGE_SCHEMA)
     if pages.height:
         con.register("_pages", pages.to_arrow())
         try:

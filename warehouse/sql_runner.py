@@ -247,6 +247,10 @@ class DataTest:
     scope: str | None = None  # the relation's `appended_by` column
     # on an appended relation: the failing rows among (or involving) the checked loads' rows
     scoped_sql: str | None = None
+    # a uniqueness test: an aggregate over the relation's rows (`rows(False)`), zero exactly
+    # when no key repeats (the rows beyond the first of each key), so the checks compute it
+    # in the one scan of the row-level tests and run `sql` only to count a failure
+    duplicates: str | None = None
 
     def rows(self, scoped: bool) -> str:
         """What a row-level test reads: the relation, or its checked loads' rows."""
@@ -311,8 +315,17 @@ def _test(
     def uniqueness(name: str, names: list[str], extra: str = "") -> DataTest:
         group = "group by all having count(*) > 1"
         full = f"select {', '.join(names)}, count(*) as n from {rel} as t {extra}{group}"
+        # the rows beyond the first of each key: a single column's nulls are no key (count
+        # and count(distinct) skip them); a combination's key is a row value, nulls and all
+        # (as `group by` groups it)
+        only = f" filter (where {where})" if where else ""
+        if extra:
+            (column,) = names
+            duplicates = f"count({column}){only} - count(distinct {column}){only}"
+        else:
+            duplicates = f"count(*){only} - count(distinct row({', '.join(names)})){only}"
         if not scope:
-            return DataTest(name, table, full)
+            return DataTest(name, table, full, duplicates=duplicates)
         # `=` on a column declared not_null: DuckDB then skips the stored row groups outside
         # the checked rows' range (it does not for a null-safe comparison)
         same = " and ".join(
@@ -323,7 +336,7 @@ def _test(
         return DataTest(name, table, full, scope=scope, scoped_sql=(
             f"select {', '.join('t.' + c for c in names)}, count(*) as n from {rel} as t "
             f"semi join {mine} as b on {same} {extra}{group}"
-        ))
+        ), duplicates=duplicates)
 
     if kind == "dbt_utils.unique_combination_of_columns":
         names = list(args["combination_of_columns"])

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 import polars as pl
 
-from common.redact import mask_credentials
+from common.redact import credential_values, mask_credentials
 from common.schemas import canonical_json as canonical_json  # a request's one text
 from common.schemas import utc_now as utc_now  # naive UTC, the one clock of fetch times
 
@@ -82,6 +82,8 @@ class Page:
         """The stored form of the body as bytes: as read (unless it holds a credential
         value, which is masked), else the compact JSON text."""
         if self.data is not None:
+            if not credential_values():  # nothing to mask: the bytes as read, not decoded
+                return self.data
             text = self.data.decode("utf-8", errors="replace")
             masked = mask_credentials(text)
             return self.data if masked is text else masked.encode()

@@ -66,20 +66,23 @@ def _split(raw: bytes) -> tuple[dict, bytes] | None:
     """The envelope's other keys and the body's bytes exactly as in the file, without
     decoding the body: when `body` is the last key (as `write_pages` and every recorder
     writes it), the head before it is decoded alone and the body is the rest up to the
-    closing brace. None when the file is laid out otherwise (then it is decoded whole)."""
+    closing brace. None when the file is laid out otherwise (then it is decoded whole).
+    The body is found by its offsets and copied once (a page is hundreds of KB: each
+    strip of a slice would copy it again)."""
     at = raw.find(_BODY_KEY)
     if at < 0:
         return None
     head = raw[:at].rstrip(_WS)
-    rest = raw[at + len(_BODY_KEY) :].lstrip(_WS)
-    if not head.endswith((b"{", b",")) or not rest.startswith(b":"):
+    colon = _skip_ws(raw, at + len(_BODY_KEY), 1)
+    if not head.endswith((b"{", b",")) or raw[colon : colon + 1] != b":":
         return None
-    tail = rest[1:].strip(_WS)
-    if not tail.endswith(b"}"):
+    start = _skip_ws(raw, colon + 1, 1)
+    end = _skip_ws(raw, len(raw) - 1, -1)  # the envelope's closing brace
+    if end <= start or raw[end] != ord("}"):
         return None
-    body = tail[:-1].rstrip(_WS)
+    end = _skip_ws(raw, end - 1, -1)  # the body's last byte
     # an object or array body that ends where the envelope ends: no key can follow it
-    if not body or _CLOSING.get(body[0]) != body[-1]:
+    if end < start or _CLOSING.get(raw[start]) != raw[end]:
         return None
     try:
         meta = orjson.loads(head[:-1] + b"}" if head.endswith(b",") else b"{}")
@@ -87,7 +90,14 @@ def _split(raw: bytes) -> tuple[dict, bytes] | None:
         return None  # "body" was not a key of the envelope itself
     if not isinstance(meta, dict) or not {"fetched_at", "request"} <= meta.keys():
         return None
-    return meta, body
+    return meta, raw[start : end + 1]
+
+
+def _skip_ws(raw: bytes, at: int, step: int) -> int:
+    """The first offset from `at` (walking by `step`) that is not JSON whitespace."""
+    while 0 <= at < len(raw) and raw[at] in _WS:
+        at += step
+    return at
 
 
 def read_provider(root: Path, provider: str) -> Iterator[Page]:

@@ -20,13 +20,18 @@ with attempts as (
     group by all
 ),
 
+-- read from the stored current offers (mart_gpu_offers_current), each with the connector
+-- whose load it came from (every current offer's load is in _loads:
+-- sql/tests/assert_current_offer_traceable.sql), not from int_offers_current: that would
+-- compute the whole current offer stack again on every check, also when nothing changed
 sheet_providers as (
     select
-        provider, connector,
-        max(coalesce(source_effective_at, first_seen_at)) as source_as_of
-    from int_offers_current
-    where provider <> connector
-      and provider not in (select connector from attempts)
+        o.provider, l.provider as connector,
+        max(coalesce(o.source_effective_at, o.first_seen_at)) as source_as_of
+    from mart_gpu_offers_current o
+    join _loads l on l.load_id = o.load_id
+    where o.provider not in (select connector from attempts)
+      and o.provider <> l.provider
     group by all
 ),
 

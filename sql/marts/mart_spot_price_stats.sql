@@ -15,7 +15,9 @@
 -- before the longest window's opening plus each series' last point before it
 -- (int_spot_prices_recent), so a night costs the windows' points, not a year of history;
 -- the figures are those of every point (tested against the whole history).
-with all_points as (
+-- (all_points is read twice, each time streamed from its sources: held, the 90 days of
+-- points with their names took ~400 MiB at a year of history)
+with all_points as not materialized (
     select
         provider, region, zone, instance_type, price_usd_per_hour, observed_at,
         gpu_name, gpu_memory_gib, gpu_count
@@ -31,78 +33,102 @@ feed_now as (
     select provider, max(observed_at) as as_of from all_points group by provider
 ),
 
-windows as (
-    select days from int_spot_stats_windows
+-- when each window opens, per provider (the windows are int_spot_stats_windows')
+opens as (
+    select
+        f.provider, f.as_of,
+        any_value(f.as_of - to_days(w.days)) filter (where w.days = 7) as opens_7d,
+        any_value(f.as_of - to_days(w.days)) filter (where w.days = 30) as opens_30d,
+        any_value(f.as_of - to_days(w.days)) filter (where w.days = 90) as opens_90d
+    from feed_now f cross join int_spot_stats_windows w
+    group by f.provider, f.as_of
 ),
 
-opens as (
-    select f.provider, f.as_of, w.days, f.as_of - to_days(w.days) as opens_at
-    from feed_now f cross join windows w
+points as not materialized (
+    select p.*, o.as_of, o.opens_7d, o.opens_30d, o.opens_90d
+    from all_points p join opens o using (provider)
 ),
 
 -- each zone's price when each window opened: its last point before
 opening_price as (
     select
-        p.provider, p.region, p.zone, p.instance_type, o.days,
-        arg_max(p.price_usd_per_hour, p.observed_at) as price_usd_per_hour
-    from all_points p join opens o on p.provider = o.provider and p.observed_at < o.opens_at
-    group by p.provider, p.region, p.zone, p.instance_type, o.days
+        provider, region, zone, instance_type,
+        arg_max(price_usd_per_hour, observed_at) filter (where observed_at < opens_7d) as open_7d,
+        arg_max(price_usd_per_hour, observed_at) filter (where observed_at < opens_30d) as open_30d,
+        arg_max(price_usd_per_hour, observed_at) filter (where observed_at < opens_90d) as open_90d,
+        bool_or(observed_at < opens_7d) as has_7d,
+        bool_or(observed_at < opens_30d) as has_30d,
+        bool_or(observed_at < opens_90d) as has_90d
+    from points
+    group by provider, region, zone, instance_type
 ),
 
+-- every point with the windows it is in, and each zone's opening price in its own window
 in_window as (
-    select p.provider, p.region, p.instance_type, o.days, p.price_usd_per_hour
-    from all_points p join opens o on p.provider = o.provider and p.observed_at >= o.opens_at
-    union all
-    select provider, region, instance_type, days, price_usd_per_hour from opening_price
+    select
+        provider, region, instance_type, price_usd_per_hour, as_of,
+        observed_at >= opens_7d as in_7d, observed_at >= opens_30d as in_30d,
+        observed_at >= opens_90d as in_90d, gpu_name, gpu_memory_gib, gpu_count
+    from points
+    union all by name
+    select provider, region, instance_type, open_7d as price_usd_per_hour, true as in_7d,
+           false as in_30d, false as in_90d
+    from opening_price where has_7d
+    union all by name
+    select provider, region, instance_type, open_30d as price_usd_per_hour, false as in_7d,
+           true as in_30d, false as in_90d
+    from opening_price where has_30d
+    union all by name
+    select provider, region, instance_type, open_90d as price_usd_per_hour, false as in_7d,
+           false as in_30d, true as in_90d
+    from opening_price where has_90d
 ),
 
--- the figures of each window; the standard deviation over the sorted points (a parallel
--- stddev_samp adds in a varying order, so its last digits changed on every read)
-window_stats as (
+-- each (provider, region, instance type)'s points of any window, sorted by price once: each
+-- window's prices are then a sorted list, its lowest the first, its highest the last, its
+-- quantiles DuckDB's quantile_cont over them and its standard deviation taken over them in
+-- that order (a parallel stddev_samp adds in a varying order, so its last digits changed
+-- on every read); one list per group instead of a state per window held ~60 MiB less at a
+-- year of points
+sorted_points as (
     select
-        provider, region, instance_type, days,
-        min(price_usd_per_hour) as lo,
-        quantile_cont(price_usd_per_hour, [0.5, 0.95]) as q,
-        max(price_usd_per_hour) as hi,
-        list_stddev_samp(list(price_usd_per_hour order by price_usd_per_hour)) as sd,
-        count(*) as n
+        provider, region, instance_type, any_value(as_of) as as_of,
+        list({'price': price_usd_per_hour, 'in_7d': in_7d, 'in_30d': in_30d, 'in_90d': in_90d}
+            order by price_usd_per_hour) filter (where in_7d or in_30d or in_90d) as points,
+        any_value(gpu_name) as gpu_name, any_value(gpu_memory_gib) as gpu_memory_gib,
+        any_value(gpu_count) as gpu_count
     from in_window
-    group by all
+    group by provider, region, instance_type
+),
+
+windows_sorted as (
+    select
+        * exclude (points),
+        [p.price for p in points if p.in_7d] as w_7d,
+        [p.price for p in points if p.in_30d] as w_30d,
+        [p.price for p in points if p.in_90d] as w_90d
+    from sorted_points
 ),
 
 stats as (
     select
-        provider, region, instance_type, any_value(f.as_of) as as_of,
-        max(lo) filter (where days = 7) as min_usd_per_hour_7d,
-        max(q[1]) filter (where days = 7) as p50_usd_per_hour_7d,
-        max(q[2]) filter (where days = 7) as p95_usd_per_hour_7d,
-        max(hi) filter (where days = 7) as max_usd_per_hour_7d,
-        max(sd) filter (where days = 7) as stddev_usd_per_hour_7d,
-        max(n) filter (where days = 7) as points_7d,
-        max(lo) filter (where days = 30) as min_usd_per_hour_30d,
-        max(q[1]) filter (where days = 30) as p50_usd_per_hour_30d,
-        max(q[2]) filter (where days = 30) as p95_usd_per_hour_30d,
-        max(hi) filter (where days = 30) as max_usd_per_hour_30d,
-        max(sd) filter (where days = 30) as stddev_usd_per_hour_30d,
-        max(n) filter (where days = 30) as points_30d,
-        max(lo) filter (where days = 90) as min_usd_per_hour_90d,
-        max(q[1]) filter (where days = 90) as p50_usd_per_hour_90d,
-        max(q[2]) filter (where days = 90) as p95_usd_per_hour_90d,
-        max(hi) filter (where days = 90) as max_usd_per_hour_90d,
-        max(sd) filter (where days = 90) as stddev_usd_per_hour_90d,
-        max(n) filter (where days = 90) as points_90d
-    from window_stats
-    join feed_now f using (provider)
-    group by provider, region, instance_type
-),
-
-gpus as (
-    select
-        provider, region, instance_type,
-        any_value(gpu_name) as gpu_name, any_value(gpu_memory_gib) as gpu_memory_gib,
-        any_value(gpu_count) as gpu_count
-    from all_points
-    group by all
+        provider, region, instance_type, as_of, gpu_name, gpu_memory_gib, gpu_count,
+        w_7d[1] as min_usd_per_hour_7d,
+        list_aggregate(w_7d, 'quantile_cont', [0.5, 0.95]) as q_7d,
+        w_7d[-1] as max_usd_per_hour_7d,
+        list_stddev_samp(w_7d) as stddev_usd_per_hour_7d,
+        len(w_7d) as points_7d,
+        w_30d[1] as min_usd_per_hour_30d,
+        list_aggregate(w_30d, 'quantile_cont', [0.5, 0.95]) as q_30d,
+        w_30d[-1] as max_usd_per_hour_30d,
+        list_stddev_samp(w_30d) as stddev_usd_per_hour_30d,
+        len(w_30d) as points_30d,
+        w_90d[1] as min_usd_per_hour_90d,
+        list_aggregate(w_90d, 'quantile_cont', [0.5, 0.95]) as q_90d,
+        w_90d[-1] as max_usd_per_hour_90d,
+        list_stddev_samp(w_90d) as stddev_usd_per_hour_90d,
+        len(w_90d) as points_90d
+    from windows_sorted
 ),
 
 current_spot as (
@@ -128,19 +154,18 @@ interruptions as (
 )
 
 select
-    s.provider, s.region, s.instance_type, g.gpu_name, g.gpu_memory_gib, g.gpu_count,
+    s.provider, s.region, s.instance_type, s.gpu_name, s.gpu_memory_gib, s.gpu_count,
     s.as_of,
-    s.min_usd_per_hour_7d, s.p50_usd_per_hour_7d, s.p95_usd_per_hour_7d,
+    s.min_usd_per_hour_7d, s.q_7d[1] as p50_usd_per_hour_7d, s.q_7d[2] as p95_usd_per_hour_7d,
     s.max_usd_per_hour_7d, s.stddev_usd_per_hour_7d, s.points_7d,
-    s.min_usd_per_hour_30d, s.p50_usd_per_hour_30d, s.p95_usd_per_hour_30d,
+    s.min_usd_per_hour_30d, s.q_30d[1] as p50_usd_per_hour_30d, s.q_30d[2] as p95_usd_per_hour_30d,
     s.max_usd_per_hour_30d, s.stddev_usd_per_hour_30d, s.points_30d,
-    s.min_usd_per_hour_90d, s.p50_usd_per_hour_90d, s.p95_usd_per_hour_90d,
+    s.min_usd_per_hour_90d, s.q_90d[1] as p50_usd_per_hour_90d, s.q_90d[2] as p95_usd_per_hour_90d,
     s.max_usd_per_hour_90d, s.stddev_usd_per_hour_90d, s.points_90d,
     c.spot_usd_per_hour_now, c.zones_now, d.on_demand_usd_per_hour,
     100 * (1 - c.spot_usd_per_hour_now / d.on_demand_usd_per_hour) as spot_discount_pct,
     i.interruption_bucket, i.interruption_rate_max_pct, i.advisor_savings_pct
 from stats s
-left join gpus g using (provider, region, instance_type)
 left join current_spot c using (provider, region, instance_type)
 left join on_demand d using (provider, region, instance_type)
 left join interruptions i using (provider, region, instance_type)

@@ -1,6 +1,7 @@
-"""Each intermediate view computed once per build (warehouse.materialise.computed_once): held
-as a temporary table of the same name while the marts materialise and the tests run, the
-same rows as the view, and gone afterwards."""
+"""Each intermediate view computed once per build (warehouse.materialise.computed_once): its
+rows stored in a scratch database beside the warehouse and read through a temporary view of
+the same name while the marts materialise and the tests run, the same rows as the view, and
+gone afterwards (the views, the scratch database and its file)."""
 
 from __future__ import annotations
 
@@ -25,21 +26,31 @@ def test_the_held_views_give_the_same_rows_and_are_released(demo_warehouse, tmp_
         con.close()
     with db.building(path) as con:
         sql_runner.build_views(con)
+        scratch = path.with_name(path.name + ".next" + db.HELD_SUFFIX)
         with materialise.computed_once(con) as held:
             assert "int_offers_current" in held
             temp = {r[0] for r in db.run(
-                con, "SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp'"
+                con, "SELECT view_name FROM duckdb_views() WHERE database_name = 'temp'"
             )}
             assert set(held) <= temp
+            stored = {r[0] for r in db.run(
+                con, "SELECT table_name FROM duckdb_tables() WHERE database_name = $d",
+                {"d": materialise.HELD},
+            )}
+            assert stored == set(held)
+            assert scratch.exists()  # on disk beside the build, not in memory
             # views read the held rows: the same as the view's own
             assert db.query(con, "SELECT * FROM int_offers_current ORDER BY ALL").equals(
                 expected["int_offers_current"]
             )
             materialise.materialise(con)
             assert checks.assert_healthy(con)
-        assert db.run(con, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp'") == [
+        assert db.run(con, "SELECT count(*) FROM duckdb_views() WHERE database_name = 'temp'") == [
             (0,)
         ]
+        assert db.run(con, "SELECT count(*) FROM duckdb_databases() WHERE database_name = $d",
+                      {"d": materialise.HELD}) == [(0,)]  # fmt: skip
+        assert not scratch.exists()
     con = db.connect_readonly(path)
     try:
         got = db.query(con, "SELECT * FROM mart_cheapest_gpu_hour ORDER BY ALL")
@@ -100,3 +111,22 @@ def test_held_is_true_or_false(tmp_path):
     )
     with pytest.raises(WarehouseError, match=r"meta\.held must be true or false"):
         sql_runner.relations(tmp_path)
+
+
+def test_the_scratch_database_goes_on_failure_and_a_stale_one_is_replaced(
+    demo_warehouse, tmp_path
+):
+    """A build that fails inside the block leaves no scratch file and no held view; one
+    left by a killed refresh (garbage, here) is removed before the next build."""
+    path = tmp_path / "w.duckdb"
+    shutil.copyfile(demo_warehouse, path)
+    scratch = path.with_name(path.name + ".next" + db.HELD_SUFFIX)
+    scratch.write_bytes(b"left by a killed refresh")
+    with pytest.raises(RuntimeError, match="stop"), db.building(path) as con:
+        assert not scratch.exists()
+        sql_runner.build_views(con)
+        with materialise.computed_once(con) as held:
+            assert held and scratch.exists()
+            raise RuntimeError("stop")
+    assert not scratch.exists()
+    assert not list(tmp_path.glob("w.duckdb.next*"))

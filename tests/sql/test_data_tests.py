@@ -191,3 +191,61 @@ def test_a_failing_data_test_fails_the_refresh_and_publishes_nothing(tmp_path, m
     with pytest.raises(AssertionsFailed, match="accepted_values__loads_status"):
         pipeline.load_and_publish(path, {"azure": pages}, source="test2")
     assert path.read_bytes() == published
+
+
+def test_the_tests_of_a_relation_run_in_one_scan_and_a_relationship_alone(tiny, monkeypatch):
+    """Healthy rows: the row-level and uniqueness tests of int_offers are one query (the
+    view computed once), the relationship its own, gpus's unique test one."""
+    con, sql = tiny
+    statements: list[str] = []
+    real = checks.run
+
+    def spy(con, text, *args):
+        statements.append(text)
+        return real(con, text, *args)
+
+    monkeypatch.setattr(checks, "run", spy)
+    assert failing(con, sql) == {}
+    reads = [s for s in statements if "int_offers" in s]
+    assert len(reads) == 2, reads
+    assert sum("anti join" in s for s in reads) == 1
+    assert sum("from gpus" in s.lower() for s in statements) == 1
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        # two keys repeated (one of them three times): the failures are the keys
+        ("INSERT INTO gpus VALUES ('H100'), ('A100'), ('A100')", 2),
+        # a single column's nulls are no key: never repeated
+        ("INSERT INTO gpus VALUES (NULL), (NULL)", 0),
+    ],
+)
+def test_a_unique_column_counts_the_keys_repeated(tiny, rows, expected):
+    con, sql = tiny
+    con.execute(rows)
+    got = failing(con, sql)
+    assert got == ({"unique_gpus_gpu_name": expected} if expected else {})
+
+
+def test_a_combination_repeated_with_nulls_is_a_repeated_key(tiny):
+    """`group by` groups nulls: (gcp, NULL) twice is one repeated key, as before the
+    uniqueness tests ran in the one scan."""
+    con, sql = tiny
+    con.execute("INSERT INTO offers VALUES ('gcp', NULL, 'spot', 'A100', 1), "
+                "('gcp', NULL, 'spot', 'A100', 2)")  # fmt: skip
+    assert failing(con, sql) == {"unique_combination_of_columns_int_offers_provider__region": 1}
+
+
+def test_a_uniqueness_test_with_a_where_reads_only_those_rows(tiny):
+    con, sql = tiny
+    schema = sql / "intermediate" / "schema.yml"
+    schema.write_text(schema.read_text().replace(
+        "          - {name: gpu_name, description: The GPU., data_tests: [unique]}",
+        "          - {name: gpu_name, description: The GPU., data_tests: "
+        "[{unique: {config: {where: \"gpu_name <> 'A100'\"}}}]}",
+    ))  # fmt: skip
+    con.execute("INSERT INTO gpus VALUES ('A100')")  # repeated, outside the where
+    assert failing(con, sql) == {}
+    con.execute("INSERT INTO gpus VALUES ('H100')")
+    assert failing(con, sql) == {"unique_gpus_gpu_name": 1}

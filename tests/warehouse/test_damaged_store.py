@@ -1,8 +1,10 @@
 """A damaged raw store never changes published prices silently: a read checks each object
 against its name; a damaged or undecodable object fails the provider reading it alone (one
 line naming the provider, page and object, with the repair), which keeps its last good
-offers; `gpu-pricing raw verify` finds every damaged object (exit 1); and a refresh that
-fetches the page again rewrites the object."""
+offers; `gpu-pricing raw verify` finds every damaged object (exit 1); a refresh that
+fetches the page again rewrites an object whose zstd frame is broken (its landing reads the
+frame's headers, not its content), and the full check rewrites one changed inside a whole
+frame (its landing decompresses each stored object and compares it with the page)."""
 
 from __future__ import annotations
 
@@ -87,8 +89,21 @@ def test_a_damaged_object_fails_its_provider_alone_and_keeps_its_offers(
     assert "repair:" in line
     assert _offers(warehouse, "aws") == aws_before  # its last good data, unchanged
 
-    # fetching the page again rewrites the object; the store verifies clean
-    assert pipeline.load_and_publish(warehouse, {"aws": demo_pages["aws"]}, source="demo")
+    # fetching the page again: a broken frame is rewritten by any refresh; a whole frame
+    # with a changed byte inside is trusted (an unchanged page costs its hash, not a
+    # decompression), and still fails the parse that reads it
+    again = pipeline.load_and_publish(warehouse, {"aws": demo_pages["aws"]}, source="demo")
+    broken = damage is _break_the_frame
+    assert cli("raw", "verify", "--warehouse", warehouse).exit_code == (0 if broken else 1)
+    assert again.exit_code == (0 if broken else 3)  # its one provider failed
+    if not broken:
+        (line,) = again.providers[0].failed
+        assert page.sha256 in line and "--full-check" in line  # the repair it names
+        # the full check compares each stored object with the page: rewritten
+        full = pipeline.load_and_publish(
+            warehouse, {"aws": demo_pages["aws"]}, source="demo", full_check=True
+        )
+        assert full.exit_code == 0 and full.full_check
     assert cli("raw", "verify", "--warehouse", warehouse).exit_code == 0
     assert _offers(warehouse, "aws") == aws_before
 

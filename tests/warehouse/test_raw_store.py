@@ -19,7 +19,7 @@ from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import Page, canonical_json
 from tests._warehouse import copy_warehouse, query, refresh
 from warehouse import db, staging
-from warehouse.rawstore import RawStore
+from warehouse.rawstore import DamagedObject, RawStore, page_sha256
 from warehouse.snapshot_export import export_snapshot
 
 MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour"]
@@ -269,3 +269,55 @@ def test_store_objects_are_whole_zstd_frames(tmp_path):
     assert zstandard.ZstdDecompressor().decompress(store.path("ab" + "0" * 62).read_bytes()) == (
         b"x" * 1000
     )
+
+
+def test_pages_read_together_come_back_in_order_and_a_damaged_one_is_named(tmp_path):
+    """`texts` places each page in one buffer by the length its frame states: every page
+    comes back whole and in order, and a cut, foreign or missing object fails naming it."""
+    store = RawStore(tmp_path / "s")
+    requests = [canonical_json({"region": f"r{i}"}) for i in range(7)]
+    bodies = [json.dumps({"Items": [{"i": i}] * (i * 50 + 1)}).encode() for i in range(7)]
+    shas = [page_sha256(r, b) for r, b in zip(requests, bodies, strict=True)]
+    for sha, body in zip(shas, bodies, strict=True):
+        store.put(sha, body)
+    assert store.texts(shas, requests).to_pylist() == [b.decode() for b in bodies]
+
+    target = store.path(shas[3])
+    whole = target.read_bytes()
+    foreign = zstandard.ZstdCompressor(write_content_size=True).compress(bodies[2])
+    for damaged, cause in [(whole[:-4], "does not decompress"), (foreign, "do not hash")]:
+        target.write_bytes(damaged)
+        with pytest.raises(DamagedObject, match=cause) as caught:
+            store.texts(shas, requests)
+        assert caught.value.sha256 == shas[3]
+    target.unlink()
+    with pytest.raises(DamagedObject, match="is missing"):
+        store.texts(shas, requests)
+
+
+def test_a_stored_object_is_trusted_by_its_frame_and_compared_on_the_full_check(tmp_path):
+    """Landing a page already stored reads its object's zstd headers, not its content: a
+    cut, extended or missing object, or one of another length, is rewritten; a changed
+    byte inside a whole frame is left to the full check (`compare`), which decompresses."""
+    store = RawStore(tmp_path / "s")
+    request = canonical_json({"region": "r"})
+    data = orjson.dumps([{"price": i, "sku": f"sku-{i}"} for i in range(20_000)])
+    sha = store.put_page(request, data)
+    assert sha == Page("p", "e", None, {"region": "r"}, data=data).sha256  # the page's name
+    obj = store.path(sha)
+    whole = obj.read_bytes()
+    assert len(whole) > 3 * 128  # several blocks: the walk steps over each
+    other = zstandard.ZstdCompressor(level=1).compress(data.replace(b"sku-1", b"sku-9", 1))
+
+    for damaged in (whole[:-5], whole + b"\0", whole[:8] + b"\0" * (len(whole) - 8), b""):
+        obj.write_bytes(damaged)
+        assert store.put(sha, data)  # rewritten from the bytes in hand
+        assert obj.read_bytes() == whole
+    obj.unlink()
+    assert store.put(sha, data) and obj.read_bytes() == whole
+
+    obj.write_bytes(other)  # a whole frame of the same length, one byte changed inside
+    assert not store.put(sha, data)  # trusted: no decompression on an ordinary landing
+    assert store.put(sha, data, compare=True)  # the full check compares: rewritten
+    assert obj.read_bytes() == whole and not store.put(sha, data, compare=True)
+    assert store.repaired == [sha] * 5  # the missing one was simply written

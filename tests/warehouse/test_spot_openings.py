@@ -140,3 +140,54 @@ def test_a_full_check_or_a_changed_series_works_it_out_again(demo_counted_wareho
     whole = whole_history(con)
     assert rows(con, "mart_spot_price_stats") == whole["mart_spot_price_stats"]
     con.close()
+
+
+# The statistics by their definition, window by window over every point of fct_spot_prices:
+# each window's points and each zone's last point before it opened, the figures of each
+# (provider, region, instance type, window) group. The mart computes all three windows in
+# one pass over the kept points; its figures must be these, exactly.
+DEFINITION = """
+with points as (select * from fct_spot_prices),
+feed_now as (select provider, max(observed_at) as as_of from points group by provider),
+opens as (
+    select f.provider, f.as_of, w.days, f.as_of - to_days(w.days) as opens_at
+    from feed_now f cross join int_spot_stats_windows w
+),
+opening as (
+    select p.provider, p.region, p.zone, p.instance_type, o.days,
+           arg_max(p.price_usd_per_hour, p.observed_at) as price
+    from points p join opens o on p.provider = o.provider and p.observed_at < o.opens_at
+    group by all
+),
+in_window as (
+    select p.provider, p.region, p.instance_type, o.days, p.price_usd_per_hour as price
+    from points p join opens o on p.provider = o.provider and p.observed_at >= o.opens_at
+    union all
+    select provider, region, instance_type, days, price from opening
+)
+select provider, region, instance_type, days, min(price), quantile_cont(price, 0.5),
+       quantile_cont(price, 0.95), max(price),
+       list_stddev_samp(list(price order by price)), count(*)
+from in_window group by all
+"""
+
+MART = """
+select provider, region, instance_type, unnest([7, 30, 90]) as days,
+       unnest([min_usd_per_hour_7d, min_usd_per_hour_30d, min_usd_per_hour_90d]),
+       unnest([p50_usd_per_hour_7d, p50_usd_per_hour_30d, p50_usd_per_hour_90d]),
+       unnest([p95_usd_per_hour_7d, p95_usd_per_hour_30d, p95_usd_per_hour_90d]),
+       unnest([max_usd_per_hour_7d, max_usd_per_hour_30d, max_usd_per_hour_90d]),
+       unnest([stddev_usd_per_hour_7d, stddev_usd_per_hour_30d, stddev_usd_per_hour_90d]),
+       unnest([points_7d, points_30d, points_90d])
+from mart_spot_price_stats
+"""
+
+
+def test_the_statistics_are_their_definition_over_every_point(demo_counted_warehouse):
+    con = duckdb.connect(str(demo_counted_warehouse), read_only=True)
+    try:
+        mart = sorted(con.execute(MART).fetchall(), key=repr)
+        assert len(mart) > 300 * 3  # the demo's AWS series and the other spot offers
+        assert mart == sorted(con.execute(DEFINITION).fetchall(), key=repr)
+    finally:
+        con.close()

@@ -240,3 +240,15 @@ def test_an_effective_date_centuries_ahead_is_quarantined_with_the_reason():
 def test_an_announced_price_months_ahead_is_kept():
     result = normalise(parsed(item(effectiveStartDate="2027-03-01T00:00:00Z")))
     assert result.rejected.is_empty() and result.offers.height == 1
+
+
+def test_each_item_keeps_its_own_effective_date():
+    """Dates are read once per distinct value and looked up per item: each item still gets
+    its own, a fractional second survives, and a date that does not read is null."""
+    dates = ["2025-01-01T00:00:00Z", "2024-06-01T12:30:00.25Z", None, "not a date",
+             "2025-01-01T00:00:00Z"]  # fmt: skip
+    rows = parsed(*(item(effectiveStartDate=d, meterId=str(i)) for i, d in enumerate(dates)))
+    assert rows.sort("meterId")["effective_at"].to_list() == [
+        datetime(2025, 1, 1), datetime(2024, 6, 1, 12, 30, 0, 250000), None, None,
+        datetime(2025, 1, 1),
+    ]  # fmt: skip
