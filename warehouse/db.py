@@ -115,6 +115,9 @@ def connect_readonly(path: Path) -> duckdb.DuckDBPyConnection:
     try:
         con = duckdb.connect(str(path), read_only=True)
         con.execute(OFF_OPTIMIZERS)
+        # a read of over ~2 s (the planner's offers at a million) would draw DuckDB's
+        # progress bar on stdout, ahead of a command's `--json` document
+        con.execute("SET enable_progress_bar = false")
         return con
     except duckdb.Error as exc:
         raise explain(path, exc) from exc

@@ -346,10 +346,20 @@ def _latest(con, connector: Connector) -> dict[str, pl.DataFrame]:
     parse gets in place of the series pages it does not re-read."""
     latest = {}
     for table, series in connector.series_tables:
+        # each series' newest time first (a scan of its key and time columns), then its rows
+        # at that time (DuckDB reads only the row groups from the oldest of those times on):
+        # numbering every stored row held and sorted a year of points, 60 MiB at 8.8M
+        keys = ", ".join(series.series)
+        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in series.series)
         latest[table.name] = db.query(
             con,
-            f"""SELECT * FROM {table.name} QUALIFY row_number() OVER (
-                    PARTITION BY {", ".join(series.series)} ORDER BY {series.time} DESC) = 1""",
+            f"""WITH newest AS (
+                    SELECT {keys}, max({series.time}) AS {series.time}
+                    FROM {table.name} GROUP BY ALL)
+                SELECT t.* FROM {table.name} t
+                SEMI JOIN newest n ON {same} AND t.{series.time} = n.{series.time}
+                QUALIFY row_number() OVER (
+                    PARTITION BY {", ".join(f"t.{c}" for c in series.series)}) = 1""",
         )
     return latest
 

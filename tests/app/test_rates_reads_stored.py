@@ -1,7 +1,8 @@
-"""`rates`, its count of what the default leaves out, and `estimate` read the stored mart
-only (mart_gpu_offers_current, with is_usable stored from int_offers_usable at build time),
-not the offer view stack; what `rates` lists by default is stated once (rates.sql), and the
-count is one DuckDB pass returning counts only."""
+"""`rates`, its count of what the default leaves out, `estimate` and the planner's offers
+read stored tables only (mart_gpu_offers_current, with is_usable stored from
+int_offers_usable at build time; mart_spot_on_demand_pairs), not the offer view stack; what
+`rates` lists by default is stated once (rates.sql), and the count is one DuckDB pass
+returning counts only."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def test_is_usable_is_membership_of_int_offers_usable(demo_counted_warehouse, de
         assert stored.height > 0 and unusable > 0  # both kinds are there to tell apart
 
 
-@pytest.mark.parametrize("name", ["rates", "left_out", "estimate_offers"])
+@pytest.mark.parametrize("name", ["rates", "left_out", "estimate_offers", "offers_usable"])
 def test_the_read_commands_read_stored_tables_not_the_offer_views(name, demo_warehouse):
     con = duckdb.connect(str(demo_warehouse), read_only=True)
     try:
@@ -135,3 +136,31 @@ def test_rates_json_says_what_was_left_out(demo_warehouse):
         assert doc["left_out"] == api.read_left_out(con, "H100")
     assert doc["left_out"]["illustrative"] > 0
     assert pl.DataFrame(doc["rates"])["is_verified"].all()
+
+
+def test_the_planners_offers_are_the_usable_offers_with_the_flag_rates_shows(
+    demo_counted_warehouse,
+):
+    with api.connect(demo_counted_warehouse) as con:
+        offers = api.read_offers(con)
+        usable = con.execute(
+            "SELECT cheapest_order FROM int_offers_usable ORDER BY cheapest_order"
+        ).fetchall()
+        every = api.read_rates(con, include_illustrative=True)
+    assert offers["cheapest_order"].to_list() == [r[0] for r in usable]
+    spot = offers.filter(pl.col("pricing_model") == "spot")
+    assert spot.height > 0 and spot["preemption_rate_per_hour"].null_count() < spot.height
+    flags = every.select("cheapest_order", "price_flag").join(
+        offers.select("cheapest_order", "price_flag"), on="cheapest_order", suffix="_offers"
+    )
+    assert flags.height == offers.height
+    assert flags["price_flag"].null_count() < flags.height  # some spot offer is flagged
+    assert flags["price_flag"].equals(flags["price_flag_offers"], null_equal=True)
+
+
+def test_a_read_connection_draws_no_progress_bar(demo_warehouse):
+    """A read of over ~2 s would draw DuckDB's progress bar on stdout, ahead of a
+    command's --json document."""
+    with api.connect(demo_warehouse) as con:
+        setting = con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0]
+    assert setting is False
