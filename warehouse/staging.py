@@ -16,7 +16,8 @@ and staged, one transaction per provider, and what decides whether that is neede
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -247,7 +248,7 @@ def _normalise_in_batches(
     rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
     index = index.filter(pl.col("endpoint") == big)
     batches: list[Normalised] = []
-    for batch in raw.iter_batches(index, store, BATCH_BYTES):
+    for batch in _read_ahead(raw.iter_batches(index, store, BATCH_BYTES)):
         pages = pages_frame(batch)
         if rest.height:
             pages = pl.concat([rest, pages], how="vertical")
@@ -257,6 +258,16 @@ def _normalise_in_batches(
     if not batches:
         raise UnexpectedResponse(connector.name, big, "no current pages to parse")
     return combine(batches)
+
+
+def _read_ahead(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
+    """`batches`, each next one read (decompressed and checked, which release the GIL) on
+    a worker while the one before is parsed: one batch more in memory, less wall time."""
+    with ThreadPoolExecutor(1) as reader:
+        ahead = reader.submit(next, batches, None)
+        while (batch := ahead.result()) is not None:
+            ahead = reader.submit(next, batches, None)
+            yield batch
 
 
 def unique_offers(offers: pl.DataFrame) -> pl.DataFrame:
@@ -335,10 +346,20 @@ def _latest(con, connector: Connector) -> dict[str, pl.DataFrame]:
     parse gets in place of the series pages it does not re-read."""
     latest = {}
     for table, series in connector.series_tables:
+        # each series' newest time first (a scan of its key and time columns), then its rows
+        # at that time (DuckDB reads only the row groups from the oldest of those times on):
+        # numbering every stored row held and sorted a year of points, 60 MiB at 8.8M
+        keys = ", ".join(series.series)
+        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in series.series)
         latest[table.name] = db.query(
             con,
-            f"""SELECT * FROM {table.name} QUALIFY row_number() OVER (
-                    PARTITION BY {", ".join(series.series)} ORDER BY {series.time} DESC) = 1""",
+            f"""WITH newest AS (
+                    SELECT {keys}, max({series.time}) AS {series.time}
+                    FROM {table.name} GROUP BY ALL)
+                SELECT t.* FROM {table.name} t
+                SEMI JOIN newest n ON {same} AND t.{series.time} = n.{series.time}
+                QUALIFY row_number() OVER (
+                    PARTITION BY {", ".join(f"t.{c}" for c in series.series)}) = 1""",
         )
     return latest
 

@@ -115,3 +115,18 @@ def test_verify_names_a_missing_object(warehouse, demo_pages):
     result = cli("raw", "verify", "--warehouse", warehouse, "--json")
     assert result.exit_code == 1
     assert "is missing" in result.stderr and page.sha256 in result.stderr
+
+
+@pytest.mark.slow  # two checks of the demo warehouse
+def test_check_all_reads_every_stored_object_whole(warehouse, demo_pages):
+    """`gpu-pricing check --all` (the full check, read-only) decompresses and hashes every
+    object the ledger names: a changed byte inside a whole frame, which a landing trusts,
+    is a failed check naming the page; `check` without --all does not read the store."""
+    page = _spot_page(demo_pages)
+    assert cli("check", "--all", "--warehouse", warehouse).exit_code == 0
+    _flip_a_byte_inside(RawStore.beside(warehouse), page.sha256)
+    assert cli("check", "--warehouse", warehouse).exit_code == 0
+    full = cli("check", "--all", "--warehouse", warehouse)
+    assert full.exit_code == 3
+    assert "raw_store_objects failed: 1 row(s)" in full.stderr
+    assert f"spot_price_history/{page.scope}" in full.stderr and page.sha256 in full.stderr
