@@ -35,7 +35,11 @@ STORAGE_COMPATIBILITY = os.environ.get("GPU_PRICING_DUCKDB_STORAGE", "v1.1.0")
 # is rewritten compactly: DuckDB reuses freed blocks but never shrinks its file
 COMPACT_FREE_FRACTION = 0.5
 COMPACT_MIN_BYTES = 64 << 20
-MEMORY_LIMIT = os.environ.get("GPU_PRICING_DUCKDB_MEMORY", "1GB")
+# what a refresh's DuckDB may hold before it spills (its process peaks ~200 MB above it:
+# Python, Polars, Arrow). A 1M-item Azure build peaked at 1.2 GiB under 1 GB and at
+# 790-870 MiB under 512-640 MB, in the same CPU time (the held views are on disk,
+# warehouse.materialise); a 1M-point spot refresh stays under 550 MiB either way.
+MEMORY_LIMIT = os.environ.get("GPU_PRICING_DUCKDB_MEMORY", "640MB")
 CHECKPOINT_THRESHOLD = os.environ.get("GPU_PRICING_DUCKDB_CHECKPOINT", "8GB")
 # the scratch database a build keeps its held views' rows in, beside the file it builds
 # (warehouse.materialise.computed_once): `<file>.next.held`

@@ -249,3 +249,15 @@ def test_a_uniqueness_test_with_a_where_reads_only_those_rows(tiny):
     assert failing(con, sql) == {}
     con.execute("INSERT INTO gpus VALUES ('H100')")
     assert failing(con, sql) == {"unique_gpus_gpu_name": 1}
+
+
+def test_a_key_count_that_is_not_zero_only_makes_the_test_count_exactly(tiny):
+    """Two keys sharing a hash look like a repeat in the one scan: the test's own query
+    then counts its failures, and finds none."""
+    con, _ = tiny
+    test = sql_runner.DataTest(
+        "unique_gpus_gpu_name", "gpus",
+        "select gpu_name, count(*) as n from gpus as t group by all having count(*) > 1",
+        duplicates="count(*)",  # as if every row repeated a key
+    )  # fmt: skip
+    assert checks._failure_counts(con, [test], scoped=False) == {"unique_gpus_gpu_name": 0}

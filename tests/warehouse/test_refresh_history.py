@@ -492,3 +492,18 @@ def test_a_staging_table_made_before_a_column_was_added_gets_it(azure_warehouse,
     for table in ("stg_azure__offers", "stg_vultr__offers"):
         columns = query(path, f"DESCRIBE {table}")["column_name"].to_list()
         assert "price_flag" in columns, table
+
+
+def test_batches_read_ahead_come_in_order_and_a_failed_read_surfaces():
+    def batches(fail_at: int | None = None):
+        for i in range(5):
+            if i == fail_at:
+                raise OSError(f"batch {i} unreadable")
+            yield pl.DataFrame({"i": [i]})
+
+    assert [b["i"][0] for b in staging._read_ahead(batches())] == [0, 1, 2, 3, 4]
+    got = []
+    with pytest.raises(OSError, match="batch 3 unreadable"):
+        for b in staging._read_ahead(batches(fail_at=3)):
+            got.append(b["i"][0])
+    assert got == [0, 1, 2]
