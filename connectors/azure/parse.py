@@ -272,8 +272,12 @@ def with_savings_plans(offers: pl.DataFrame) -> pl.DataFrame:
     )
     if base.is_empty():
         return offers
+    # the item's own fields are spent (its offer columns and raw `_item` stay): a plan row
+    # leaves them null rather than copy them twice over
+    spent = {f.name for f in ITEM.fields} - {"savingsPlan", "unitOfMeasure"}
     plans = (
-        base.explode("savingsPlan")
+        base.select(c for c in base.columns if c not in spent)
+        .explode("savingsPlan")
         .drop_nulls("savingsPlan")
         .with_columns(
             _sp_term=pl.col("savingsPlan").struct.field("term"),

