@@ -184,17 +184,11 @@ def read_rates(
     include_gpu_only: bool = False,
 ) -> pl.DataFrame:
     """`rates` on an open connection (names parsed here, checked against the warehouse)."""
+    filters = {"memory": memory, "pricing": pricing, "provider": provider, "region": region}
     params = _rates_params(
-        con,
-        gpu,
-        memory=memory,
-        pricing=pricing,
-        provider=provider,
-        region=region,
-        limit=limit,
-        include_illustrative=include_illustrative,
+        con, gpu, **filters, limit=limit, include_illustrative=include_illustrative,
         include_gpu_only=include_gpu_only,
-    )
+    )  # fmt: skip
     # listed_by_default is left_out.sql's to count, not a column of the answer
     return queries.read(con, "rates", params).drop("listed_by_default")
 
@@ -213,17 +207,11 @@ def read_left_out(
     provenance (illustrative, unverified: int_provenances' is_verified false): what
     `include_illustrative` would add to `rates`. Empty when nothing is left out. One pass
     in DuckDB over the stored mart (left_out.sql, which reads rates.sql's rows)."""
+    filters = {"memory": memory, "pricing": pricing, "provider": provider, "region": region}
     params = _rates_params(
-        con,
-        gpu,
-        memory=memory,
-        pricing=pricing,
-        provider=provider,
-        region=region,
-        limit=None,
-        include_illustrative=True,
+        con, gpu, **filters, limit=None, include_illustrative=True,
         include_gpu_only=include_gpu_only,
-    )
+    )  # fmt: skip
     counts = queries.read(con, "left_out", params)
     return dict(zip(counts["provenance"].to_list(), counts["prices"].to_list(), strict=True))
 
