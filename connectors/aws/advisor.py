@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-
-import httpx
+from typing import TYPE_CHECKING
 
 from connectors.aws import settings as s
 from connectors.aws.sdk import DEFAULT_POLICY
@@ -14,6 +13,9 @@ from connectors.errors import (
 )
 from connectors.kit.http import RetryPolicy, request_json
 from connectors.kit.page import Page, utc_now
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 

@@ -31,9 +31,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from connectors.aws import settings as s
 from connectors.aws.advisor import fetch_spot_advisor
@@ -63,6 +61,9 @@ from connectors.errors import (
 )
 from connectors.kit.http import RetryPolicy, make_client
 from connectors.kit.page import FetchContext, FetchFailure, Page, per_scope, utc_now
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 

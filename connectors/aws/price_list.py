@@ -16,9 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import polars as pl
 
 from connectors.aws import settings as s
@@ -30,6 +29,9 @@ from connectors.errors import (
 )
 from connectors.kit.http import RetryPolicy, request_json
 from connectors.kit.page import FetchContext, Page, utc_now
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +114,8 @@ def _download(
     client: httpx.Client, url: str, dest: Path, *, policy: RetryPolicy
 ) -> tuple[str, int]:
     """Stream `url` to `dest` (never whole in memory); returns (sha256, bytes)."""
+    import httpx  # here, not at the top: a snapshot replay loads no httpx (connectors.kit.http)
+
     last: Exception | None = None
     for attempt in range(1, policy.attempts + 1):
         part = dest.with_name(dest.name + ".part")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-import httpx
 import polars as pl
 
 from connectors.aws import settings as s
@@ -16,6 +16,9 @@ from connectors.errors import (
 )
 from connectors.kit.http import RetryPolicy, request_json
 from connectors.kit.page import Page, utc_now
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 

@@ -14,15 +14,16 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterable, Iterator
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from connectors.azure import settings as s
 from connectors.errors import MissingCredentials, SourceUnavailable, UnexpectedResponse
 from connectors.kit.checks import require_items
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, per_scope, utc_now
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 

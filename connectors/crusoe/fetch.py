@@ -7,10 +7,10 @@
   common.redact, so an error that echoes it is masked).
 - Paging: none; each endpoint returns `{"items": [...]}`.
 - 429/5xx retried with backoff (connectors.kit.http); each attempt is re-signed with a
-  fresh timestamp by signing per request (an httpx auth flow).
+  fresh timestamp by signing per request (httpx calls the auth for every request).
 
 Declared as connectors.kit.rest.JsonEndpoint's; the signing is the provider's own
-`httpx.Auth` (`CrusoeAuth`), plugged in as the kit's request-signing hook
+`RequestAuth` (`CrusoeAuth`), plugged in as the kit's request-signing hook
 (connectors.kit.auth.Signed).
 """
 
@@ -19,15 +19,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from collections.abc import Generator
 from datetime import UTC, datetime
-
-import httpx
+from typing import TYPE_CHECKING
 
 from common.redact import register
 from connectors.crusoe import settings as s
 from connectors.kit.auth import Credential, Signed
 from connectors.kit.rest import JsonEndpoint, live_fetch
+
+if TYPE_CHECKING:
+    import httpx
 
 
 def signature(secret_key: str, path: str, query: str, method: str, timestamp: str) -> str:
@@ -39,13 +40,14 @@ def signature(secret_key: str, path: str, query: str, method: str, timestamp: st
     return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
 
 
-class CrusoeAuth(httpx.Auth):
-    """Signs each request (and each retry) with a fresh timestamp."""
+class CrusoeAuth:
+    """Signs each request (and each retry) with a fresh timestamp (a
+    connectors.kit.auth.RequestAuth, which httpx calls for every request it sends)."""
 
     def __init__(self, access_key: str, secret_key: str, clock=lambda: datetime.now(UTC)):
         self._access, self._secret, self._clock = access_key, secret_key, clock
 
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+    def __call__(self, request: httpx.Request) -> httpx.Request:
         timestamp = self._clock().replace(microsecond=0).isoformat()
         path = request.url.path.removeprefix(s.API_VERSION)
         query = "&".join(sorted(request.url.query.decode().split("&"))) if request.url.query else ""
@@ -53,7 +55,7 @@ class CrusoeAuth(httpx.Auth):
         register(sig)  # an error that echoes the signature (with the request) masks it
         request.headers["X-Crusoe-Timestamp"] = timestamp
         request.headers["Authorization"] = f"Bearer {s.SIGNATURE_VERSION}:{self._access}:{sig}"
-        yield request
+        return request
 
 
 SIGNED = Signed(

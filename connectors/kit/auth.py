@@ -6,10 +6,14 @@
   `optional`: sent when set, the request goes out without it otherwise. `secret=False`:
   an identifier (a team handle, a project or client id), not masked in outputs.
 - an auth step, the escape hatch for what a header cannot say, run once per fetch of a
-  connector and shared by its endpoints (an `httpx.Auth` applied to every request):
+  connector and shared by its endpoints (a `RequestAuth` applied to every request):
   `OAuth2ClientCredentials` (a token request, then `Authorization: Bearer <token>`) and
-  `Signed` (a request-signing hook: a provider's own `httpx.Auth`, built from its keys,
+  `Signed` (a request-signing hook: a provider's own `RequestAuth`, built from its keys,
   which signs each request and each retry).
+
+A `RequestAuth` is httpx's callable form of auth (a function of the request that returns
+it, headers set; httpx calls it for every request sent, retries included), not an
+`httpx.Auth` subclass: declaring an endpoint then loads no httpx (connectors.kit.http).
 
 Every credential is read when fetching; any missing (not `optional`) is one
 MissingCredentials naming every variable that is not set: the provider is skipped.
@@ -18,15 +22,19 @@ MissingCredentials naming every variable that is not set: the provider is skippe
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from common.redact import register
 from connectors.errors import MissingCredentials, UnexpectedResponse
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, request_json
+
+if TYPE_CHECKING:
+    import httpx
+
+# what httpx takes as `auth=`: the request, its headers set (httpx.FunctionAuth)
+RequestAuth = Callable[["httpx.Request"], "httpx.Request"]
 
 
 @dataclass(frozen=True)
@@ -77,15 +85,15 @@ def read_env(
     return values
 
 
-class BearerAuth(httpx.Auth):
-    """`Authorization: Bearer <token>` on every request."""
+class BearerAuth:
+    """`Authorization: Bearer <token>` on every request (a `RequestAuth`)."""
 
     def __init__(self, token: str) -> None:
         self._token = token
 
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+    def __call__(self, request: httpx.Request) -> httpx.Request:
         request.headers["Authorization"] = f"Bearer {self._token}"
-        yield request
+        return request
 
 
 @dataclass(frozen=True)
@@ -135,20 +143,20 @@ class OAuth2ClientCredentials:
         return token
 
     def authorize(self, client: httpx.Client, provider: str, values: Sequence[str | None],
-                  *, base: str, policy: RetryPolicy = DEFAULT_RETRY) -> httpx.Auth:  # fmt: skip
+                  *, base: str, policy: RetryPolicy = DEFAULT_RETRY) -> RequestAuth:  # fmt: skip
         return BearerAuth(self.token(client, provider, values, base=base, policy=policy))
 
 
 @dataclass(frozen=True)
 class Signed:
-    """A request-signing hook: `sign(*values)` builds the provider's own `httpx.Auth`
+    """A request-signing hook: `sign(*values)` builds the provider's own `RequestAuth`
     from its keys (read from `credentials`), which signs every request and every retry."""
 
     credentials: tuple[Credential, ...]
-    sign: Callable[..., httpx.Auth]
+    sign: Callable[..., RequestAuth]
 
     def authorize(self, client: httpx.Client, provider: str, values: Sequence[str | None],
-                  *, base: str, policy: RetryPolicy = DEFAULT_RETRY) -> httpx.Auth:  # fmt: skip
+                  *, base: str, policy: RetryPolicy = DEFAULT_RETRY) -> RequestAuth:  # fmt: skip
         return self.sign(*values)
 
 

@@ -14,6 +14,12 @@ caller (`SAFE_REDIRECT_HEADERS`: no `Authorization`, `api_key`, `api-key`, `X-AP
 ... whatever its name), without the query parameters that hold a credential, and a
 request with a body (an OAuth2 token request holds its client secret there) is not
 re-sent to another origin at all (`CrossOriginRedirect`).
+
+httpx (and what it pulls in: its command-line module brings click, rich and pygments) is
+imported when a client is first made, not when this module is: a snapshot replay and the
+read commands, which import every connector but fetch nothing, never load it (a test of
+tests/connectors says so). Hence the client class is built on first use
+(`_host_bound_client`), and `httpx` appears here only in function bodies and annotations.
 """
 
 from __future__ import annotations
@@ -27,13 +33,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
-
-import httpx
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from common.redact import CREDENTIAL_PARAM_NAMES, known_values, redact
 from connectors.errors import SourceUnavailable, UnexpectedResponse
 from connectors.kit.page import Page, utc_now
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +67,7 @@ SAFE_REDIRECT_HEADERS = frozenset(
 _CREDENTIAL_PARAM = re.compile(rf"(?i)^(?:{CREDENTIAL_PARAM_NAMES})$")
 
 
-class CrossOriginRedirect(httpx.RequestError):
+class CrossOriginRedirect(Exception):
     """A redirect to another origin of a request that carries a body: not followed."""
 
 
@@ -77,36 +85,43 @@ def credential_param(name: str, value: str, known: frozenset[str]) -> bool:
     return bool(_CREDENTIAL_PARAM.match(name)) or (bool(value) and value in known)
 
 
-class HostBoundClient(httpx.Client):
-    """An httpx client whose credentials never follow a redirect to another origin."""
+@cache
+def _host_bound_client() -> type[httpx.Client]:
+    """HostBoundClient: an httpx client whose credentials never follow a redirect to
+    another origin (built on first use, so that importing this module loads no httpx)."""
+    import httpx
 
-    def _build_redirect_request(self, request: httpx.Request, response: httpx.Response):
-        nxt = super()._build_redirect_request(request, response)
-        if same_origin(request.url, nxt.url):
-            return nxt
-        if nxt.method not in ("GET", "HEAD") or nxt.headers.get("Content-Length", "0") != "0":
-            raise CrossOriginRedirect(
-                f"{request.method} {_redacted(request.url)} was redirected to another host "
-                f"({_redacted(nxt.url)}): not followed, its body may hold credentials",
-                request=request,
+    class HostBoundClient(httpx.Client):
+        def _build_redirect_request(self, request: httpx.Request, response: httpx.Response):
+            nxt = super()._build_redirect_request(request, response)
+            if same_origin(request.url, nxt.url):
+                return nxt
+            if nxt.method not in ("GET", "HEAD") or nxt.headers.get("Content-Length", "0") != "0":
+                raise CrossOriginRedirect(
+                    f"{request.method} {_redacted(request.url)} was redirected to another "
+                    f"host ({_redacted(nxt.url)}): not followed, its body may hold credentials"
+                )
+            known = known_values()
+            params = [
+                (k, v) for k, v in nxt.url.params.multi_items() if not credential_param(k, v, known)
+            ]
+            headers = {k: v for k, v in nxt.headers.items() if k.lower() in SAFE_REDIRECT_HEADERS}
+            return httpx.Request(
+                nxt.method,
+                nxt.url.copy_with(params=params or None),
+                headers=headers,
+                extensions=nxt.extensions,
             )
-        known = known_values()
-        params = [
-            (k, v) for k, v in nxt.url.params.multi_items() if not credential_param(k, v, known)
-        ]
-        headers = {k: v for k, v in nxt.headers.items() if k.lower() in SAFE_REDIRECT_HEADERS}
-        return httpx.Request(
-            nxt.method,
-            nxt.url.copy_with(params=params or None),
-            headers=headers,
-            extensions=nxt.extensions,
-        )
+
+    return HostBoundClient
 
 
 def bind_session_to_host(session: Any) -> Any:
     """The same rule for a `requests.Session` (an SDK's REST transport, such as Google's):
     a redirect to another origin keeps only SAFE_REDIRECT_HEADERS and drops the query
     parameters that hold a credential (requests itself strips only `Authorization`)."""
+    import httpx
+
     rebuild_auth = session.rebuild_auth
 
     def rebuild(prepared: Any, response: Any) -> None:
@@ -135,6 +150,8 @@ class _QuerylessUrls(logging.Filter):
     without its query string, which may carry a key."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        import httpx  # loaded already: only httpx logs to its logger
+
         if isinstance(record.args, tuple):
             record.args = tuple(
                 _redacted(a) if isinstance(a, httpx.URL) else a for a in record.args
@@ -147,8 +164,8 @@ logging.getLogger("httpx").addFilter(_QuerylessUrls())
 
 def make_client(timeout_s: float = 30.0, **kwargs: Any) -> httpx.Client:
     """The one HTTP client of the REST connectors: follows redirects, keeps credentials
-    with their host (HostBoundClient)."""
-    return HostBoundClient(
+    with their host (`_host_bound_client`)."""
+    return _host_bound_client()(
         timeout=timeout_s, headers={"User-Agent": USER_AGENT}, follow_redirects=True, **kwargs
     )
 
@@ -178,6 +195,8 @@ def _retry_after(response: httpx.Response, policy: RetryPolicy) -> float | None:
 
 def _redacted(url: httpx.URL | str) -> str:
     """The URL without its query string (query strings may carry API keys), redacted."""
+    import httpx
+
     try:
         return redact(str(httpx.URL(str(url)).copy_with(query=None)))
     except (httpx.InvalidURL, TypeError, ValueError):
@@ -195,6 +214,8 @@ def request_json(
     **kwargs: Any,
 ) -> Any:
     """Send a request and return the decoded JSON body, retrying what is retryable."""
+    import httpx
+
     last: Exception | None = None
     for attempt in range(1, policy.attempts + 1):
         wait: float | None = None

@@ -32,7 +32,7 @@ Escape hatches, still declarations: `method="POST"` with a JSON `body` (an RPC),
 `graphql` query (POSTed, with GraphQL's errors-in-a-200 answer failing), a `check` for a
 body whose records are not a list, and an `auth` step run once per fetch and shared by
 the endpoints (connectors.kit.auth: `OAuth2ClientCredentials`, or `Signed`, a
-request-signing hook taking the provider's own `httpx.Auth`).
+request-signing hook taking the provider's own `RequestAuth`).
 
 An SDK source (AWS, GCP, Azure's SDK, Nebius' gRPC) keeps its own fetch: the escape hatch
 is simply a `fetch_live` of its own, as the `Connector` contract takes any.
@@ -42,18 +42,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-import httpx
 
 from common.errors import PricingError
 from connectors.errors import UnexpectedResponse
-from connectors.kit.auth import AuthStep, Credential, declared_env, read_env
+from connectors.kit.auth import AuthStep, Credential, RequestAuth, declared_env, read_env
 from connectors.kit.checks import require_items, require_list
 from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, offers_only
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
+
+if TYPE_CHECKING:
+    import httpx
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ class JsonEndpoint:
         url: str | None = None,
         base: str | None = None,
         policy: RetryPolicy = DEFAULT_RETRY,
-        auth: httpx.Auth | None = None,
+        auth: RequestAuth | None = None,
     ) -> Iterator[Page]:
         """Every page of the endpoint, each checked, as received (`credential`: the value
         of its one credential, or of each, in order; `auth`: its auth step's result)."""
@@ -343,7 +344,7 @@ def fetch_endpoints(
         return
     values = [tuple(read[c] for c in e.credentials) for e in endpoints]
     keys = {e.auth: tuple(read[c] for c in e.auth.credentials) for e in endpoints if e.auth}
-    authorized: dict[tuple[Any, str], httpx.Auth | None] = {}
+    authorized: dict[tuple[Any, str], RequestAuth | None] = {}
     with make_client() as client:
         for e, vals in zip(endpoints, values, strict=True):
             where = {"base": settings.get(e.setting, e.default_base)} if e.base is not None else {

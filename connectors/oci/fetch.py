@@ -10,14 +10,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-import httpx
+from typing import TYPE_CHECKING
 
 from common.errors import PricingError
 from connectors.kit.checks import require_items
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from connectors.oci import settings as s
+
+if TYPE_CHECKING:
+    import httpx
 
 _ITEM_KEYS = ("partNumber", "displayName", "metricName", "currencyCodeLocalizations")
 

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from common.errors import PricingError
 from connectors.kit.checks import require_items
 from connectors.kit.http import DEFAULT_RETRY, RetryPolicy, make_client, request_json
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from connectors.vastai import settings as s
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
