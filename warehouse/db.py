@@ -159,6 +159,12 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> list[tu
     return result.fetchall()
 
 
+def text_literal(text: str | Path) -> str:
+    """`text` as a SQL string literal, for the statements that take no parameter where a
+    file's path goes (ATTACH): a path may hold a quote."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
 def query(
     con: duckdb.DuckDBPyConnection, sql: str, params: Any = None, *, batch_rows: int = 64 * 1024
 ) -> pl.DataFrame:
@@ -322,7 +328,8 @@ def _compact_if_sparse(con: duckdb.DuckDBPyConnection, target: Path) -> bool:
     (name,) = run(con, "SELECT current_database()")[0]
     run(
         con,
-        f"ATTACH '{target}' AS _compact (STORAGE_VERSION '{STORAGE_COMPATIBILITY}')",
+        f"ATTACH {text_literal(target)} AS _compact"
+        f" (STORAGE_VERSION '{STORAGE_COMPATIBILITY}')",
     )
     try:
         run(con, f'COPY FROM DATABASE "{name}" TO _compact')

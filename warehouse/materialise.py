@@ -22,7 +22,7 @@ import duckdb
 
 from common.errors import WarehouseError
 from warehouse import lineage
-from warehouse.db import HELD_SUFFIX, run
+from warehouse.db import HELD_SUFFIX, run, text_literal
 from warehouse.sql_runner import (
     SQL_DIR,
     apply_comments,
@@ -95,7 +95,7 @@ def _scratch(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     files = [scratch, scratch.with_name(scratch.name + ".wal")] if scratch else []
     for f in files:
         f.unlink(missing_ok=True)
-    run(con, f"ATTACH '{scratch or ':memory:'}' AS {HELD}")
+    run(con, f"ATTACH {text_literal(scratch or ':memory:')} AS {HELD}")
     try:
         yield
     finally:

@@ -46,7 +46,7 @@ import connectors
 from common.errors import WarehouseError
 from common.schemas import SEED_DDL
 from warehouse import lineage
-from warehouse.db import run, transaction
+from warehouse.db import run, text_literal, transaction
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 VIEW_LAYERS = ("intermediate", "marts", "alert_inputs")
@@ -277,8 +277,7 @@ class Relation:
 
 
 def _quote(value: object) -> str:
-    text = str(value).lower() if isinstance(value, bool) else str(value)
-    return "'" + text.replace("'", "''") + "'"
+    return text_literal(str(value).lower() if isinstance(value, bool) else str(value))
 
 
 def _target(spec: str) -> str:

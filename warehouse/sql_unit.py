@@ -44,7 +44,7 @@ from polars.testing import assert_frame_equal
 from common.errors import WarehouseError
 from common.schemas import BOOKKEEPING_DDL, SEED_DDL
 from warehouse import lineage, sql_runner
-from warehouse.db import query
+from warehouse.db import query, text_literal
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def _literal(value: Any) -> str:
         return f"TIMESTAMP '{value.replace(tzinfo=None).isoformat(sep=' ')}'"
     if isinstance(value, date):
         return f"DATE '{value.isoformat()}'"
-    return "'" + str(value).replace("'", "''") + "'"
+    return text_literal(str(value))
 
 
 def _create_input(con: duckdb.DuckDBPyConnection, name: str, rows: list[dict]) -> None:

@@ -130,3 +130,18 @@ def test_the_scratch_database_goes_on_failure_and_a_stale_one_is_replaced(
             raise RuntimeError("stop")
     assert not scratch.exists()
     assert not list(tmp_path.glob("w.duckdb.next*"))
+
+
+def test_a_warehouse_in_a_folder_whose_name_holds_a_quote(demo_warehouse, tmp_path):
+    """The scratch database is attached by its path written in SQL: a quote in the path is
+    a quote, not the end of the statement's string."""
+    folder = tmp_path / "o'brien's data"
+    folder.mkdir()
+    path = folder / "w.duckdb"
+    shutil.copyfile(demo_warehouse, path)
+    with db.building(path) as con:
+        sql_runner.build_views(con)
+        with materialise.computed_once(con) as held:
+            assert "int_offers_current" in held
+            assert db.run(con, "SELECT count(*) > 0 FROM int_offers_current") == [(True,)]
+    assert not list(folder.glob("w.duckdb.next*"))
