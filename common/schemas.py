@@ -7,8 +7,9 @@ shift them, and Polars and DuckDB agree on them without the ICU extension.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,6 +24,16 @@ def utc_now() -> datetime:
 def canonical_json(value: Any) -> str:
     """The one text of a request (sorted keys, no spaces): a page's sha256 covers it."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def page_sha256(request: str, body: bytes | Iterable[bytes]) -> str:
+    """A page's name: sha256 over its request (`canonical_json` text) and its body bytes
+    (or the body's chunks in order, a downloaded file read piece by piece), as fetched: the
+    raw store's object name and the ledger's `sha256`."""
+    h = hashlib.sha256(request.encode())
+    for chunk in (body,) if isinstance(body, bytes) else body:
+        h.update(chunk)
+    return h.hexdigest()
 
 
 # on_demand, spot, reserved_1y/3y (reservations and committed use, effective hourly);

@@ -3,7 +3,7 @@
     <warehouse>.raw/objects/<sha[:2]>/<sha>.zst      (or $GPU_PRICING_RAW_STORE/objects/...)
 
 One zstd-compressed file per distinct page, named by the page's sha256 (request identity +
-body bytes, `connectors.kit.page.Page.sha256`). Append-only and content-addressed: a page
+body bytes, `common.schemas.page_sha256`). Append-only and content-addressed: a page
 whose object exists is not written again, an object is never modified, and a refresh never
 copies the store (only the small analytics file is copied and published). Each object is
 written to a temporary name and renamed into place, so a refresh killed at any moment
@@ -35,7 +35,6 @@ and never leave a half-used segment behind.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
@@ -49,6 +48,7 @@ import pyarrow as pa
 import zstandard
 
 from common.errors import WarehouseError
+from common.schemas import page_sha256
 
 log = logging.getLogger(__name__)
 
@@ -121,14 +121,6 @@ REPAIR = (
     "replay a snapshot holding it (`gpu-pricing refresh --snapshot DIR --full-check`); "
     "`gpu-pricing raw verify` lists every damaged object"
 )
-
-
-def page_sha256(request: str, body: bytes) -> str:
-    """A page's name: sha256 over its request (canonical JSON text) and its body bytes, as
-    `connectors.kit.page.Page.sha256` computes it when the page is fetched."""
-    h = hashlib.sha256(request.encode())
-    h.update(body)
-    return h.hexdigest()
 
 
 def default_root(warehouse: Path) -> Path:

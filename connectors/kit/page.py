@@ -8,7 +8,6 @@ the fetch time), so a page that comes back unchanged is recognised and not store
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,6 +19,7 @@ import polars as pl
 
 from common.redact import credential_values, mask_credentials
 from common.schemas import canonical_json as canonical_json  # a request's one text
+from common.schemas import page_sha256
 from common.schemas import utc_now as utc_now  # naive UTC, the one clock of fetch times
 
 # Request keys that say which slice of a provider a page belongs to. A load covers one
@@ -125,14 +125,13 @@ class Page:
         """Over the request and the body bytes as stored (not the fetch time): hashed as
         read, never decoded and re-encoded for it."""
         if not self._sha:
-            h = hashlib.sha256(canonical_json(self.request).encode())
-            if self.path is not None:
-                with self.path.open("rb") as fh:
-                    for chunk in iter(lambda: fh.read(1 << 20), b""):
-                        h.update(chunk)
+            request = canonical_json(self.request)
+            if self.path is None:
+                self._sha.append(page_sha256(request, self.content))
             else:
-                h.update(self.content)
-            self._sha.append(h.hexdigest())
+                with self.path.open("rb") as fh:
+                    chunks = iter(lambda: fh.read(1 << 20), b"")
+                    self._sha.append(page_sha256(request, chunks))
         return self._sha[0]
 
 
