@@ -38,9 +38,9 @@ def _plain_params():
                 yield command, ctx, param
 
 
-def _outcome(convert):
+def _outcome(convert, *args, **kwargs):
     try:
-        value = convert()
+        value = convert(*args, **kwargs)
     except typer.BadParameter as exc:
         return "error", exc.format_message()
     if isinstance(value, float) and math.isnan(value):
@@ -60,8 +60,8 @@ def test_plain_values_convert_as_typer_converts_them(tmp_path, monkeypatch):
         for value in (*VALUES, param.default):
             if value is None or (d.annotation is bool and isinstance(value, bool)):
                 continue  # never converted (typer's RuntimeParam.coerce, process_value)
-            mine = _outcome(lambda v=value: direct._coerce_value(v, param, ctx))
-            theirs = _outcome(lambda v=value: typers_own._coerce_value(v, param=param, ctx=ctx))
+            mine = _outcome(direct._coerce_value, value, param, ctx)
+            theirs = _outcome(typers_own._coerce_value, value, param=param, ctx=ctx)
             assert mine == theirs, (command.name, param.name, value)
         checked.add(d.annotation if d.annotation in (str, int, float, bool) else Path)
     assert checked == {str, int, float, bool, Path}, checked
