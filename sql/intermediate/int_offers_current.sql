@@ -21,9 +21,11 @@ with open_prices as not materialized (
 ),
 
 -- the offers priced in several variants (most have one): only those are ranked, as a
--- window over every offer costs a sort of all of them
+-- window over every offer costs a sort of all of them. Found by their key's hash (one
+-- number to group and match instead of five names; two keys sharing a hash only send an
+-- offer through the ranking, which keeps it all the same)
 several as (
-    select provider, region, zone, instance_type, pricing_model
+    select hash(provider, region, zone, instance_type, pricing_model) as key_hash
     from open_prices
     group by all
     having count(*) > 1
@@ -32,15 +34,12 @@ several as (
 ranked as not materialized (
     select o.* from open_prices o
     anti join several s
-      on s.provider = o.provider and s.region = o.region and s.zone is not distinct from o.zone
-     and s.instance_type = o.instance_type and s.pricing_model = o.pricing_model
+      on s.key_hash = hash(o.provider, o.region, o.zone, o.instance_type, o.pricing_model)
     union all
     select * from (
         select o.* from open_prices o
         semi join several s
-          on s.provider = o.provider and s.region = o.region
-         and s.zone is not distinct from o.zone
-         and s.instance_type = o.instance_type and s.pricing_model = o.pricing_model
+          on s.key_hash = hash(o.provider, o.region, o.zone, o.instance_type, o.pricing_model)
     )
     qualify row_number() over (
         partition by provider, region, zone, instance_type, pricing_model
