@@ -11,7 +11,11 @@
 -- time; null where the source states none); first_seen_at is the fetch that first saw
 -- this price (the history keeps the fetch that opened a price period). effective_at and
 -- fetched_at keep their contract names and hold the same two values.
-with open_prices as (
+-- Cost at a million offers: the open prices are read where each step needs them (a filtered
+-- scan of the history), not held whole between the steps, and cheapest_order is numbered
+-- over the ordering columns alone, then joined back to its offer by the offer's key (a
+-- window that carries every column of a million rows costs three times as much).
+with open_prices as not materialized (
     select * from int_offers_flagged
     where valid_to is null
 ),
@@ -25,7 +29,7 @@ several as (
     having count(*) > 1
 ),
 
-ranked as (
+ranked as not materialized (
     select o.* from open_prices o
     anti join several s
       on s.provider = o.provider and s.region = o.region and s.zone is not distinct from o.zone
@@ -55,9 +59,10 @@ variant_names as (
     group by all
 ),
 
--- resolved once per GPU as the offers name it (a handful of rows), not once per offer
+-- resolved once per GPU as the open prices name it (a handful of rows), not once per
+-- offer (those of the variants not kept resolve too, and are matched by no offer)
 gpus as (
-    select distinct gpu_name, gpu_memory_gib, gpu_variant from ranked
+    select distinct gpu_name, gpu_memory_gib, gpu_variant from open_prices
 ),
 
 resolved as (
@@ -76,7 +81,7 @@ resolved as (
     ) = 1
 ),
 
-current_offers as (
+current_offers as not materialized (
     select
         r.provider, r.region, r.zone, r.instance_type, r.gpu_name, x.resolved_gpu_variant as gpu_variant,
         r.gpu_memory_gib, r.gpu_count,
@@ -91,16 +96,25 @@ current_offers as (
       on x.gpu_name is not distinct from r.gpu_name
      and x.gpu_memory_gib is not distinct from r.gpu_memory_gib
      and x.gpu_variant is not distinct from r.gpu_variant
-)
+),
 
 -- cheapest_order: the one cheapest-first order every ranking uses (int_offers_ranked, the
 -- estimate, the report, the planner): per-GPU-hour price, then provider, region, zone (none
 -- first), instance type, then GPU, pricing model and variant so the order is total and a
 -- refresh deterministic. Offers without a per-GPU-hour price come last.
-select
-    *,
-    row_number() over (
-        order by price_usd_per_gpu_hour nulls last, provider, region, zone nulls first,
-                 instance_type, gpu_name, gpu_memory_gib, pricing_model, pricing_detail nulls first
-    ) as cheapest_order
-from current_offers
+ordered as (
+    select
+        provider, region, zone, instance_type, pricing_model,
+        row_number() over (
+            order by price_usd_per_gpu_hour nulls last, provider, region, zone nulls first,
+                     instance_type, gpu_name, gpu_memory_gib, pricing_model,
+                     pricing_detail nulls first
+        ) as cheapest_order
+    from current_offers
+)
+
+select c.*, o.cheapest_order
+from current_offers c
+join ordered o
+  on o.provider = c.provider and o.region = c.region and o.zone is not distinct from c.zone
+ and o.instance_type = c.instance_type and o.pricing_model = c.pricing_model
