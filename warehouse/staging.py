@@ -16,9 +16,9 @@ and staged, one transaction per provider, and what decides whether that is neede
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -26,7 +26,13 @@ import duckdb
 import polars as pl
 
 from common.errors import PricingError
-from common.schemas import OFFER_KEY, SEED_DDL, staging_ddl, staging_migrations
+from common.schemas import (
+    OFFER_KEY,
+    SEED_DDL,
+    STAGED_COLUMNS,
+    staging_ddl,
+    staging_migrations,
+)
 from connectors import registry
 from connectors.errors import UnexpectedResponse
 from connectors.kit import provenance
@@ -155,7 +161,7 @@ def _watermarks(con, provider: str) -> dict[tuple[str, str], datetime]:
     return {(r["endpoint"], r["scope"]): r["at"] for r in rows.iter_rows(named=True)}
 
 
-BATCH_BYTES = 64 << 20
+BATCH_BYTES = 32 << 20
 
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -239,25 +245,38 @@ def views_current(con: duckdb.DuckDBPyConnection, built: str | None) -> tuple[st
 
 
 def _normalise_in_batches(
-    connector: Connector, index: pl.DataFrame, store: RawStore
+    connector: Connector,
+    index: pl.DataFrame,
+    store: RawStore,
+    stage: Callable[[pl.DataFrame], None],
 ) -> Normalised:
     """Parse the batched endpoint's pages ~BATCH_BYTES at a time, read straight from the
-    raw store (each batch with every page of the other endpoints), so a million-item
-    crawl never sits in memory whole."""
+    raw store (each batch with every page of the other endpoints), each batch's offers
+    handed to `stage` as soon as they are normalised, so neither a million-item crawl nor
+    its parsed offers sit in memory whole. Returns the rest of the result (its `offers`
+    empty: they are staged)."""
     big = connector.batched_endpoint
     rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
     index = index.filter(pl.col("endpoint") == big)
     batches: list[Normalised] = []
     for batch in _read_ahead(raw.iter_batches(index, store, BATCH_BYTES)):
         pages = pages_frame(batch)
+        del batch
         if rest.height:
             pages = pl.concat([rest, pages], how="vertical")
-        batches.append(normalise(connector.parse(pages).offers))
+        batches.append(_staged(normalise(connector.parse(pages).offers), stage))
+        del pages
     if not batches and rest.height:  # only the other endpoints have pages
-        batches.append(normalise(connector.parse(rest).offers))
+        batches.append(_staged(normalise(connector.parse(rest).offers), stage))
     if not batches:
         raise UnexpectedResponse(connector.name, big, "no current pages to parse")
     return combine(batches)
+
+
+def _staged(result: Normalised, stage: Callable[[pl.DataFrame], None]) -> Normalised:
+    """`result` with its offers handed to `stage` and dropped from it."""
+    stage(result.offers)
+    return replace(result, offers=result.offers.clear())
 
 
 def _read_ahead(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
@@ -270,14 +289,24 @@ def _read_ahead(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
             yield batch
 
 
-def unique_offers(offers: pl.DataFrame) -> pl.DataFrame:
-    """One staged row per offer key (checked once, here; history relies on it): where a
-    source lists a key twice, the latest fetch wins, then the lower price."""
-    if not offers.select(pl.struct(OFFER_KEY).is_duplicated().any()).item():
-        return offers
-    return offers.sort(
-        ["fetched_at", "price_usd_per_hour"], descending=[True, False], nulls_last=True
-    ).unique(OFFER_KEY, keep="first", maintain_order=True)
+def unique_offers(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    """One staged row per offer key (checked once, here, over the staged table; history
+    relies on it): where a source lists a key twice, the latest fetch wins, then the lower
+    price, then the rest of the row in order (so the same pages always keep the same row).
+    Returns the rows staged."""
+    key = ", ".join(OFFER_KEY)
+    if run(con, f"SELECT 1 FROM {table} GROUP BY {key} HAVING count(*) > 1 LIMIT 1"):
+        rest = ", ".join(c for c in STAGED_COLUMNS if c not in ("fetched_at", "price_usd_per_hour"))
+        run(
+            con,
+            f"""DELETE FROM {table} WHERE rowid IN (
+                    SELECT rowid FROM {table}
+                    QUALIFY row_number() OVER (
+                        PARTITION BY {key}
+                        ORDER BY fetched_at DESC NULLS LAST,
+                                 price_usd_per_hour ASC NULLS LAST, {rest}) > 1)""",
+        )
+    return run(con, f"SELECT count(*) FROM {table}")[0][0]
 
 
 def _since(con, index: pl.DataFrame, connector: Connector, run_id: str) -> pl.DataFrame:
@@ -400,7 +429,10 @@ def stage_provider(
 ) -> bool:
     """Parse and stage a provider's current pages; False (nothing done) when they and the
     parsing code are the ones its staged offers came from. Raises `OfferDrop` when its
-    offers fall by more than `max_drop_pct` percent from the ones staged (0: no limit)."""
+    offers fall by more than `max_drop_pct` percent from the ones staged (0: no limit).
+    Call it in a transaction (pipeline.load_and_publish holds one per provider): the
+    offers are staged batch by batch as they are parsed, and a failure on the way must
+    leave every staged table as it was."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
     index = raw.current_index(con, name, connector.endpoints)  # the ledger only
@@ -425,25 +457,36 @@ def stage_provider(
         index = _since(con, index, connector, since)
     # what this refresh's checks cover: the loads of the pages parsed now (warehouse.checks)
     checks.scope(con, index["load_id"].to_list() if index.height else [])
+    table = connector.staging_table
+    before = _staged_rows(con, table)  # what a fall in offers is measured from
+    replace_staged(con, table, pl.DataFrame())  # emptied, then filled batch by batch
+
+    def stage(offers: pl.DataFrame) -> None:
+        if statements is not None:
+            offers = provenance.apply(offers, statements)
+        insert_frame(con, table, offers)
+
     if connector.batched_endpoint:
-        result = _normalise_in_batches(connector, index, store)
+        result = _normalise_in_batches(connector, index, store, stage)
     else:
         pages = pages_frame(raw.with_payloads(index, store))
         parsed = connector.parse(pages, None if since is None else _latest(con, connector))
         del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
-        for table in connector.staged:
-            rows = parsed.staged[table.name]
-            if _stated(table):  # each point stated as its page says
+        for staged_table in connector.staged:
+            rows = parsed.staged[staged_table.name]
+            if _stated(staged_table):  # each point stated as its page says
                 rows = provenance.apply_points(rows, statements)
-            if since is not None and table.series is not None:
-                _append_rows(con, table, table.series, rows)
+            if since is not None and staged_table.series is not None:
+                _append_rows(con, staged_table, staged_table.series, rows)
             else:
-                replace_staged(con, table.name, rows, ddl=table.ddl)
-        result = normalise(parsed.offers)
+                replace_staged(con, staged_table.name, rows, ddl=staged_table.ddl)
+        result = _staged(normalise(parsed.offers), stage)
         del parsed
-    if result.offers.is_empty():
+    loaded = unique_offers(con, table)
+    if not loaded:
         # a price source that answers with no prices is broken (schema drift, an error
-        # body with HTTP 200): keep the last good offers rather than retract them all
+        # body with HTTP 200): keep the last good offers rather than retract them all (the
+        # caller's transaction rolls the emptied table back)
         raise UnexpectedResponse(
             name,
             "*",
@@ -451,20 +494,15 @@ def stage_provider(
             f"{int(result.excluded['n'].sum()) if result.excluded.height else 0} excluded); "
             "keeping the last good data",
         )
-    offers = result.offers
-    if statements is not None:
-        offers = provenance.apply(offers, statements)
-    offers = unique_offers(offers)
-    _check_drop(con, connector.staging_table, name, offers.height, max_drop_pct)
-    replace_staged(con, connector.staging_table, offers)
+    _check_drop(name, before, loaded, max_drop_pct)
     summary.rejected = quarantine(con, result.rejected, utc_now())
-    summary.loaded = offers.height
+    summary.loaded = loaded
     summary.excluded = int(result.excluded["n"].sum()) if result.excluded.height else 0
     summary.unknown_gpu = int(result.unknown_gpu["n"].sum()) if result.unknown_gpu.height else 0
     counts = (
         pl.concat(
             [
-                offers.group_by("load_id").len("rows"),
+                query(con, f"SELECT load_id, count(*) AS rows FROM {table} GROUP BY load_id"),
                 result.rejected.group_by("load_id").len("rejected"),
                 result.excluded.group_by("load_id").agg(pl.col("n").sum().alias("excluded")),
                 result.unknown_gpu.rename({"n": "unknown_gpu"}),
@@ -511,11 +549,16 @@ class OfferDrop(PricingError):
     previous offers are kept (a drifted or half-empty source), unless accepted."""
 
 
-def _check_drop(con, table: str, name: str, now: int, max_drop_pct: float) -> None:
+def _staged_rows(con, table: str) -> int:
+    """The rows of a staged table, 0 when it does not exist yet."""
+    if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table]):
+        return 0
+    return run(con, f"SELECT count(*) FROM {table}")[0][0]
+
+
+def _check_drop(name: str, before: int, now: int, max_drop_pct: float) -> None:
     if max_drop_pct <= 0:
         return
-    exists = run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table])
-    before = run(con, f"SELECT count(*) FROM {table}")[0][0] if exists else 0
     if before and now < before * (1 - max_drop_pct / 100):
         raise OfferDrop(
             f"{name}: offers fell from {before} to {now} (more than {max_drop_pct:g}% since "
