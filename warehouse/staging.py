@@ -36,8 +36,8 @@ from common.schemas import (
 from connectors import registry
 from connectors.errors import UnexpectedResponse
 from connectors.kit import provenance
-from connectors.kit.connector import Connector, Parsed, Series, StagedTable
-from connectors.kit.normalise import Normalised, combine, normalise
+from connectors.kit.connector import Connector, Series, StagedTable
+from connectors.kit.normalise import Normalised, combine
 from connectors.kit.page import pages_frame, utc_now
 from warehouse import checks, db, lineage, plausibility, raw, sql_runner
 from warehouse.db import insert_frame, query, run
@@ -264,17 +264,13 @@ def _normalise_in_batches(
         del batch
         if rest.height:
             pages = pl.concat([rest, pages], how="vertical")
-        batches.append(_staged(_normalised(connector.parse(pages)), stage))
+        batches.append(_staged(connector.parse(pages).normalised(), stage))
         del pages
     if not batches and rest.height:  # only the other endpoints have pages
-        batches.append(_staged(_normalised(connector.parse(rest)), stage))
+        batches.append(_staged(connector.parse(rest).normalised(), stage))
     if not batches:
         raise UnexpectedResponse(connector.name, big, "no current pages to parse")
     return combine(batches)
-
-
-def _normalised(parsed: Parsed) -> Normalised:
-    return normalise(parsed.offers, parsed.records)
 
 
 def _staged(result: Normalised, stage: Callable[[pl.DataFrame], None]) -> Normalised:
@@ -484,7 +480,7 @@ def stage_provider(
                 _append_rows(con, staged_table, staged_table.series, rows)
             else:
                 replace_staged(con, staged_table.name, rows, ddl=staged_table.ddl)
-        result = _staged(_normalised(parsed), stage)
+        result = _staged(parsed.normalised(), stage)
         del parsed
     loaded = unique_offers(con, table)
     if not loaded:

@@ -74,6 +74,36 @@ READ_PAGE = pl.Struct(
         "NextPageLink": pl.String,
     }
 )
+# READ with the prices decoded straight as numbers, not as text cast to numbers (a million
+# items decode ~0.4 s CPU faster): used where it reads what READ's text and its cast read
+# (`_read_as_numbers`). A price that is a text or an object fails this decode (READ then
+# reads it); `true` and `false` would decode as 1.0 and 0.0, where READ's cast rejects them.
+NUMBERS_PAGE = pl.Struct(
+    {
+        "BillingCurrency": pl.String,
+        "Items": pl.List(
+            pl.Struct(
+                [
+                    pl.Field("retailPrice", pl.Float64)
+                    if f.name == "retailPrice"
+                    else pl.Field(
+                        "savingsPlan",
+                        pl.List(
+                            pl.Struct(
+                                {"unitPrice": pl.String, "retailPrice": pl.Float64, "term": pl.String}
+                            )
+                        ),
+                    )
+                    if f.name == "savingsPlan"
+                    else f
+                    for f in ITEM.fields
+                    if f.name in READ
+                ]
+            )
+        ),
+        "NextPageLink": pl.String,
+    }
+)
 SKU_PAGE = pl.Struct(
     {
         "value": pl.List(
@@ -183,17 +213,19 @@ def _decodable(pages: pl.DataFrame) -> pl.DataFrame:
 
 def _items(pages: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The retail pages' items, located (`_at`), with the pages frame they were decoded
-    from (for `item_records`). The fields the rules read (READ) where that is exact: no
-    page hides an object or a list in a field left out (`_nothing_left_out`); else every
-    field, as ITEM reads it, and a page that ITEM cannot read is repaired by `_decodable`
-    and decoded again (a page that is not JSON fails as before)."""
+    from (for `item_records`). The fields the rules read, prices as numbers (NUMBERS_PAGE)
+    or as text (READ_PAGE), where that reads what ITEM reads: no page hides an object or a
+    list in a field left out (`_nothing_left_out`); else every field, as ITEM reads it,
+    and a page that ITEM cannot read is repaired by `_decodable` and decoded again (a page
+    that is not JSON fails as before)."""
     retail = pages.filter(pl.col("endpoint") == "retail_prices")
-    try:
-        items = explode_pages(retail, READ_PAGE, "Items", located=True)
-        if _nothing_left_out(retail, items):
+    for dtype, exact in ((NUMBERS_PAGE, _read_as_numbers), (READ_PAGE, _nothing_left_out)):
+        try:
+            items = explode_pages(retail, dtype, "Items", located=True)
+        except pl.exceptions.ComputeError:
+            continue  # a value of another type: the next decode reads it as the rules do
+        if exact(retail, items):
             return items, retail
-    except pl.exceptions.ComputeError:
-        pass  # an object where a value belongs: the whole decode says where
     try:
         return explode_pages(retail, RETAIL_PAGE, "Items", located=True), retail
     except pl.exceptions.ComputeError:
@@ -223,6 +255,21 @@ def _nothing_left_out(pages: pl.DataFrame, items: pl.DataFrame) -> bool:
         (pl.col("braces") == 1 + pl.col("objects").fill_null(0))
         & (pl.col("brackets") == 1 + pl.col("lists").fill_null(0))
     ).to_series().all()
+
+
+def _read_as_numbers(pages: pl.DataFrame, items: pl.DataFrame) -> bool:
+    """Whether the prices NUMBERS_PAGE decoded are the ones READ_PAGE's text and the rules'
+    cast give: nothing is left out (`_nothing_left_out`) and no price is exactly 0 or 1,
+    which a JSON `true` or `false` decodes to (READ rejects those as not a number; a price
+    of 0 or 1 is read by READ then, to the same number)."""
+    either = [0.0, 1.0]
+    plans = pl.col("savingsPlan").list.eval(
+        pl.element().struct.field("retailPrice").is_in(either)
+    )
+    boolean = pl.col("retailPrice").is_in(either) | plans.list.any()
+    return _nothing_left_out(pages, items) and not items.select(
+        boolean.fill_null(False).any()
+    ).item()
 
 
 def parse(pages: pl.DataFrame) -> pl.DataFrame:

@@ -21,7 +21,7 @@ from common import providers
 from common.errors import PricingError
 from common.redact import register_env
 from common.schemas import conform, table_ddl
-from connectors.kit.normalise import parse_tail
+from connectors.kit.normalise import Normalised, normalise, parse_tail
 from connectors.kit.page import PAGES_SCHEMA, FetchContext, FetchFailure, Page
 
 APPEND = "append"  # every page ever landed is part of the current state (time series)
@@ -107,6 +107,11 @@ class Parsed:
     # the raw items of offers located by `_at` (a parse that decodes only the fields its
     # rules read): read back for the rejected ones only (connectors.kit.decode.item_records)
     records: Callable[[pl.Series], pl.Series] | None = None
+
+    def normalised(self) -> Normalised:
+        """The shared rules over these offers (connectors.kit.normalise), a rejected row's
+        record read back by `records` where the offers are located."""
+        return normalise(self.offers, self.records)
 
     def __post_init__(self) -> None:
         tail = parse_tail(self.offers)  # the defaults every parse leaves to the kit

@@ -1,4 +1,5 @@
-"""The refresh's Azure parse decodes only the item fields its rules read (parse.READ); a
+"""The refresh's Azure parse decodes only the item fields its rules read (parse.READ),
+prices as numbers where that reads what their text did (parse.NUMBERS_PAGE); a
 rejected item is quarantined whole all the same: its record is the item read again from
 its page with the full declared schema (parse.ITEM), exactly the record a parse that
 decoded every field of every item quarantined."""
@@ -42,6 +43,9 @@ def whole_items(pages: pl.DataFrame) -> dict[str, str]:
 BAD_ITEMS = [  # (the item's fields, the reason it is quarantined with)
     ({"retailPrice": "27.197"}, None),  # a price as a numeric text: read as the number
     ({"retailPrice": True}, "retailPrice true is not a number"),
+    ({"retailPrice": False}, "retailPrice false is not a number"),
+    ({"retailPrice": 0}, "price 0.0 USD/h is not positive"),
+    ({"retailPrice": 1}, None),  # a number, not `true`
     ({"retailPrice": "free"}, "retailPrice free is not a number"),
     ({"retailPrice": None}, "missing field retailPrice"),
     ({"retailPrice": -1.0}, "price -1.0 USD/h is not positive"),
@@ -89,7 +93,7 @@ def test_a_list_in_a_field_no_rule_reads_is_quarantined_too():
     ]
 
 
-def test_healthy_pages_decode_only_the_fields_the_rules_read(monkeypatch):
+def test_healthy_pages_decode_only_the_fields_the_rules_read_prices_as_numbers(monkeypatch):
     used = []
     explode = decode.explode_pages
 
@@ -98,10 +102,20 @@ def test_healthy_pages_decode_only_the_fields_the_rules_read(monkeypatch):
         return explode(pages, dtype, *args, **kwargs)
 
     monkeypatch.setattr(parse, "explode_pages", spy)
-    sp = {"unitPrice": 1.0, "retailPrice": 1.0, "term": "1 Year"}
+    sp = {"unitPrice": 15.77, "retailPrice": 15.77, "term": "1 Year"}
     pages = retail_pages({"Items": [item(), item(savingsPlan=[sp, sp]), item(savingsPlan=[])]})
     assert CONNECTOR.parse(pages).offers.height == 5  # 3 items and 2 plans
-    assert used == [parse.READ_PAGE]
+    assert used == [parse.NUMBERS_PAGE]  # the prices decoded as numbers
+    used.clear()
+    # a boolean price decodes as a number (true as 1.0): such a page's prices are read as
+    # text, and the item is rejected as not a number, as ever
+    plan = {**sp, "retailPrice": True}
+    pages = retail_pages({"Items": [item(), item(meterId="bad", savingsPlan=[sp, plan])]})
+    parsed = CONNECTOR.parse(pages)
+    assert used == [parse.NUMBERS_PAGE, parse.READ_PAGE]
+    rejected = normalise(parsed.offers, parsed.records).rejected
+    assert rejected["reason"].to_list() == ["savingsPlan retailPrice true is not a number"]
+    assert rejected["record"].to_list() == [whole_items(pages)["bad"]]
 
 
 @pytest.mark.parametrize(
