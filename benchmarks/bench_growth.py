@@ -8,9 +8,10 @@ night 1% of prices change (new price, new effectiveStartDate, as the API publish
 spread over the walk as the real API does, so nearly every page's hash changes; every
 fifth night a few items are inserted into and removed from some regions, which shifts
 every later page of those walks. Each night refreshes the same warehouse in a child
-process and reports: refresh time (and by stage), the published file's size, the raw
-store's size, the child's peak RSS, and an analyst query's time
-(`select * from mart_cheapest_gpu_hour`, a new read-only connection).
+process and reports: refresh time (and by stage), the published file's size (and how
+much of it is free blocks, kept for the next build), the raw store's size, the child's
+peak RSS, and an analyst query's time (`select * from mart_cheapest_gpu_hour`, a new
+read-only connection). The growth a night is the least-squares slope over nights 1..N.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import json
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -54,12 +56,13 @@ t2 = time.perf_counter()
 rows = len(con.execute("select * from mart_cheapest_gpu_hour").fetchall())
 t3 = time.perf_counter()
 history = con.execute("select count(*) from snp_offers_history").fetchone()[0]
+free, block = con.execute("select free_blocks, block_size from pragma_database_size()").fetchone()
 con.close()
 print(json.dumps({"s": t1 - t0, "timings": summary.timings, "query_s": t3 - t2, "rows": rows,
                   "history_rows": history, "opened": summary.history.get("opened", 0),
                   "pages": summary.providers[0].fetched,
                   "unchanged": summary.providers[0].unchanged,
-                  "file_mb": path.stat().st_size / 1e6,
+                  "file_mb": path.stat().st_size / 1e6, "free_mb": free * block / 1e6,
                   "store_mb": RawStore.beside(path).size_bytes() / 1e6, "peak_rss_mib": rss}))
 """
 
@@ -158,7 +161,7 @@ def main() -> None:
     walks = base_items(args.items, args.regions)
     header = (
         f"{'night':>5} {'refresh s':>9} {'land':>5} {'parse':>5} {'hist':>5} {'pages':>11} "
-        f"{'opened':>7} {'file MB':>8} {'store MB':>9} {'RSS MiB':>8} {'query ms':>9}"
+        f"{'opened':>7} {'file MB':>8} {'free MB':>8} {'store MB':>9} {'RSS MiB':>8} {'query ms':>9}"
     )
     print(header)
     nights = []
@@ -172,19 +175,33 @@ def main() -> None:
         print(
             f"{night:>5} {r['s']:>9.2f} {t.get('land', 0):>5.2f} {t.get('parse_stage', 0):>5.2f} "
             f"{t.get('history', 0):>5.2f} {r['pages'] - r['unchanged']:>5}/{r['pages']:<5} "
-            f"{r['opened']:>7,} {r['file_mb']:>8.1f} {r['store_mb']:>9.1f} "
+            f"{r['opened']:>7,} {r['file_mb']:>8.1f} {r['free_mb']:>8.1f} {r['store_mb']:>9.1f} "
             f"{r['peak_rss_mib']:>8,.0f} {r['query_s'] * 1000:>9.0f}",
             flush=True,
         )
     if args.json:
         args.json.write_text(json.dumps(nights, indent=1))
     if len(nights) > 2:
-        first, last = nights[1], nights[-1]
-        growth = (last["file_mb"] - first["file_mb"]) / (len(nights) - 2)
+        # night 0 builds from nothing; from night 1 the file holds a build's working room
+        # (DuckDB reuses freed blocks and cuts free ones off the end), so its size goes up
+        # and down by a few blocks a night: the growth is the slope of a least-squares line
+        # over nights 1..N, of the file and of the part of it in use
+        later = nights[1:]
+        x = [n["night"] for n in later]
+        slope = {
+            key: statistics.linear_regression(x, [f(n) for n in later]).slope
+            for key, f in [
+                ("file", lambda n: n["file_mb"]),
+                ("used", lambda n: n["file_mb"] - n["free_mb"]),
+                ("store", lambda n: n["store_mb"]),
+            ]
+        }
+        first, last = later[0], later[-1]
         print(
             f"night {last['night']} / night 1 refresh time: {last['s'] / first['s']:.2f}x; "
-            f"published file +{growth:.2f} MB a night; raw store "
-            f"+{(last['store_mb'] - first['store_mb']) / (len(nights) - 2):.2f} MB a night"
+            f"published file {slope['file']:+.2f} MB a night ({slope['used']:+.2f} MB in use); "
+            f"raw store {slope['store']:+.2f} MB a night (least-squares slopes over nights 1-"
+            f"{last['night']})"
         )
 
 

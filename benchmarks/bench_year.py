@@ -116,6 +116,11 @@ con.execute(sql, {"first": oldest, "points_per_series": per_series})
 # what a refresh keeps of the older points for the spot statistics, as a night would have
 from warehouse import spot_openings
 spot_openings.advance(con, None)
+# and each series' newest row, as a night keeps it (warehouse.series_newest)
+from connectors import registry
+from warehouse import series_newest
+for table, series in registry.get("aws").series_tables:
+    series_newest.read(con, table.name, series.series, series.time)
 con.execute("CHECKPOINT")
 points = con.execute("SELECT count(*) FROM stg_aws__spot_prices").fetchone()[0]
 print(f"history: {points:,} points in {path}", flush=True)

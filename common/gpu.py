@@ -33,8 +33,10 @@ import csv
 import re
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
 SEEDS = Path(__file__).resolve().parents[1] / "sql" / "seeds"
 SEED_GPU_SPECS = SEEDS / "seed_gpu_specs.csv"
@@ -106,6 +108,8 @@ def single_sizes() -> dict[str, float]:
 def form_factor(raw: pl.Expr, extra: tuple[tuple[str, str], ...] = ()) -> pl.Expr:
     """'PCIe' | 'SXM' from a source's GPU words, else null (the default variant).
     `extra` adds a connector's own patterns, checked first."""
+    import polars as pl
+
     out: pl.Expr = pl.lit(None, dtype=pl.String)
     for pattern, variant in reversed((*extra, *FORM_FACTORS)):
         out = pl.when(raw.str.contains(pattern)).then(pl.lit(variant)).otherwise(out)
@@ -115,6 +119,8 @@ def form_factor(raw: pl.Expr, extra: tuple[tuple[str, str], ...] = ()) -> pl.Exp
 def gpu_name(raw: pl.Expr, stated_memory: pl.Expr | None = None) -> pl.Expr:
     """The reference name the source's GPU words name (seed_gpu_aliases.csv), else null.
     A row that requires a memory matches only where `stated_memory` is that size."""
+    import polars as pl
+
     out: pl.Expr = pl.lit(None, dtype=pl.String)
     for pattern, name, memory in reversed(aliases()):
         hit = raw.str.contains(pattern)
@@ -128,6 +134,8 @@ def canonical(raw: pl.Expr) -> pl.Expr:
     """A source's own GPU name as the reference spells it where the reference has it, else
     as the source spells it, upper-cased (AWS's 'RTX PRO SERVER 6000' -> 'RTX PRO 6000';
     'RTX PRO 4500', which the reference lacks, stays)."""
+    import polars as pl
+
     return pl.coalesce(gpu_name(raw), raw.str.strip_chars().str.to_uppercase())
 
 
@@ -150,12 +158,16 @@ _MEMORY = r"(?i)(?:^|[^a-z0-9])(\d{1,3})\s*(?:gib|gb|g)(?:[^a-z0-9]|$)"
 
 def stated_memory(words: pl.Expr) -> pl.Expr:
     """The first memory size the source's words state, in GiB, else null."""
+    import polars as pl
+
     return words.str.extract(_MEMORY, 1).cast(pl.Float64, strict=False)
 
 
 def near(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
     """The reference size of that GPU a stated memory is within 10% of (the marketed size:
     AWS's 22,888 MiB A10G is 24 GB, Verda's "268GB" B300 is 288 GB), else null."""
+    import polars as pl
+
     out: pl.Expr = pl.lit(None, dtype=pl.Float64)
     for gpu, sizes in reference_sizes().items():
         for size in sizes:
@@ -169,12 +181,16 @@ def snap(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
     is near no size the reference lists for that GPU (Vast's driver reporting 60 GB for an
     A100 is no A100 the reference knows, and is not guessed into one); as stated for a GPU
     the reference lacks (AWS's RTX PRO 4500, 32 GB)."""
+    import polars as pl
+
     known = name.is_in(list(reference_sizes()))
     return pl.when(known).then(near(name, gib)).otherwise(gib)
 
 
 def _family() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """(gpu_name, gpu_memory_gib, gpu_variant) of the row's instance family, else nulls."""
+    import polars as pl
+
     name: pl.Expr = pl.lit(None, dtype=pl.String)
     memory: pl.Expr = pl.lit(None, dtype=pl.Float64)
     variant: pl.Expr = pl.lit(None, dtype=pl.String)
@@ -194,6 +210,8 @@ def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
     The rule reads only those columns and the provider, so it runs once per distinct
     combination of them (a few hundred in a million-item crawl, each tried against every
     alias and family pattern) and is joined back onto the rows, in their order."""
+    import polars as pl
+
     if text is not None:
         df = df.with_columns(text.cast(pl.String).alias(GPU_TEXT))
     keys = [
@@ -219,6 +237,8 @@ def _identified(rows: tuple[tuple, ...], schema: tuple[tuple[str, pl.DataType], 
     """The distinct key rows with their answers (`_id_<column>`). Cached: the batches of
     one large parse repeat the same few hundred rows, and the rule's plan of a few hundred
     `when` branches costs ~30 ms a call whatever the rows."""
+    import polars as pl
+
     distinct = pl.DataFrame(list(rows), schema=dict(schema), orient="row")
     # `_identify` keeps its rows in order: its answers sit beside the keys they answer
     return distinct.hstack(
@@ -236,6 +256,8 @@ def _identify(df: pl.DataFrame, has_text: bool) -> pl.DataFrame:
 def _rule(has_text: bool) -> tuple[dict[str, pl.Expr], pl.Expr]:
     """The rule's expressions, built once in a process (a few hundred `when` branches:
     building them cost more than running them on a connector's few distinct rows)."""
+    import polars as pl
+
     words = pl.col("instance_type")
     if has_text:
         words = pl.coalesce(pl.col(GPU_TEXT), words)
@@ -267,6 +289,8 @@ def identified(frame: pl.DataFrame, provider: str, instance_type: str, words: st
     from its `words` column and its `instance_type` column, for a connector that needs a
     GPU's identity inside its parse (Vultr divides a plan's memory by one GPU's; GCP
     prices several machine shapes from one GPU SKU). The connector decides nothing."""
+    import polars as pl
+
     blank = {
         "provider": pl.lit(provider),
         "instance_type": pl.col(instance_type),

@@ -11,9 +11,11 @@ import hashlib
 import json
 from collections.abc import Collection, Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def utc_now() -> datetime:
@@ -65,54 +67,54 @@ PROVENANCES = ("api", "published_sheet", "illustrative", "unverified")
 # The canonical offer: one priced offer as a connector understood it. `status` and
 # `reason` carry the connector's verdict: 'ok', 'excluded' (out of scope on purpose,
 # counted) or 'rejected' (invalid, goes to quarantine with `record`).
-OFFER_SCHEMA: dict[str, pl.DataType] = {
-    "provider": pl.String(),
-    "region": pl.String(),
-    "zone": pl.String(),
-    "instance_type": pl.String(),
-    "pricing_model": pl.String(),
-    "pricing_detail": pl.String(),
-    "gpu_name": pl.String(),
+OFFER_TYPES: dict[str, str] = {
+    "provider": "VARCHAR",
+    "region": "VARCHAR",
+    "zone": "VARCHAR",
+    "instance_type": "VARCHAR",
+    "pricing_model": "VARCHAR",
+    "pricing_detail": "VARCHAR",
+    "gpu_name": "VARCHAR",
     # the form factor where the source names it ('PCIe', 'SXM'; common/gpu.py);
     # null = the default variant of gpu_name x gpu_memory_gib in seed_gpu_specs
-    "gpu_variant": pl.String(),
-    "gpu_memory_gib": pl.Float64(),
-    "gpu_count": pl.Float64(),
-    "vcpus": pl.Float64(),
-    "memory_gib": pl.Float64(),
-    "price_usd_per_hour": pl.Float64(),
-    "price_usd_per_gpu_hour": pl.Float64(),
+    "gpu_variant": "VARCHAR",
+    "gpu_memory_gib": "DOUBLE",
+    "gpu_count": "DOUBLE",
+    "vcpus": "DOUBLE",
+    "memory_gib": "DOUBLE",
+    "price_usd_per_hour": "DOUBLE",
+    "price_usd_per_gpu_hour": "DOUBLE",
     # the currency the provider priced in. When it is not USD, the price columns a parse
     # emits are amounts in that currency; the shared normalise step converts them with the
     # recorded rate (sql/seeds/seed_fx_rates.csv) and appends the rate and its date to
     # source_unit, or quarantines the row when no rate is recorded for the currency.
-    "source_currency": pl.String(),
-    "source_price": pl.Float64(),
-    "source_unit": pl.String(),
+    "source_currency": "VARCHAR",
+    "source_price": "DOUBLE",
+    "source_unit": "VARCHAR",
     # a market anomaly (spot at or above on-demand), never where the price comes from
-    "price_flag": pl.String(),
-    "provenance": pl.String(),
+    "price_flag": "VARCHAR",
+    "provenance": "VARCHAR",
     # false for prices of the accelerator alone (GCP's per-GPU SKUs: the host's vCPUs and
     # RAM are billed on top); null or true = the price buys a usable machine. Cheapest-
     # price rankings compare only usable machines.
-    "host_included": pl.Boolean(),
+    "host_included": "BOOLEAN",
     # instances of this offer the source lists as available at fetch time (Crusoe's
     # capacity quantity, an AWS Capacity Block's InstanceCount, 1 for a Vast.ai listing,
     # 0 for a Lambda type listed with no region of capacity); null where the source gives
     # no count. The planners' instance limit (models.capacity) starts from it.
-    "capacity_instances": pl.Float64(),
-    "effective_at": pl.Datetime("us"),
-    "expires_at": pl.Datetime("us"),
-    "fetched_at": pl.Datetime("us"),
-    "load_id": pl.String(),
-    "endpoint": pl.String(),
-    "status": pl.String(),
-    "reason": pl.String(),
-    "record": pl.String(),
+    "capacity_instances": "DOUBLE",
+    "effective_at": "TIMESTAMP",
+    "expires_at": "TIMESTAMP",
+    "fetched_at": "TIMESTAMP",
+    "load_id": "VARCHAR",
+    "endpoint": "VARCHAR",
+    "status": "VARCHAR",
+    "reason": "VARCHAR",
+    "record": "VARCHAR",
 }
 
 # Columns that land in stg_<provider>__offers (status/reason/record stay behind).
-STAGED_COLUMNS = [c for c in OFFER_SCHEMA if c not in ("status", "reason", "record")]
+STAGED_COLUMNS = [c for c in OFFER_TYPES if c not in ("status", "reason", "record")]
 
 # A per-GPU-hour price above this is a unit or parsing error, not a price: the dearest
 # real list price we know of (an 8x H200 VM in a premium region) is ~15 USD/GPU-hour.
@@ -121,12 +123,33 @@ MAX_USD_PER_GPU_HOUR = 200.0
 
 OFFER_KEY = ["provider", "region", "zone", "instance_type", "pricing_model", "pricing_detail"]
 
-_DUCK_TYPES = {
-    pl.String(): "VARCHAR",
-    pl.Float64(): "DOUBLE",
-    pl.Datetime("us"): "TIMESTAMP",
-    pl.Boolean(): "BOOLEAN",
-}
+
+def _polars_types() -> dict[str, pl.DataType]:
+    """DuckDB's types of the declared columns -> Polars' (the one mapping both ways)."""
+    import polars as pl
+
+    return {
+        "VARCHAR": pl.String(),
+        "DOUBLE": pl.Float64(),
+        "TIMESTAMP": pl.Datetime("us"),
+        "BOOLEAN": pl.Boolean(),
+    }
+
+
+@cache
+def _offer_schema() -> dict[str, pl.DataType]:
+    polars_type = _polars_types()
+    return {c: polars_type[t] for c, t in OFFER_TYPES.items()}
+
+
+def __getattr__(name: str) -> Any:
+    """OFFER_SCHEMA: the canonical offer in Polars' types (OFFER_TYPES), built when first
+    read, so a command that never handles offers in Polars starts without loading it."""
+    if name == "OFFER_SCHEMA":
+        return _offer_schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _NOT_NULL = {
     "provider",
     "region",
@@ -141,11 +164,12 @@ _NOT_NULL = {
 
 def conform(df: pl.DataFrame) -> pl.DataFrame:
     """Add missing canonical columns as nulls, cast, and order them: the parse boundary."""
-    missing = [
-        pl.lit(None, dtype=t).alias(c) for c, t in OFFER_SCHEMA.items() if c not in df.columns
-    ]
+    import polars as pl
+
+    schema = _offer_schema()
+    missing = [pl.lit(None, dtype=t).alias(c) for c, t in schema.items() if c not in df.columns]
     return df.with_columns(missing).select(
-        [pl.col(c).cast(t, strict=True) for c, t in OFFER_SCHEMA.items()]
+        [pl.col(c).cast(t, strict=True) for c, t in schema.items()]
     )
 
 
@@ -157,13 +181,23 @@ def table_ddl(
 ) -> str:
     """`CREATE TABLE IF NOT EXISTS` for declared Polars columns: the one way a staged
     table's DDL is written, so its DuckDB types are the ones its frames carry."""
+    duck_type = {polars: duck for duck, polars in _polars_types().items()}
+    return _ddl(
+        table, {c: duck_type[_dtype(t)] for c, t in columns.items()}, not_null, primary_key
+    )
+
+
+def _ddl(
+    table: str, columns: Mapping[str, str], not_null: Collection[str], primary_key: Collection[str]
+) -> str:
+    """table_ddl's statement, from the columns' DuckDB types."""
     unknown = (set(not_null) | set(primary_key)) - set(columns)
     if unknown:
         raise ValueError(f"{table}: constraints name undeclared columns {sorted(unknown)}")
     key = tuple(primary_key)
 
-    def column(name: str, dtype: pl.DataType | type[pl.DataType]) -> str:
-        sql = f"{name} {_DUCK_TYPES[_dtype(dtype)]}"
+    def column(name: str, duck_type: str) -> str:
+        sql = f"{name} {duck_type}"
         if key == (name,):
             return f"{sql} PRIMARY KEY"
         return f"{sql} NOT NULL" if name in not_null else sql
@@ -179,14 +213,14 @@ def _dtype(dtype: pl.DataType | type[pl.DataType]) -> pl.DataType:
 
 
 def staging_ddl(table: str) -> str:
-    return table_ddl(table, {c: OFFER_SCHEMA[c] for c in STAGED_COLUMNS}, _NOT_NULL)
+    return _ddl(table, {c: OFFER_TYPES[c] for c in STAGED_COLUMNS}, _NOT_NULL, ())
 
 
 def staging_migrations(table: str, present: Collection[tuple[str, str]] = ()) -> list[str]:
     """Columns added to the canonical schema after a warehouse was created: all of them,
     or those `table` lacks when `present` lists the (table, column) pairs it holds."""
     return [
-        f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {c} {_DUCK_TYPES[OFFER_SCHEMA[c]]}"
+        f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {c} {OFFER_TYPES[c]}"
         for c in STAGED_COLUMNS
         if (table, c) not in present
     ]
@@ -300,7 +334,7 @@ BOOKKEEPING_DDL = [
     # sql/snapshots/snp_offers_history.sql. fct_gpu_prices is the analysts' view over it.
     f"""CREATE TABLE IF NOT EXISTS snp_offers_history (
   connector VARCHAR NOT NULL,
-  {", ".join(f"{c} {_DUCK_TYPES[OFFER_SCHEMA[c]]}" for c in STAGED_COLUMNS)},
+  {", ".join(f"{c} {OFFER_TYPES[c]}" for c in STAGED_COLUMNS)},
   valid_from TIMESTAMP NOT NULL,
   valid_to TIMESTAMP
 )""",

@@ -17,14 +17,17 @@ import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
-import pyarrow as pa
 
 from common.errors import StorageFull, WarehouseError, no_space
+from common.rows import Rows
 from common.schemas import BOOKKEEPING_DDL, RENAMED_COLUMNS, RENAMED_TABLES, staging_migrations
+
+if TYPE_CHECKING:
+    import polars as pl
+    import pyarrow as pa
 
 ENV_VAR = "GPU_PRICING_WAREHOUSE"
 DEFAULT_RELATIVE = Path("warehouse") / "gpu_pricing.duckdb"
@@ -171,11 +174,22 @@ def query(
     """Run a query and return a Polars frame (DuckDB 2.0: via a relation and Arrow).
     Converted batch by batch (`batch_rows`), so a result of large payloads is never held
     twice in memory."""
+    import polars as pl
+
     reader = con.sql(sql, params=params).to_arrow_reader(batch_size=batch_rows)
     frames = [pl.from_arrow(batch) for batch in reader]
     if not frames:
         return pl.from_arrow(reader.schema.empty_table())  # type: ignore[return-value]
     return pl.concat(frames, rechunk=False)  # type: ignore[arg-type]
+
+
+def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> Rows:
+    """Run a query and fetch its rows as Python values (`query`'s frame, for a result small
+    enough to print)."""
+    relation = con.sql(sql, params=params)
+    return Rows(
+        tuple(relation.columns), tuple(str(t) for t in relation.types), relation.fetchall()
+    )
 
 
 # -- whole relations, by name (the publish step, the alert inputs): the name is checked to

@@ -39,6 +39,7 @@ import duckdb
 import polars as pl
 
 from common.schemas import MAX_USD_PER_GPU_HOUR
+from warehouse import series_newest
 from warehouse.db import query, run
 from warehouse.usable import flagged_over
 
@@ -252,9 +253,18 @@ def _delete_offers(con: duckdb.DuckDBPyConnection, offers: pl.DataFrame) -> None
 def _delete_points(con: duckdb.DuckDBPyConnection, points: pl.DataFrame, s: SeriesTable) -> None:
     if points.is_empty():
         return
+    time = s.columns[-1]
     same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM h.{c}" for c in s.columns)
+    # the rows deleted are at or after the oldest held point's time: DuckDB skips the row
+    # groups of older history by it (a year of points scanned otherwise, every night)
+    since = None if points[time].null_count() else points[time].min()
+    bound = "" if since is None else f" AND t.{time} >= $since"
+    ((before,),) = run(con, f"SELECT count(*) FROM {s.table}")
     con.register("_held", points.select(s.columns))
     try:
-        run(con, f"DELETE FROM {s.table} t USING _held h WHERE {same}")
+        run(con, f"DELETE FROM {s.table} t USING _held h WHERE {same}{bound}",
+            None if since is None else {"since": since})  # fmt: skip
+        # a series' newest point kept for the next parse may be among them
+        series_newest.removed(con, s.table, "_held", s.columns, before)
     finally:
         con.unregister("_held")

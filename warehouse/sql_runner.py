@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import yaml
 
 import connectors
 from common.errors import WarehouseError
@@ -436,11 +435,6 @@ def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relat
     )
 
 
-# libyaml's safe loader when PyYAML has it (30x faster: the schema files are read on every
-# refresh); the pure-Python one otherwise, with the same result.
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def connector_sources() -> list[Path]:
     """The `sources.yml` of every connector folder: the tables a connector stages besides
     its offers, declared as sources beside the connector that writes them (its
@@ -460,12 +454,19 @@ def schema_files(sql_dir: Path = SQL_DIR) -> list[Path]:
 @cache
 def _schema_doc(text: str) -> Any:
     """A schema file's YAML, parsed once per text in a process (a refresh reads the
-    declared relations six times); read, never changed, by its callers."""
-    return yaml.load(text, Loader=SAFE_LOADER) or {}
+    declared relations six times); read, never changed, by its callers. (PyYAML is loaded
+    here: a refresh that rebuilds nothing reads no schema file.)"""
+    import yaml
+
+    # libyaml's safe loader when PyYAML has it (30x faster: the schema files are read on
+    # every refresh that builds); the pure-Python one otherwise, with the same result
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
 
 
 def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
     """Every relation the schema files declare, by name."""
+    import yaml
+
     out: dict[str, Relation] = {}
     built = {"model": view_files(sql_dir), "macro": macro_files(sql_dir),
              "snapshot": snapshot_files(sql_dir)}  # fmt: skip

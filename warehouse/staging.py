@@ -4,7 +4,8 @@ and staged, one transaction per provider, and what decides whether that is neede
 - `stage_provider`: parse and stage a provider's current pages, or nothing when they and
   the parsing code (`code_digest`) are the ones its staged offers came from; a series
   endpoint's older pages are not re-read; a fall in offers beyond the allowed share raises
-  `OfferDrop`; rejected records go to quarantine with their reasons;
+  `OfferDrop`; rejected records go to quarantine with their reasons (a batched
+  connector's offers are staged batch by batch as they are parsed: warehouse.batches);
 - `hold_back`: the plausibility rules over the re-staged providers;
 - `watermarks_of` (`watermarks` for one): where each provider's incremental fetches
   start, read on one connection;
@@ -16,9 +17,8 @@ and staged, one transaction per provider, and what decides whether that is neede
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -27,9 +27,7 @@ import polars as pl
 
 from common.errors import PricingError
 from common.schemas import (
-    OFFER_KEY,
     SEED_DDL,
-    STAGED_COLUMNS,
     staging_ddl,
     staging_migrations,
 )
@@ -37,9 +35,17 @@ from connectors import registry
 from connectors.errors import UnexpectedResponse
 from connectors.kit import provenance
 from connectors.kit.connector import Connector, Series, StagedTable
-from connectors.kit.normalise import Normalised, combine
 from connectors.kit.page import pages_frame, utc_now
-from warehouse import checks, db, lineage, plausibility, raw, sql_runner
+from warehouse import (
+    batches,
+    checks,
+    db,
+    lineage,
+    plausibility,
+    raw,
+    series_newest,
+    sql_runner,
+)
 from warehouse.db import insert_frame, query, run
 from warehouse.rawstore import RawStore
 
@@ -161,9 +167,6 @@ def _watermarks(con, provider: str) -> dict[tuple[str, str], datetime]:
     return {(r["endpoint"], r["scope"]): r["at"] for r in rows.iter_rows(named=True)}
 
 
-BATCH_BYTES = 32 << 20
-
-
 _ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -178,6 +181,7 @@ def code_digest(name: str) -> str:
             *(_ROOT / "connectors" / "kit").glob("*.py"),  # the connector kit
             _ROOT / "common" / "schemas.py",
             _ROOT / "warehouse" / "staging.py",
+            _ROOT / "warehouse" / "batches.py",
         ]
     )
     h = hashlib.sha256()
@@ -244,71 +248,6 @@ def views_current(con: duckdb.DuckDBPyConnection, built: str | None) -> tuple[st
     return digest, made <= present and set(sql_runner.macro_files()) <= macros
 
 
-def _normalise_in_batches(
-    connector: Connector,
-    index: pl.DataFrame,
-    store: RawStore,
-    stage: Callable[[pl.DataFrame], None],
-) -> Normalised:
-    """Parse the batched endpoint's pages ~BATCH_BYTES at a time, read straight from the
-    raw store (each batch with every page of the other endpoints), each batch's offers
-    handed to `stage` as soon as they are normalised, so neither a million-item crawl nor
-    its parsed offers sit in memory whole. Returns the rest of the result (its `offers`
-    empty: they are staged)."""
-    big = connector.batched_endpoint
-    rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
-    index = index.filter(pl.col("endpoint") == big)
-    batches: list[Normalised] = []
-    for batch in _read_ahead(raw.iter_batches(index, store, BATCH_BYTES)):
-        pages = pages_frame(batch)
-        del batch
-        if rest.height:
-            pages = pl.concat([rest, pages], how="vertical")
-        batches.append(_staged(connector.parse(pages).normalised(), stage))
-        del pages
-    if not batches and rest.height:  # only the other endpoints have pages
-        batches.append(_staged(connector.parse(rest).normalised(), stage))
-    if not batches:
-        raise UnexpectedResponse(connector.name, big, "no current pages to parse")
-    return combine(batches)
-
-
-def _staged(result: Normalised, stage: Callable[[pl.DataFrame], None]) -> Normalised:
-    """`result` with its offers handed to `stage` and dropped from it."""
-    stage(result.offers)
-    return replace(result, offers=result.offers.clear())
-
-
-def _read_ahead(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
-    """`batches`, each next one read (decompressed and checked, which release the GIL) on
-    a worker while the one before is parsed: one batch more in memory, less wall time."""
-    with ThreadPoolExecutor(1) as reader:
-        ahead = reader.submit(next, batches, None)
-        while (batch := ahead.result()) is not None:
-            ahead = reader.submit(next, batches, None)
-            yield batch
-
-
-def unique_offers(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    """One staged row per offer key (checked once, here, over the staged table; history
-    relies on it): where a source lists a key twice, the latest fetch wins, then the lower
-    price, then the rest of the row in order (so the same pages always keep the same row).
-    Returns the rows staged."""
-    key = ", ".join(OFFER_KEY)
-    if run(con, f"SELECT 1 FROM {table} GROUP BY {key} HAVING count(*) > 1 LIMIT 1"):
-        rest = ", ".join(c for c in STAGED_COLUMNS if c not in ("fetched_at", "price_usd_per_hour"))
-        run(
-            con,
-            f"""DELETE FROM {table} WHERE rowid IN (
-                    SELECT rowid FROM {table}
-                    QUALIFY row_number() OVER (
-                        PARTITION BY {key}
-                        ORDER BY fetched_at DESC NULLS LAST,
-                                 price_usd_per_hour ASC NULLS LAST, {rest}) > 1)""",
-        )
-    return run(con, f"SELECT count(*) FROM {table}")[0][0]
-
-
 def _since(con, index: pl.DataFrame, connector: Connector, run_id: str) -> pl.DataFrame:
     """`index` without the series endpoints' pages that a successful load of `run_id` (the
     last parse) or of an earlier run listed: those were parsed. By sha256, not by the load
@@ -368,29 +307,17 @@ def _stated_points(con, table: StagedTable) -> None:
         )
     finally:
         con.unregister("_stated")
+    series_newest.forget(con, table.name)  # their provenance changed in place
 
 
 def _latest(con, connector: Connector) -> dict[str, pl.DataFrame]:
     """The newest stored row of each series of the connector's series tables: what its
-    parse gets in place of the series pages it does not re-read."""
-    latest = {}
-    for table, series in connector.series_tables:
-        # each series' newest time first (a scan of its key and time columns), then its rows
-        # at that time (DuckDB reads only the row groups from the oldest of those times on):
-        # numbering every stored row held and sorted a year of points, 60 MiB at 8.8M
-        keys = ", ".join(series.series)
-        same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in series.series)
-        latest[table.name] = db.query(
-            con,
-            f"""WITH newest AS (
-                    SELECT {keys}, max({series.time}) AS {series.time}
-                    FROM {table.name} GROUP BY ALL)
-                SELECT t.* FROM {table.name} t
-                SEMI JOIN newest n ON {same} AND t.{series.time} = n.{series.time}
-                QUALIFY row_number() OVER (
-                    PARTITION BY {", ".join(f"t.{c}" for c in series.series)}) = 1""",
-        )
-    return latest
+    parse gets in place of the series pages it does not re-read (kept between refreshes:
+    warehouse.series_newest)."""
+    return {
+        table.name: series_newest.read(con, table.name, series.series, series.time)
+        for table, series in connector.series_tables
+    }
 
 
 def _append_rows(con, table: StagedTable, series: Series, rows: pl.DataFrame) -> None:
@@ -403,6 +330,7 @@ def _append_rows(con, table: StagedTable, series: Series, rows: pl.DataFrame) ->
     to build and made the nightly insert slower (1.6 s against 1.1 s, measured)."""
     if rows.is_empty():
         return
+    ((before,),) = run(con, f"SELECT count(*) FROM {table.name}")
     con.register("_new_rows", rows.to_arrow())
     try:
         same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in series.key)
@@ -416,6 +344,7 @@ def _append_rows(con, table: StagedTable, series: Series, rows: pl.DataFrame) ->
         )
     finally:
         con.unregister("_new_rows")
+    series_newest.appended(con, table.name, rows[series.time].min(), before)
 
 
 def stage_provider(
@@ -467,7 +396,7 @@ def stage_provider(
         insert_frame(con, table, offers)
 
     if connector.batched_endpoint:
-        result = _normalise_in_batches(connector, index, store, stage)
+        result = batches.normalise_in_batches(connector, index, store, stage)
     else:
         pages = pages_frame(raw.with_payloads(index, store))
         parsed = connector.parse(pages, None if since is None else _latest(con, connector))
@@ -480,9 +409,13 @@ def stage_provider(
                 _append_rows(con, staged_table, staged_table.series, rows)
             else:
                 replace_staged(con, staged_table.name, rows, ddl=staged_table.ddl)
-        result = _staged(parsed.normalised(), stage)
+                if staged_table.series is not None:
+                    series_newest.keep(
+                        con, staged_table.name, staged_table.series.series, staged_table.series.time
+                    )
+        result = batches.staged(parsed.normalised(), stage)
         del parsed
-    loaded = unique_offers(con, table)
+    loaded = batches.unique_offers(con, table)
     if not loaded:
         # a price source that answers with no prices is broken (schema drift, an error
         # body with HTTP 200): keep the last good offers rather than retract them all (the

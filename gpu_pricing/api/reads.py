@@ -8,32 +8,50 @@ import csv
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import date
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
 
 from common import names
 from common.errors import InvalidInput, WarehouseError
 from common.gpu import SEED_GPU_SPECS
+from common.rows import Rows
 from warehouse import db, queries
 
-SPEC_SCHEMA = {
-    "gpu_name": pl.String,
-    "gpu_memory_gib": pl.Float64,
-    "vendor": pl.String,
-    "fp32_tflops": pl.Float64,
-    "tf32_tflops": pl.Float64,
-    "bf16_tflops": pl.Float64,
-    "fp8_tflops": pl.Float64,
-    "memory_bandwidth_gbps": pl.Float64,
-    "interconnect_gbps": pl.Float64,
-    "tdp_watts": pl.Float64,
-    "capex_usd": pl.Float64,
-    "capex_as_of": pl.Date,
-    "capex_source": pl.String,
-    "spec_source": pl.String,
-}
+if TYPE_CHECKING:
+    import polars as pl
+
+
+@cache
+def _spec_schema() -> dict[str, type[pl.DataType]]:
+    import polars as pl
+
+    return {
+        "gpu_name": pl.String,
+        "gpu_memory_gib": pl.Float64,
+        "vendor": pl.String,
+        "fp32_tflops": pl.Float64,
+        "tf32_tflops": pl.Float64,
+        "bf16_tflops": pl.Float64,
+        "fp8_tflops": pl.Float64,
+        "memory_bandwidth_gbps": pl.Float64,
+        "interconnect_gbps": pl.Float64,
+        "tdp_watts": pl.Float64,
+        "capex_usd": pl.Float64,
+        "capex_as_of": pl.Date,
+        "capex_source": pl.String,
+        "spec_source": pl.String,
+    }
+
+
+def __getattr__(name: str) -> Any:
+    """SPEC_SCHEMA: dim_gpus' columns in Polars' types, built when first read (a command
+    that never reads specs starts without loading Polars)."""
+    if name == "SPEC_SCHEMA":
+        return _spec_schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 def warehouse_path(warehouse: str | Path | None = None) -> Path:
     """The warehouse file: the argument, else $GPU_PRICING_WAREHOUSE, else
@@ -98,15 +116,18 @@ def offers(warehouse: str | Path | None = None) -> pl.DataFrame:
 
 def seed_gpu_specs() -> pl.DataFrame:
     """dim_gpus as bundled (sql/seeds/seed_gpu_specs.csv): GPU specs with no warehouse."""
+    import polars as pl
+
+    schema = _spec_schema()
     with SEED_GPU_SPECS.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    raw = pl.DataFrame(rows, schema=dict.fromkeys(SPEC_SCHEMA, pl.String))
-    blank_as_null = {name: pl.col(name).replace("", None) for name in SPEC_SCHEMA}
+    raw = pl.DataFrame(rows, schema=dict.fromkeys(schema, pl.String))
+    blank_as_null = {name: pl.col(name).replace("", None) for name in schema}
     return raw.select(
         blank_as_null[name].str.to_date("%Y-%m-%d").alias(name)
         if dtype == pl.Date
         else blank_as_null[name].cast(dtype, strict=True)
-        for name, dtype in SPEC_SCHEMA.items()
+        for name, dtype in schema.items()
     )
 
 
@@ -171,6 +192,10 @@ def _rates_params(
     return params
 
 
+# rates.sql's column for left_out.sql to count, not a column of the answer
+_RATES_HIDDEN = ("listed_by_default",)
+
+
 def read_rates(
     con: duckdb.DuckDBPyConnection,
     gpu: str | None = None,
@@ -189,8 +214,29 @@ def read_rates(
         con, gpu, **filters, limit=limit, include_illustrative=include_illustrative,
         include_gpu_only=include_gpu_only,
     )  # fmt: skip
-    # listed_by_default is left_out.sql's to count, not a column of the answer
-    return queries.read(con, "rates", params).drop("listed_by_default")
+    return queries.read(con, "rates", params, exclude=_RATES_HIDDEN)
+
+
+def read_rates_rows(
+    con: duckdb.DuckDBPyConnection,
+    gpu: str | None = None,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    region: str | None = None,
+    limit: int | None = None,
+    include_illustrative: bool = False,
+    include_gpu_only: bool = False,
+) -> Rows:
+    """`read_rates`' rows as Python values (what `gpu-pricing rates` prints), without
+    loading Polars."""
+    filters = {"memory": memory, "pricing": pricing, "provider": provider, "region": region}
+    params = _rates_params(
+        con, gpu, **filters, limit=limit, include_illustrative=include_illustrative,
+        include_gpu_only=include_gpu_only,
+    )  # fmt: skip
+    return queries.read_rows(con, "rates", params, exclude=_RATES_HIDDEN)
 
 
 def read_left_out(
@@ -212,18 +258,17 @@ def read_left_out(
         con, gpu, **filters, limit=None, include_illustrative=True,
         include_gpu_only=include_gpu_only,
     )  # fmt: skip
-    counts = queries.read(con, "left_out", params)
-    return dict(zip(counts["provenance"].to_list(), counts["prices"].to_list(), strict=True))
+    return dict(queries.read_rows(con, "left_out", params).rows)
 
 
 def read_providers(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The providers a warehouse holds prices for (a sheet may add one)."""
-    return queries.read(con, "providers_seen")["provider"].to_list()
+    return queries.read_rows(con, "providers_seen").column("provider")
 
 
 def read_regions(con: duckdb.DuckDBPyConnection, provider: str | None = None) -> list[str]:
     """The regions of current offers (of one provider, or all)."""
-    return queries.read(con, "regions_seen", {"provider": provider})["region"].to_list()
+    return queries.read_rows(con, "regions_seen", {"provider": provider}).column("region")
 
 
 def rates(

@@ -19,7 +19,7 @@ import typer.core
 import typer.main
 
 from common.redact import RedactingStream, install_logging
-from gpu_pricing.cli import _common
+from gpu_pricing.cli import _coerce, _common
 
 # One registration style: each group module of this package defines its Typer app(s); this
 # table names where each command of the root lives, in the order of `--help`: (module,
@@ -52,6 +52,9 @@ def _built(module: str, attribute: str, group: str | None) -> dict:
     sub = getattr(importlib.import_module(f"gpu_pricing.cli.{module}"), attribute)
     holder.add_typer(sub, name=group)
     return typer.main.get_group(holder).commands
+
+
+_coerce.install()  # plain option values converted without loading pydantic
 
 
 class _Commands(MutableMapping):

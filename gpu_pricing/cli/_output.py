@@ -12,6 +12,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from common.redact import redact, redact_doc
+from common.rows import Rows
 
 if TYPE_CHECKING:
     import polars as pl
@@ -63,34 +64,33 @@ def _cut(text: str, width: int) -> str:
 
 
 def table(
-    df: pl.DataFrame,
+    df: pl.DataFrame | Rows,
     float_digits: int = 4,
     width: int | None = None,
     keep: tuple[str, ...] = (),
 ) -> str:
     """An aligned text table that fits `width` (default: the terminal, 120 without one):
     text columns too wide are cut with an ellipsis (the --json output has every value),
-    the columns named in `keep` last."""
-    import polars as pl
-
+    the columns named in `keep` last. `df`: a Polars frame, or a query's rows as Python
+    values (`warehouse.db.Rows`, read without loading Polars)."""
     if df.is_empty():
         return "(no rows)"
+    columns, floats, texts, rows = _shape(df)
     # a float column of whole numbers (GPU memory 94, 8 GPUs) prints as such; a column with
     # any fraction (prices) gives every row its digits, so 2.0 reads 2.0000 beside 1.6000
     digits = [
-        0 if dtype.is_float() and all(v is None or float(v).is_integer() for v in df[c])
+        0 if floats[i] and all(r[i] is None or float(r[i]).is_integer() for r in rows)
         else float_digits
-        for c, dtype in zip(df.columns, df.dtypes, strict=True)
+        for i in range(len(columns))
     ]
-    cells = [[_cell(v, d) for v, d in zip(row, digits, strict=True)] for row in df.iter_rows()]
-    natural = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(df.columns)]
+    cells = [[_cell(v, d) for v, d in zip(row, digits, strict=True)] for row in rows]
+    natural = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
     # text is cut where needed, never a number (nor a column of formatted numbers)
     number = re.compile(r"^[-+]?[\d,.]*%?$")
     text = [
-        dtype == pl.String and not all(number.match(r[i]) for r in cells)
-        for i, dtype in enumerate(df.dtypes)
+        texts[i] and not all(number.match(r[i]) for r in cells) for i in range(len(columns))
     ]
-    widths = _fit(natural, text, width or terminal_width(), [c in keep for c in df.columns])
+    widths = _fit(natural, text, width or terminal_width(), [c in keep for c in columns])
 
     def line(values: list[str]) -> str:
         return "  ".join(
@@ -98,8 +98,24 @@ def table(
         ).rstrip()
 
     return redact(
-        "\n".join([line(df.columns), line(["-" * w for w in widths]), *map(line, cells)])
+        "\n".join([line(list(columns)), line(["-" * w for w in widths]), *map(line, cells)])
     )
+
+
+# DuckDB's floating-point types (a Polars Float32 or Float64 column)
+_DUCK_FLOATS = frozenset({"DOUBLE", "FLOAT"})
+
+
+def _shape(df: pl.DataFrame | Rows) -> tuple[list[str], list[bool], list[bool], list[tuple]]:
+    """A table's columns, which hold floats and which text (a DuckDB VARCHAR, a Polars
+    String), and its rows as tuples of Python values."""
+    if isinstance(df, Rows):
+        floats = [t in _DUCK_FLOATS for t in df.types]
+        return list(df.columns), floats, [t == "VARCHAR" for t in df.types], df.rows
+    import polars as pl
+
+    floats = [dtype.is_float() for dtype in df.dtypes]
+    return df.columns, floats, [dtype == pl.String for dtype in df.dtypes], list(df.iter_rows())
 
 
 def print_wrapped(text: str, width: int | None = None) -> None:

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from common.errors import InvalidInput
+from common.rows import Rows
 from gpu_pricing.cli._common import (
     JsonOpt,
     WarehouseOpt,
@@ -114,7 +115,7 @@ def refresh(
 
         con = db.connect_readonly(path)
         try:
-            cheapest = db.query(con, queries.sql("cheapest_summary"))
+            cheapest = queries.read_rows(con, "cheapest_summary")
             # what `rates --include-illustrative` would add, counted as `rates` counts it
             left_out = engine.read_left_out(con)
         finally:
@@ -168,9 +169,16 @@ SHORT_COLUMNS = {
 
 def short_columns(df):
     """The columns a text table shows, under short headers, so it fits 120 columns (a
-    column with no value in any row is left out)."""
-    shown = [c for c in SHORT_COLUMNS if c in df.columns and df[c].null_count() < df.height]
+    column with no value in any row is left out). `df`: a Polars frame or a
+    `warehouse.db.Rows`."""
+    shown = [c for c in SHORT_COLUMNS if c in df.columns and _has_value(df, c)]
     return df.select(shown).rename({c: SHORT_COLUMNS[c] for c in shown})
+
+
+def _has_value(df, column: str) -> bool:
+    if isinstance(df, Rows):
+        return any(v is not None for v in df.column(column))
+    return df[column].null_count() < df.height
 
 
 @app.command()
@@ -209,7 +217,8 @@ def rates(
 
     def body() -> None:
 
-        from gpu_pricing import api
+        # the engine's rows as Python values: the table and the document need no Polars
+        from gpu_pricing.api.reads import connect, read_left_out, read_rates_rows
 
         filters = {
             "memory": memory,
@@ -218,12 +227,12 @@ def rates(
             "region": region,
             "include_gpu_only": include_gpu_only,
         }
-        with api.connect(warehouse_path(warehouse)) as con:  # one connection, both reads
-            df = api.read_rates(
+        with connect(warehouse_path(warehouse)) as con:  # one connection, both reads
+            df = read_rates_rows(
                 con, gpu, limit=limit, include_illustrative=include_illustrative, **filters
             )
             # say what the default left out, by provenance
-            left_out = {} if include_illustrative else api.read_left_out(con, gpu, **filters)
+            left_out = {} if include_illustrative else read_left_out(con, gpu, **filters)
         if json_out:
             emit_json({"rates": df.to_dicts(), "count": df.height, "left_out": left_out})
         else:

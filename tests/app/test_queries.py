@@ -111,7 +111,7 @@ def test_no_python_module_of_a_query_reader_holds_a_sql_statement():
 # the readers of a query by name, and the position of the name among their arguments:
 # queries.sql("x"), queries.read(con, "x"), the API's _query(warehouse, "x") and the cost
 # commands' Warehouse.query("x", params)
-READERS = {"sql": 0, "read": 1, "_query": 1, "query": 0}
+READERS = {"sql": 0, "read": 1, "read_rows": 1, "_query": 1, "query": 0}
 
 
 def query_names_read_in_code() -> dict[str, list[str]]:

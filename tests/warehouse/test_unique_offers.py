@@ -1,4 +1,4 @@
-"""One staged row per offer key, kept in the staged table itself (warehouse.staging.
+"""One staged row per offer key, kept in the staged table itself (warehouse.batches.
 unique_offers): the offers are staged batch by batch as they are parsed, so a key listed
 twice may arrive in two batches."""
 
@@ -10,7 +10,7 @@ import duckdb
 import polars as pl
 
 from common.schemas import OFFER_SCHEMA, STAGED_COLUMNS, conform
-from warehouse import staging
+from warehouse import batches, staging
 
 TABLE = "stg_azure__offers"
 
@@ -57,7 +57,7 @@ def test_a_key_listed_in_two_batches_keeps_the_latest_fetch_then_the_lower_price
             offer(region="westus", price_usd_per_hour=29.0, load_id="cheap"),
         ],
     )
-    assert staging.unique_offers(con, TABLE) == 2
+    assert batches.unique_offers(con, TABLE) == 2
     assert rows(con) == [("eastus", None, 25.0, "new"), ("westus", None, 29.0, "cheap")]
 
 
@@ -66,7 +66,7 @@ def test_null_key_columns_are_one_key_and_distinct_keys_all_stay():
         [offer(load_id="a"), offer(pricing_detail="1 Year reservation", load_id="b")],
         [offer(price_usd_per_hour=27.2, load_id="c")],  # the same key as "a", the same price
     )
-    assert staging.unique_offers(con, TABLE) == 2
+    assert batches.unique_offers(con, TABLE) == 2
     kept = rows(con)
     assert [r[:3] for r in kept] == [
         ("eastus", "1 Year reservation", 27.2),
@@ -74,11 +74,11 @@ def test_null_key_columns_are_one_key_and_distinct_keys_all_stay():
     ]
     # a tie in fetch and price keeps the same row whatever order the rows were staged in
     again = staged([offer(price_usd_per_hour=27.2, load_id="c")], [offer(load_id="a")])
-    staging.unique_offers(again, TABLE)
+    batches.unique_offers(again, TABLE)
     assert rows(again)[0][3] == kept[1][3] == "a"
 
 
 def test_no_duplicate_leaves_the_table_as_it_is():
     con = staged([offer(), offer(region="westus")])
-    assert staging.unique_offers(con, TABLE) == 2
+    assert batches.unique_offers(con, TABLE) == 2
     assert len(rows(con)) == 2

@@ -14,15 +14,20 @@ the other file's text is put there, in parentheses, so a rule both need is state
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
 
 from common.errors import WarehouseError
+from common.rows import Rows
 from warehouse import db
+
+if TYPE_CHECKING:
+    import polars as pl
 
 QUERIES_DIR = Path(__file__).resolve().parent
 
@@ -44,12 +49,42 @@ def sql(name: str) -> str:
 
 
 def read(
-    con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any] | None = None
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    params: dict[str, Any] | None = None,
+    *,
+    exclude: Sequence[str] = (),
 ) -> pl.DataFrame:
-    """The rows of query `name`. A relation the warehouse lacks (one built before that mart
-    existed, or never refreshed) is a one-line WarehouseError asking for a refresh."""
+    """The rows of query `name`, without the columns in `exclude`. A relation the warehouse
+    lacks (one built before that mart existed, or never refreshed) is a one-line
+    WarehouseError asking for a refresh."""
+    with _explained():
+        return db.query(con, _text(name, exclude), params)
+
+
+def read_rows(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    params: dict[str, Any] | None = None,
+    *,
+    exclude: Sequence[str] = (),
+) -> Rows:
+    """`read`'s rows as Python values (`warehouse.db.Rows`), without loading Polars: for a
+    small result a command prints."""
+    with _explained():
+        return db.rows(con, _text(name, exclude), params)
+
+
+def _text(name: str, exclude: Sequence[str]) -> str:
+    if not exclude:
+        return sql(name)
+    return f"SELECT * EXCLUDE ({', '.join(exclude)}) FROM (\n{sql(name)}\n)"
+
+
+@contextmanager
+def _explained() -> Iterator[None]:
     try:
-        return db.query(con, sql(name), params)
+        yield
     except duckdb.CatalogException as exc:
         raise WarehouseError(
             f"the warehouse lacks a relation ({str(exc).splitlines()[0]}): "

@@ -1,5 +1,7 @@
 """Start-up: a read command loads neither Prefect, nor the connectors, nor an HTTP client
-(together most of a command's start-up); a command that runs connectors builds them all
+(together most of a command's start-up); `rates` loads no Polars, pyarrow nor pydantic
+either (its rows are printed as DuckDB gives them; typer converts no plain option value
+through pydantic: gpu_pricing.cli._coerce); a command that runs connectors builds them all
 before its first line, so redaction masks every connector's credential variables.
 
 Slow: each command runs in its own process, as the `gpu-pricing` script runs it.
@@ -22,6 +24,9 @@ pytestmark = pytest.mark.slow
 # services.config: the config file (and its pydantic models) is not read when --warehouse
 # names the file, the one thing a read command takes from it
 HEAVY = ("prefect", "connectors.registry", "httpx", "services.config")
+# what the commands that only print rows need not load (~0.9 s of CPU where Python compiles
+# modules from source, PYTHONDONTWRITEBYTECODE: twice the rest of `rates`' start-up)
+FRAMES = ("polars", "pyarrow", "pydantic")
 # not the AKIA shape, nor a name that says secret: only the AWS connector's declaration
 # (`credentials=`) makes redaction mask it
 ACCESS_KEY_ID = "FRONTDOORKEYID0123456789"
@@ -39,6 +44,7 @@ from common.redact import redact
 sys.__stderr__.write(json.dumps({{
     "code": code,
     "loaded": [m for m in {HEAVY!r} if m in sys.modules],
+    "frames": [m for m in {FRAMES!r} if m in sys.modules],
     "commands": sorted(m.rsplit(".", 1)[1] for m in sys.modules
                        if m.startswith("gpu_pricing.cli.") and not m.startswith("gpu_pricing.cli._")),
     "masks_key_id": redact({ACCESS_KEY_ID!r}) != {ACCESS_KEY_ID!r},
@@ -75,6 +81,8 @@ def test_read_commands_load_no_connector_no_http_client_and_no_prefect(tmp_path,
         assert result["code"] in (0, None), (args, result)
         assert result["loaded"] == [], (args, result)
         assert result["commands"] == modules, (args, result)
+        if args[0] in ("rates", "--version"):
+            assert result["frames"] == [], (args, result)
 
 
 def test_commands_that_run_connectors_mask_every_connector_credential_from_the_start(tmp_path):
