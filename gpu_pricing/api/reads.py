@@ -324,6 +324,25 @@ def read_history(
     since: date | None = None,
 ) -> pl.DataFrame:
     """`history` on an open connection."""
+    return _history(con, queries.read, gpu, memory, pricing, provider, since)
+
+
+def read_history_rows(
+    con: duckdb.DuckDBPyConnection,
+    gpu: str,
+    *,
+    memory: float | None = None,
+    pricing: str | None = None,
+    provider: str | None = None,
+    since: date | None = None,
+) -> Rows:
+    """`read_history`'s rows as Python values (what `gpu-pricing history` prints), without
+    loading Polars."""
+    return _history(con, queries.read_rows, gpu, memory, pricing, provider, since)
+
+
+def _history(con, read, gpu, memory, pricing, provider, since):
+    """A history read by `read` (queries.read or read_rows), names parsed here."""
     choice = _gpu(gpu, memory)
     model = names.pricing_model(pricing) if pricing else None
     params = {
@@ -334,8 +353,8 @@ def read_history(
         "since": since,
     }
     if model == "spot":  # every spot price point, per zone
-        return queries.read(con, "spot_history", params)
-    return queries.read(con, "price_periods", params)
+        return read(con, "spot_history", params)
+    return read(con, "price_periods", params)
 
 
 def history(

@@ -263,20 +263,17 @@ def history(
     def body() -> None:
         from datetime import date
 
-        from gpu_pricing import api
+        # the engine's rows as Python values: the table and the document need no Polars
+        from gpu_pricing.api.reads import connect, read_history_rows
 
         try:
             since_d = date.fromisoformat(since) if since else None
         except ValueError:
             raise InvalidInput(f"--since {since!r}: expected YYYY-MM-DD") from None
-        df = api.history(
-            gpu,
-            memory=memory,
-            pricing=pricing,
-            provider=provider,
-            since=since_d,
-            warehouse=warehouse_path(warehouse),
-        )
+        with connect(warehouse_path(warehouse)) as con:
+            df = read_history_rows(
+                con, gpu, memory=memory, pricing=pricing, provider=provider, since=since_d
+            )
         if json_out:
             emit_json({"history": df.to_dicts(), "count": df.height})
         else:

@@ -3,20 +3,19 @@
 -- the rows it matches (GPU, memory, pricing model, providers) and takes the cheapest.
 -- Only usable offers (int_offers_usable): an illustrative price never trips a rule or a
 -- budget, and a GPU-only price (host billed apart) is not a rate anyone pays.
--- cheapest_order is the one cheapest-first order (int_offers_ranked); a rule or budget
--- that picks the cheapest of several rows orders by it.
-with ranked as (
-    select
-        *,
-        row_number() over (
-            partition by gpu_name, gpu_memory_gib, pricing_model, provider, region
-            order by cheapest_order
-        ) as rate_rank
-    from int_offers_ranked
+-- cheapest_order is the one cheapest-first order (int_offers_current, the order
+-- int_offers_ranked ranks by); a rule or budget that picks the cheapest of several rows
+-- orders by it. The cheapest of each group is the one of least cheapest_order (unique),
+-- found by grouping the keys alone: a window carrying every column of a million offers
+-- cost several times as much.
+with firsts as (
+    select min(cheapest_order) as cheapest_order
+    from int_offers_usable
+    group by gpu_name, gpu_memory_gib, pricing_model, provider, region
 )
 
 select
-    gpu_name, gpu_memory_gib, pricing_model, provider, region, zone, instance_type,
-    price_usd_per_gpu_hour, cheapest_order, fetched_at, load_id
-from ranked
-where rate_rank = 1
+    r.gpu_name, r.gpu_memory_gib, r.pricing_model, r.provider, r.region, r.zone,
+    r.instance_type, r.price_usd_per_gpu_hour, r.cheapest_order, r.fetched_at, r.load_id
+from int_offers_usable r
+semi join firsts f on f.cheapest_order = r.cheapest_order

@@ -8,7 +8,7 @@
 -- price against the region's on-demand list price). Several candidates (a regional spot
 -- price against zonal on-demand prices): the same zone first, then the cheapest.
 -- is_verified: both prices count by default (int_provenances).
-with offers as (
+with offers as not materialized (
     select * from int_offers_current
 ),
 
@@ -18,6 +18,19 @@ others as (
 
 on_demand as (
     select * from offers where pricing_model = 'on_demand'
+),
+
+-- where each instance type has an on-demand price: its zones priced, whether it has a
+-- regional price, and the cheapest zone (then the first zone) of its zonal ones
+on_demand_zones as (
+    select
+        provider, region, instance_type,
+        list(zone) filter (where zone is not null) as zones,
+        bool_or(zone is null) as has_regional,
+        arg_min(zone, {'price': price_usd_per_hour, 'zone': zone}) filter (where zone is not null)
+            as cheapest_zone
+    from on_demand
+    group by all
 ),
 
 paired as (
@@ -33,16 +46,17 @@ paired as (
         o.fetched_at, d.fetched_at as on_demand_fetched_at,
         o.load_id, d.load_id as on_demand_load_id
     from others o
+    join on_demand_zones z
+      on z.provider = o.provider and z.region = o.region and z.instance_type = o.instance_type
     join on_demand d
-      on d.provider = o.provider
-     and d.region = o.region
-     and d.instance_type = o.instance_type
-     and (d.zone is null or o.zone is null or d.zone = o.zone)
-    qualify row_number() over (
-        partition by o.provider, o.region, o.zone, o.instance_type, o.pricing_model
-        order by d.zone is not distinct from o.zone desc, d.price_usd_per_hour,
-                 d.zone nulls first
-    ) = 1
+      on d.provider = o.provider and d.region = o.region and d.instance_type = o.instance_type
+     and d.zone is not distinct from (
+         case
+             when list_contains(z.zones, o.zone) then o.zone
+             when z.has_regional then null
+             when o.zone is null then z.cheapest_zone
+         end
+     )
 )
 
 select

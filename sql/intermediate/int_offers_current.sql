@@ -11,32 +11,36 @@
 -- time; null where the source states none); first_seen_at is the fetch that first saw
 -- this price (the history keeps the fetch that opened a price period). effective_at and
 -- fetched_at keep their contract names and hold the same two values.
-with open_prices as (
+-- Cost at a million offers: the open prices and the offers are read where each step needs
+-- them (a filtered scan of the history), not held whole between the steps. cheapest_order
+-- is numbered by a window over the offers' every column, not on the ordering columns
+-- joined back by key (the same CPU): the rows come out in cheapest_order, and
+-- mart_gpu_offers_current, stored from them in that order, compresses to under half.
+with open_prices as not materialized (
     select * from int_offers_flagged
     where valid_to is null
 ),
 
 -- the offers priced in several variants (most have one): only those are ranked, as a
--- window over every offer costs a sort of all of them
+-- window over every offer costs a sort of all of them. Found by their key's hash (one
+-- number to group and match instead of five names; two keys sharing a hash only send an
+-- offer through the ranking, which keeps it all the same)
 several as (
-    select provider, region, zone, instance_type, pricing_model
+    select hash(provider, region, zone, instance_type, pricing_model) as key_hash
     from open_prices
     group by all
     having count(*) > 1
 ),
 
-ranked as (
+ranked as not materialized (
     select o.* from open_prices o
     anti join several s
-      on s.provider = o.provider and s.region = o.region and s.zone is not distinct from o.zone
-     and s.instance_type = o.instance_type and s.pricing_model = o.pricing_model
+      on s.key_hash = hash(o.provider, o.region, o.zone, o.instance_type, o.pricing_model)
     union all
     select * from (
         select o.* from open_prices o
         semi join several s
-          on s.provider = o.provider and s.region = o.region
-         and s.zone is not distinct from o.zone
-         and s.instance_type = o.instance_type and s.pricing_model = o.pricing_model
+          on s.key_hash = hash(o.provider, o.region, o.zone, o.instance_type, o.pricing_model)
     )
     qualify row_number() over (
         partition by provider, region, zone, instance_type, pricing_model
@@ -55,9 +59,10 @@ variant_names as (
     group by all
 ),
 
--- resolved once per GPU as the offers name it (a handful of rows), not once per offer
+-- resolved once per GPU as the open prices name it (a handful of rows), not once per
+-- offer (those of the variants not kept resolve too, and are matched by no offer)
 gpus as (
-    select distinct gpu_name, gpu_memory_gib, gpu_variant from ranked
+    select distinct gpu_name, gpu_memory_gib, gpu_variant from open_prices
 ),
 
 resolved as (
@@ -76,7 +81,7 @@ resolved as (
     ) = 1
 ),
 
-current_offers as (
+current_offers as not materialized (
     select
         r.provider, r.region, r.zone, r.instance_type, r.gpu_name, x.resolved_gpu_variant as gpu_variant,
         r.gpu_memory_gib, r.gpu_count,

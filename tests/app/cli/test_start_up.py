@@ -1,6 +1,6 @@
 """Start-up: a read command loads neither Prefect, nor the connectors, nor an HTTP client
-(together most of a command's start-up); `rates` loads no Polars, pyarrow nor pydantic
-either (its rows are printed as DuckDB gives them; typer converts no plain option value
+(together most of a command's start-up); `rates` and `history` load no Polars, pyarrow nor
+pydantic either (their rows are printed as DuckDB gives them; typer converts no plain option value
 through pydantic: gpu_pricing.cli._coerce); a command that runs connectors builds them all
 before its first line, so redaction masks every connector's credential variables.
 
@@ -81,7 +81,7 @@ def test_read_commands_load_no_connector_no_http_client_and_no_prefect(tmp_path,
         assert result["code"] in (0, None), (args, result)
         assert result["loaded"] == [], (args, result)
         assert result["commands"] == modules, (args, result)
-        if args[0] in ("rates", "--version"):
+        if args[0] in ("rates", "history", "--version"):
             assert result["frames"] == [], (args, result)
 
 
