@@ -87,7 +87,8 @@ HELD = "_held"  # the scratch database the held views' rows are stored in, while
 def _scratch(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """Attach the scratch database `HELD` for the block: a file beside the warehouse's
     (`<file>` + HELD_SUFFIX; a stale one, left by a killed refresh, is replaced), in memory
-    for a warehouse in memory. Detached and deleted at the end."""
+    for a warehouse in memory, in DuckDB's newest storage format. Detached and deleted at
+    the end."""
     ((where,),) = run(
         con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
     )
@@ -95,7 +96,10 @@ def _scratch(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     files = [scratch, scratch.with_name(scratch.name + ".wal")] if scratch else []
     for f in files:
         f.unlink(missing_ok=True)
-    run(con, f"ATTACH {text_literal(scratch or ':memory:')} AS {HELD}")
+    # DuckDB's own newest storage format: the file is read by this build alone (the
+    # published file keeps STORAGE_COMPATIBILITY for older tools), and its string
+    # compression writes the held rows for ~2/3 of the CPU and in ~2/3 of the blocks
+    run(con, f"ATTACH {text_literal(scratch or ':memory:')} AS {HELD} (STORAGE_VERSION 'latest')")
     try:
         yield
     finally:

@@ -3,7 +3,9 @@
 -- the cheapest; the cheapest alone can be a one-off).
 -- Only usable offers (int_offers_usable: verified provenance, whole machines), ranked by
 -- the one cheapest-first rule (int_offers_ranked).
-with ranked as (
+-- (read where each step needs it, not held whole between them: the rank-1 offers are a
+-- few rows of the ranking)
+with ranked as not materialized (
     select * from int_offers_ranked
 ),
 

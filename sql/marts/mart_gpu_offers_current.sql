@@ -14,9 +14,12 @@ with current_offers as (
     select * from int_offers_current
 ),
 
+-- only the pairs that flag their offer: any other pair leaves the offer's own price_flag
+-- (a few rows to match instead of every spot and reserved offer)
 pairs as (
     select provider, region, zone, instance_type, pricing_model, pair_flag
     from int_offer_pairs
+    where pair_flag is not null
 ),
 
 usable as (

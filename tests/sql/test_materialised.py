@@ -36,6 +36,19 @@ def test_the_expensive_marts_are_tables_equal_to_their_views(warehouse):
         assert comment == (declared[name].description,)
 
 
+def test_the_stored_current_offers_are_in_cheapest_order(warehouse):
+    """int_offers_current gives its rows in cheapest_order, and the stored current offers
+    keep that order: sorted, their prices and specs compress to runs (at a million offers
+    under half the blocks of the same rows in any order)."""
+    out_of_order = warehouse.execute(
+        """SELECT count(*) FILTER (WHERE cheapest_order < previous), count(*)
+           FROM (SELECT cheapest_order,
+                        lag(cheapest_order) OVER (ORDER BY rowid) AS previous
+                 FROM mart_gpu_offers_current)"""
+    ).fetchone()
+    assert out_of_order[1] > 1000 and out_of_order[0] == 0
+
+
 def test_a_rebuild_turns_the_table_back_into_a_view_and_materialise_again(tmp_path):
     sql = tmp_path / "sql"
     for folder in ("intermediate", "marts", "alert_inputs", "macros", "tests", "seeds"):

@@ -236,10 +236,12 @@ def test_spot_points_repeated_across_loads_are_stored_once():
         aws_spot_price_item("us-east-1a", "g5.xlarge", "0.430000", "2026-11-19T08:00:00Z"),
     ]
     frame = pages_frame([spot_page(first), spot_page(second)], load_ids=["load-1", "load-2"])
-    points = parse.parse_spot_points(frame)
-    assert points.height == 3
-    repeated = points.filter(pl.col("price_usd_per_hour") == 0.41).row(0, named=True)
-    assert repeated["load_id"] == "load-1"  # the load that first brought it
+    # the pages in load order, and not (the points are then ordered by their loads first)
+    for pages in (frame, frame.reverse()):
+        points = parse.parse_spot_points(pages)
+        assert points.height == 3
+        repeated = points.filter(pl.col("price_usd_per_hour") == 0.41).row(0, named=True)
+        assert repeated["load_id"] == "load-1"  # the load that first brought it
 
 
 def test_spot_point_that_is_not_a_price_is_rejected_with_its_reason():
