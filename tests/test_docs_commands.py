@@ -7,11 +7,14 @@ relative link of the documentation points at a file that exists."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -57,7 +60,28 @@ def test_every_shell_block_of_the_docs_runs_or_says_why_not():
 def run_here(command: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
     # a plain shell command (cp ...) runs as it is, from the project's root as the docs assume
     argv = as_run_here(command) if command.startswith("uv run") else shlex.split(command)
-    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return run_alone(argv, cwd, env)
+
+
+def run_alone(argv: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    """`argv` to its end, its output in files and in a session of its own, which is ended
+    after it: a process it leaves behind (Prefect's temporary API server, which the Python
+    example's alerts check starts to read a Secret block, can outlive it on a loaded
+    machine) neither holds the output open, so the run waits for it, nor outlives the test."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err,
+                                start_new_session=True)  # fmt: skip
+        try:
+            proc.wait(timeout=600)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(
+            argv, proc.returncode, out.read().decode(errors="replace"),
+            err.read().decode(errors="replace"),
+        )  # fmt: skip
 
 
 @pytest.mark.slow  # a demo refresh and every runnable command in child processes
@@ -81,13 +105,10 @@ def test_every_runnable_block_of_the_docs_runs_as_written(tmp_path):
                 ran.append(where)
     for page in PAGES:  # python blocks marked runnable: run whole, on the demo warehouse
         for m in PYTHON.finditer(page.read_text()):
-            done = subprocess.run(
+            done = run_alone(
                 [str(BIN / "python"), "-c", m["body"]],
-                cwd=work,
-                env={**env, "GPU_PRICING_WAREHOUSE": str(work / "warehouse" / "gpu_pricing.duckdb")},
-                capture_output=True,
-                text=True,
-                timeout=600,
+                work,
+                {**env, "GPU_PRICING_WAREHOUSE": str(work / "warehouse" / "gpu_pricing.duckdb")},
             )
             assert done.returncode == 0, f"{page.relative_to(REPO)}\n{done.stderr[-2000:]}"
             ran.append(f"{page.relative_to(REPO)}: python")

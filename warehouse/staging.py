@@ -4,7 +4,8 @@ and staged, one transaction per provider, and what decides whether that is neede
 - `stage_provider`: parse and stage a provider's current pages, or nothing when they and
   the parsing code (`code_digest`) are the ones its staged offers came from; a series
   endpoint's older pages are not re-read; a fall in offers beyond the allowed share raises
-  `OfferDrop`; rejected records go to quarantine with their reasons;
+  `OfferDrop`; rejected records go to quarantine with their reasons (a batched
+  connector's offers are staged batch by batch as they are parsed: warehouse.batches);
 - `hold_back`: the plausibility rules over the re-staged providers;
 - `watermarks_of` (`watermarks` for one): where each provider's incremental fetches
   start, read on one connection;
@@ -16,8 +17,7 @@ and staged, one transaction per provider, and what decides whether that is neede
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,14 +26,26 @@ import duckdb
 import polars as pl
 
 from common.errors import PricingError
-from common.schemas import OFFER_KEY, SEED_DDL, staging_ddl, staging_migrations
+from common.schemas import (
+    SEED_DDL,
+    staging_ddl,
+    staging_migrations,
+)
 from connectors import registry
 from connectors.errors import UnexpectedResponse
 from connectors.kit import provenance
 from connectors.kit.connector import Connector, Series, StagedTable
-from connectors.kit.normalise import Normalised, combine, normalise
 from connectors.kit.page import pages_frame, utc_now
-from warehouse import checks, db, lineage, plausibility, raw, series_newest, sql_runner
+from warehouse import (
+    batches,
+    checks,
+    db,
+    lineage,
+    plausibility,
+    raw,
+    series_newest,
+    sql_runner,
+)
 from warehouse.db import insert_frame, query, run
 from warehouse.rawstore import RawStore
 
@@ -155,9 +167,6 @@ def _watermarks(con, provider: str) -> dict[tuple[str, str], datetime]:
     return {(r["endpoint"], r["scope"]): r["at"] for r in rows.iter_rows(named=True)}
 
 
-BATCH_BYTES = 64 << 20
-
-
 _ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -172,6 +181,7 @@ def code_digest(name: str) -> str:
             *(_ROOT / "connectors" / "kit").glob("*.py"),  # the connector kit
             _ROOT / "common" / "schemas.py",
             _ROOT / "warehouse" / "staging.py",
+            _ROOT / "warehouse" / "batches.py",
         ]
     )
     h = hashlib.sha256()
@@ -236,48 +246,6 @@ def views_current(con: duckdb.DuckDBPyConnection, built: str | None) -> tuple[st
     }
     made = {*sql_runner.view_files(), *SEED_DDL, sql_runner.UNIONED_VIEW}
     return digest, made <= present and set(sql_runner.macro_files()) <= macros
-
-
-def _normalise_in_batches(
-    connector: Connector, index: pl.DataFrame, store: RawStore
-) -> Normalised:
-    """Parse the batched endpoint's pages ~BATCH_BYTES at a time, read straight from the
-    raw store (each batch with every page of the other endpoints), so a million-item
-    crawl never sits in memory whole."""
-    big = connector.batched_endpoint
-    rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
-    index = index.filter(pl.col("endpoint") == big)
-    batches: list[Normalised] = []
-    for batch in _read_ahead(raw.iter_batches(index, store, BATCH_BYTES)):
-        pages = pages_frame(batch)
-        if rest.height:
-            pages = pl.concat([rest, pages], how="vertical")
-        batches.append(normalise(connector.parse(pages).offers))
-    if not batches and rest.height:  # only the other endpoints have pages
-        batches.append(normalise(connector.parse(rest).offers))
-    if not batches:
-        raise UnexpectedResponse(connector.name, big, "no current pages to parse")
-    return combine(batches)
-
-
-def _read_ahead(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
-    """`batches`, each next one read (decompressed and checked, which release the GIL) on
-    a worker while the one before is parsed: one batch more in memory, less wall time."""
-    with ThreadPoolExecutor(1) as reader:
-        ahead = reader.submit(next, batches, None)
-        while (batch := ahead.result()) is not None:
-            ahead = reader.submit(next, batches, None)
-            yield batch
-
-
-def unique_offers(offers: pl.DataFrame) -> pl.DataFrame:
-    """One staged row per offer key (checked once, here; history relies on it): where a
-    source lists a key twice, the latest fetch wins, then the lower price."""
-    if not offers.select(pl.struct(OFFER_KEY).is_duplicated().any()).item():
-        return offers
-    return offers.sort(
-        ["fetched_at", "price_usd_per_hour"], descending=[True, False], nulls_last=True
-    ).unique(OFFER_KEY, keep="first", maintain_order=True)
 
 
 def _since(con, index: pl.DataFrame, connector: Connector, run_id: str) -> pl.DataFrame:
@@ -390,7 +358,10 @@ def stage_provider(
 ) -> bool:
     """Parse and stage a provider's current pages; False (nothing done) when they and the
     parsing code are the ones its staged offers came from. Raises `OfferDrop` when its
-    offers fall by more than `max_drop_pct` percent from the ones staged (0: no limit)."""
+    offers fall by more than `max_drop_pct` percent from the ones staged (0: no limit).
+    Call it in a transaction (pipeline.load_and_publish holds one per provider): the
+    offers are staged batch by batch as they are parsed, and a failure on the way must
+    leave every staged table as it was."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
     index = raw.current_index(con, name, connector.endpoints)  # the ledger only
@@ -415,27 +386,40 @@ def stage_provider(
         index = _since(con, index, connector, since)
     # what this refresh's checks cover: the loads of the pages parsed now (warehouse.checks)
     checks.scope(con, index["load_id"].to_list() if index.height else [])
+    table = connector.staging_table
+    before = _staged_rows(con, table)  # what a fall in offers is measured from
+    replace_staged(con, table, pl.DataFrame())  # emptied, then filled batch by batch
+
+    def stage(offers: pl.DataFrame) -> None:
+        if statements is not None:
+            offers = provenance.apply(offers, statements)
+        insert_frame(con, table, offers)
+
     if connector.batched_endpoint:
-        result = _normalise_in_batches(connector, index, store)
+        result = batches.normalise_in_batches(connector, index, store, stage)
     else:
         pages = pages_frame(raw.with_payloads(index, store))
         parsed = connector.parse(pages, None if since is None else _latest(con, connector))
         del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
-        for table in connector.staged:
-            rows = parsed.staged[table.name]
-            if _stated(table):  # each point stated as its page says
+        for staged_table in connector.staged:
+            rows = parsed.staged[staged_table.name]
+            if _stated(staged_table):  # each point stated as its page says
                 rows = provenance.apply_points(rows, statements)
-            if since is not None and table.series is not None:
-                _append_rows(con, table, table.series, rows)
+            if since is not None and staged_table.series is not None:
+                _append_rows(con, staged_table, staged_table.series, rows)
             else:
-                replace_staged(con, table.name, rows, ddl=table.ddl)
-                if table.series is not None:
-                    series_newest.keep(con, table.name, table.series.series, table.series.time)
-        result = normalise(parsed.offers)
+                replace_staged(con, staged_table.name, rows, ddl=staged_table.ddl)
+                if staged_table.series is not None:
+                    series_newest.keep(
+                        con, staged_table.name, staged_table.series.series, staged_table.series.time
+                    )
+        result = batches.staged(parsed.normalised(), stage)
         del parsed
-    if result.offers.is_empty():
+    loaded = batches.unique_offers(con, table)
+    if not loaded:
         # a price source that answers with no prices is broken (schema drift, an error
-        # body with HTTP 200): keep the last good offers rather than retract them all
+        # body with HTTP 200): keep the last good offers rather than retract them all (the
+        # caller's transaction rolls the emptied table back)
         raise UnexpectedResponse(
             name,
             "*",
@@ -443,20 +427,15 @@ def stage_provider(
             f"{int(result.excluded['n'].sum()) if result.excluded.height else 0} excluded); "
             "keeping the last good data",
         )
-    offers = result.offers
-    if statements is not None:
-        offers = provenance.apply(offers, statements)
-    offers = unique_offers(offers)
-    _check_drop(con, connector.staging_table, name, offers.height, max_drop_pct)
-    replace_staged(con, connector.staging_table, offers)
+    _check_drop(name, before, loaded, max_drop_pct)
     summary.rejected = quarantine(con, result.rejected, utc_now())
-    summary.loaded = offers.height
+    summary.loaded = loaded
     summary.excluded = int(result.excluded["n"].sum()) if result.excluded.height else 0
     summary.unknown_gpu = int(result.unknown_gpu["n"].sum()) if result.unknown_gpu.height else 0
     counts = (
         pl.concat(
             [
-                offers.group_by("load_id").len("rows"),
+                query(con, f"SELECT load_id, count(*) AS rows FROM {table} GROUP BY load_id"),
                 result.rejected.group_by("load_id").len("rejected"),
                 result.excluded.group_by("load_id").agg(pl.col("n").sum().alias("excluded")),
                 result.unknown_gpu.rename({"n": "unknown_gpu"}),
@@ -503,11 +482,16 @@ class OfferDrop(PricingError):
     previous offers are kept (a drifted or half-empty source), unless accepted."""
 
 
-def _check_drop(con, table: str, name: str, now: int, max_drop_pct: float) -> None:
+def _staged_rows(con, table: str) -> int:
+    """The rows of a staged table, 0 when it does not exist yet."""
+    if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table]):
+        return 0
+    return run(con, f"SELECT count(*) FROM {table}")[0][0]
+
+
+def _check_drop(name: str, before: int, now: int, max_drop_pct: float) -> None:
     if max_drop_pct <= 0:
         return
-    exists = run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table])
-    before = run(con, f"SELECT count(*) FROM {table}")[0][0] if exists else 0
     if before and now < before * (1 - max_drop_pct / 100):
         raise OfferDrop(
             f"{name}: offers fell from {before} to {now} (more than {max_drop_pct:g}% since "

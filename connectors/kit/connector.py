@@ -21,16 +21,17 @@ from common import providers
 from common.errors import PricingError
 from common.redact import register_env
 from common.schemas import conform, table_ddl
-from connectors.kit.normalise import parse_tail
+from connectors.kit.normalise import Normalised, normalise, parse_tail
 from connectors.kit.page import PAGES_SCHEMA, FetchContext, FetchFailure, Page
 
 APPEND = "append"  # every page ever landed is part of the current state (time series)
 SNAPSHOT = "snapshot"  # only the latest successful load of each scope is current
 
 # Columns a parse may add to its offers besides the canonical ones: the raw record of a
-# row, kept for quarantine (connectors.kit.normalise turns it into `record`), and the
+# row, kept for quarantine (connectors.kit.normalise turns it into `record`), or where
+# that record is (`_at`, read back by `Parsed.records`: connectors.kit.decode), and the
 # source's own words for the GPU (common/gpu.py reads them where a map has no name)
-OFFER_EXTRA_COLUMNS = ("_item", "gpu_text")
+OFFER_EXTRA_COLUMNS = ("_item", "_at", "gpu_text")
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,14 @@ class Parsed:
 
     offers: pl.DataFrame
     staged: Mapping[str, pl.DataFrame] = field(default_factory=lambda: MappingProxyType({}))
+    # the raw items of offers located by `_at` (a parse that decodes only the fields its
+    # rules read): read back for the rejected ones only (connectors.kit.decode.item_records)
+    records: Callable[[pl.Series], pl.Series] | None = None
+
+    def normalised(self) -> Normalised:
+        """The shared rules over these offers (connectors.kit.normalise), a rejected row's
+        record read back by `records` where the offers are located."""
+        return normalise(self.offers, self.records)
 
     def __post_init__(self) -> None:
         tail = parse_tail(self.offers)  # the defaults every parse leaves to the kit
@@ -223,4 +232,5 @@ class Connector:
         return Parsed(
             result.offers,
             {name: declared[name].conform(rows) for name, rows in result.staged.items()},
+            result.records,
         )

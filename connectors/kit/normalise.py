@@ -12,6 +12,7 @@ records (with the raw record as JSON, for quarantine) and the counts the ledger 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
@@ -159,13 +160,20 @@ def _checks(price: pl.Expr) -> list[tuple[pl.Expr, pl.Expr]]:
     ]
 
 
-def normalise(parsed: pl.DataFrame) -> Normalised:
+def normalise(
+    parsed: pl.DataFrame, records: Callable[[pl.Series], pl.Series] | None = None
+) -> Normalised:
     """The shared rules over one provider's parsed rows (one batch of a larger parse
-    too: no rule needs another row; the spot flags are set in SQL, int_offer_pairs)."""
+    too: no rule needs another row; the spot flags are set in SQL, int_offer_pairs).
+    A rejected row's `record` is its raw item (`_item`), or for rows that carry only
+    where their item is (`_at`), the item `records` reads back (connectors.kit.decode)."""
     parsed = parse_tail(parsed)
     item = parsed.get_column("_item") if "_item" in parsed.columns else None
+    at = parsed.get_column("_at") if "_at" in parsed.columns else None
+    if at is not None and records is None:
+        raise ValueError("rows located by `_at` need the parse's `records` to be quarantined")
     text = parsed.get_column(gpu.GPU_TEXT) if gpu.GPU_TEXT in parsed.columns else None
-    df = conform(parsed.drop("_item", gpu.GPU_TEXT, strict=False))
+    df = conform(parsed.drop("_item", "_at", gpu.GPU_TEXT, strict=False))
     # the GPU's identity (name, memory, form factor) from the source's words, where the
     # connector left it open: one rule for every provider (common/gpu.py)
     df = gpu.identify(df, text)  # row for row, in order: `item` still lines up
@@ -201,11 +209,12 @@ def normalise(parsed: pl.DataFrame) -> Normalised:
     )
     # the raw items of the rejected rows only: filtering every item along with the good
     # rows cost ~0.35 s CPU per million Azure items
-    record = (
-        item.filter(bad).struct.json_encode()
-        if item is not None
-        else pl.lit(None, dtype=pl.String)
-    )
+    if item is not None:
+        record = item.filter(bad).struct.json_encode()
+    elif at is not None and records is not None:
+        record = records(at.filter(bad)).struct.json_encode()
+    else:
+        record = pl.lit(None, dtype=pl.String)
     rejected = rejected_rows.select(
         "load_id", "provider", "endpoint", "reason", pl.coalesce("record", record).alias("record")
     )

@@ -17,7 +17,7 @@ import pytest
 
 from connectors.kit import page as kit_page
 from connectors.kit import snapshot as kit_snapshot
-from connectors.kit.normalise import cpu_only, normalise
+from connectors.kit.normalise import cpu_only
 from connectors.registry import PROVIDERS
 
 DEMO = Path(__file__).resolve().parents[2] / "connectors" / "demo_snapshot"
@@ -60,7 +60,7 @@ def test_a_gpu_row_without_a_positive_count_is_quarantined(provider, to):
         touched += n
         pages.append(kit_page.Page(provider, page.endpoint, page.fetched_at, page.request, text=json.dumps(body)))  # fmt: skip
     assert touched, f"{provider}: no {COUNT_KEY[provider]!r} in its demo pages"
-    result = normalise(PROVIDERS[provider].parse(kit_page.pages_frame(pages)).offers)
+    result = PROVIDERS[provider].parse(kit_page.pages_frame(pages)).normalised()
     # staged: no count that is not positive, no GPU named without a count (a row that
     # names no known GPU and counts none is an unknown GPU, counted as such)
     assert result.offers.filter(

@@ -60,10 +60,13 @@ def test_a_change_in_the_kit_reparses_every_connector(tmp_path, monkeypatch):
     """The code digest that decides a re-parse covers the kit the connectors are built
     from (a fix in its normalise rules must reach the staged offers)."""
     for f in ("connectors/kit/normalise.py", "connectors/foo/parse.py",
-              "common/schemas.py", "warehouse/staging.py"):  # fmt: skip
+              "common/schemas.py", "warehouse/staging.py", "warehouse/batches.py"):  # fmt: skip
         (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / f).write_text("# v1\n")
     monkeypatch.setattr(staging, "_ROOT", tmp_path)
     before = staging.code_digest("foo")
     (tmp_path / "connectors/kit/normalise.py").write_text("# v2\n")
+    assert staging.code_digest("foo") != before
+    before = staging.code_digest("foo")  # how a batch's offers are staged is part of it
+    (tmp_path / "warehouse/batches.py").write_text("# v2\n")
     assert staging.code_digest("foo") != before

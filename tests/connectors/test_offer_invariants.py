@@ -15,7 +15,7 @@ import pytest
 
 from common.schemas import PRICING_MODELS, PROVENANCES
 from connectors.kit import snapshot as kit_snapshot
-from connectors.kit.normalise import MAX_USD_PER_GPU_HOUR, normalise
+from connectors.kit.normalise import MAX_USD_PER_GPU_HOUR
 from connectors.kit.page import pages_frame
 from connectors.registry import PROVIDERS
 
@@ -35,9 +35,9 @@ def parsed(request):
 
 def _rows(frame: pl.DataFrame) -> list[str]:
     """The rows as sorted CSV lines (a multiset: parse may order rows as it likes), without
-    the raw record kept for quarantine (CloudRift's, decoded with an inferred schema, may
+    the raw record kept for quarantine, or where it is (CloudRift's, decoded with an inferred schema, may
     list its datacenters' keys in another order)."""
-    return sorted(frame.drop("_item", "record", strict=False).write_csv().splitlines())
+    return sorted(frame.drop("_item", "_at", "record", strict=False).write_csv().splitlines())
 
 
 def test_parse_is_pure(parsed):
@@ -53,7 +53,7 @@ def test_every_row_has_a_verdict_and_a_set_aside_row_a_reason(parsed):
 
 
 def test_staged_offers_keep_the_shared_invariants(parsed):
-    name, result = parsed[0], normalise(parsed[1].offers)
+    name, result = parsed[0], parsed[1].normalised()
     staged = result.offers
     assert staged.height > 0, f"{name}: its demo pages stage no offer"
     allowed = {name, *PROVIDERS[name].emits_providers}

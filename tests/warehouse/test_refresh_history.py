@@ -16,7 +16,7 @@ from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchFailure, Page
 from flows import pipeline
 from tests._warehouse import copy_warehouse, query, refresh
-from warehouse import checks, db, materialise, staging
+from warehouse import batches, checks, db, materialise, staging
 from warehouse.rawstore import RawStore
 
 MARTS = ["fct_gpu_prices", "mart_gpu_offers_current", "mart_cheapest_gpu_hour", "fct_spot_prices"]
@@ -342,9 +342,9 @@ def test_accelerator_only_prices_never_win_the_cheapest_machine_ranking(azure_wa
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_parsing_in_batches_publishes_exactly_what_one_parse_does(tmp_path, monkeypatch):
     whole, batched = tmp_path / "whole.duckdb", tmp_path / "batched.duckdb"
-    monkeypatch.setattr(staging, "BATCH_BYTES", 1 << 40)
+    monkeypatch.setattr(batches, "BATCH_BYTES", 1 << 40)
     one = refresh(whole, {"azure": azure_demo()})
-    monkeypatch.setattr(staging, "BATCH_BYTES", 1)  # every page its own batch
+    monkeypatch.setattr(batches, "BATCH_BYTES", 1)  # every page its own batch
     many = refresh(batched, {"azure": azure_demo()})
     assert (one.providers[0].loaded, one.providers[0].rejected, one.providers[0].excluded) == (
         many.providers[0].loaded,
@@ -495,15 +495,15 @@ def test_a_staging_table_made_before_a_column_was_added_gets_it(azure_warehouse,
 
 
 def test_batches_read_ahead_come_in_order_and_a_failed_read_surfaces():
-    def batches(fail_at: int | None = None):
+    def frames(fail_at: int | None = None):
         for i in range(5):
             if i == fail_at:
                 raise OSError(f"batch {i} unreadable")
             yield pl.DataFrame({"i": [i]})
 
-    assert [b["i"][0] for b in staging._read_ahead(batches())] == [0, 1, 2, 3, 4]
+    assert [b["i"][0] for b in batches.read_ahead(frames())] == [0, 1, 2, 3, 4]
     got = []
     with pytest.raises(OSError, match="batch 3 unreadable"):
-        for b in staging._read_ahead(batches(fail_at=3)):
+        for b in batches.read_ahead(frames(fail_at=3)):
             got.append(b["i"][0])
     assert got == [0, 1, 2]

@@ -248,7 +248,7 @@ def test_each_item_keeps_its_own_effective_date():
     dates = ["2025-01-01T00:00:00Z", "2024-06-01T12:30:00.25Z", None, "not a date",
              "2025-01-01T00:00:00Z"]  # fmt: skip
     rows = parsed(*(item(effectiveStartDate=d, meterId=str(i)) for i, d in enumerate(dates)))
-    assert rows.sort("meterId")["effective_at"].to_list() == [
+    assert rows.sort(pl.col("_item").struct.field("meterId"))["effective_at"].to_list() == [
         datetime(2025, 1, 1), datetime(2024, 6, 1, 12, 30, 0, 250000), None, None,
         datetime(2025, 1, 1),
     ]  # fmt: skip

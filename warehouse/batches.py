@@ -1,0 +1,97 @@
+"""A batched connector's pages parsed a batch at a time, each batch's offers staged as soon
+as it is normalised, and one staged row per offer key kept in the staged table itself
+(DuckDB): neither a million-item crawl nor its parsed offers sit in memory whole (the
+refresh's peak is a batch, not the walk).
+
+- `normalise_in_batches`: the batched endpoint's pages, ~BATCH_BYTES at a time, read
+  from the raw store a batch ahead (`read_ahead`), each batch's offers handed to a stage;
+- `staged`: a parse's normalised result with its offers staged and dropped from it;
+- `unique_offers`: the one-row-per-key rule over a staged table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+import duckdb
+import polars as pl
+
+from common.schemas import OFFER_KEY, STAGED_COLUMNS
+from connectors.errors import UnexpectedResponse
+from connectors.kit.connector import Connector
+from connectors.kit.normalise import Normalised, combine
+from connectors.kit.page import pages_frame
+from warehouse import raw
+from warehouse.db import run
+from warehouse.rawstore import RawStore
+
+# ~55 pages of 1,000 Azure items: at 64 MB a 1M-item refresh peaked ~80 MiB higher for the
+# same CPU (measured: in-process stage peak 979 against 774 MiB)
+BATCH_BYTES = 32 << 20
+
+
+def normalise_in_batches(
+    connector: Connector,
+    index: pl.DataFrame,
+    store: RawStore,
+    stage: Callable[[pl.DataFrame], None],
+) -> Normalised:
+    """Parse the batched endpoint's pages ~BATCH_BYTES at a time, read straight from the
+    raw store (each batch with every page of the other endpoints), each batch's offers
+    handed to `stage` as soon as they are normalised, so neither a million-item crawl nor
+    its parsed offers sit in memory whole. Returns the rest of the result (its `offers`
+    empty: they are staged)."""
+    big = connector.batched_endpoint
+    rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
+    index = index.filter(pl.col("endpoint") == big)
+    batches: list[Normalised] = []
+    for batch in read_ahead(raw.iter_batches(index, store, BATCH_BYTES)):
+        pages = pages_frame(batch)
+        del batch
+        if rest.height:
+            pages = pl.concat([rest, pages], how="vertical")
+        batches.append(staged(connector.parse(pages).normalised(), stage))
+        del pages
+    if not batches and rest.height:  # only the other endpoints have pages
+        batches.append(staged(connector.parse(rest).normalised(), stage))
+    if not batches:
+        raise UnexpectedResponse(connector.name, big, "no current pages to parse")
+    return combine(batches)
+
+
+def staged(result: Normalised, stage: Callable[[pl.DataFrame], None]) -> Normalised:
+    """`result` with its offers handed to `stage` and dropped from it."""
+    stage(result.offers)
+    return replace(result, offers=result.offers.clear())
+
+
+def read_ahead(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
+    """`batches`, each next one read (decompressed and checked, which release the GIL) on
+    a worker while the one before is parsed: one batch more in memory, less wall time."""
+    with ThreadPoolExecutor(1) as reader:
+        ahead = reader.submit(next, batches, None)
+        while (batch := ahead.result()) is not None:
+            ahead = reader.submit(next, batches, None)
+            yield batch
+
+
+def unique_offers(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    """One staged row per offer key (checked once, here, over the staged table; history
+    relies on it): where a source lists a key twice, the latest fetch wins, then the lower
+    price, then the rest of the row in order (so the same pages always keep the same row).
+    Returns the rows staged."""
+    key = ", ".join(OFFER_KEY)
+    if run(con, f"SELECT 1 FROM {table} GROUP BY {key} HAVING count(*) > 1 LIMIT 1"):
+        rest = ", ".join(c for c in STAGED_COLUMNS if c not in ("fetched_at", "price_usd_per_hour"))
+        run(
+            con,
+            f"""DELETE FROM {table} WHERE rowid IN (
+                    SELECT rowid FROM {table}
+                    QUALIFY row_number() OVER (
+                        PARTITION BY {key}
+                        ORDER BY fetched_at DESC NULLS LAST,
+                                 price_usd_per_hour ASC NULLS LAST, {rest}) > 1)""",
+        )
+    return run(con, f"SELECT count(*) FROM {table}")[0][0]
