@@ -251,15 +251,22 @@ def relation_arrow(
         con.unregister("_without")
 
 
+def in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a transaction is open on `con`. Outside one, each statement runs in a
+    transaction of its own, with a new id; inside one, both ask the same. (Trying BEGIN
+    cannot tell: DuckDB answers a BEGIN inside an open transaction by aborting it.)"""
+    first, second = (run(con, "SELECT txid_current()")[0][0] for _ in range(2))
+    return first == second
+
+
 @contextmanager
 def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """One transaction around the block: its own, committed at the end and rolled back on
     an error, or the caller's when one is already open (then the caller decides)."""
-    try:
-        con.begin()
-    except duckdb.TransactionException:  # the caller's transaction holds the block
+    if in_transaction(con):  # the caller's transaction holds the block
         yield
         return
+    con.begin()
     try:
         yield
     except BaseException:
