@@ -209,12 +209,11 @@ def read_rates(
     include_gpu_only: bool = False,
 ) -> pl.DataFrame:
     """`rates` on an open connection (names parsed here, checked against the warehouse)."""
-    filters = {"memory": memory, "pricing": pricing, "provider": provider, "region": region}
-    params = _rates_params(
-        con, gpu, **filters, limit=limit, include_illustrative=include_illustrative,
+    return _rates(
+        con, queries.read, gpu, memory=memory, pricing=pricing, provider=provider,
+        region=region, limit=limit, include_illustrative=include_illustrative,
         include_gpu_only=include_gpu_only,
     )  # fmt: skip
-    return queries.read(con, "rates", params, exclude=_RATES_HIDDEN)
 
 
 def read_rates_rows(
@@ -231,12 +230,17 @@ def read_rates_rows(
 ) -> Rows:
     """`read_rates`' rows as Python values (what `gpu-pricing rates` prints), without
     loading Polars."""
-    filters = {"memory": memory, "pricing": pricing, "provider": provider, "region": region}
-    params = _rates_params(
-        con, gpu, **filters, limit=limit, include_illustrative=include_illustrative,
+    return _rates(
+        con, queries.read_rows, gpu, memory=memory, pricing=pricing, provider=provider,
+        region=region, limit=limit, include_illustrative=include_illustrative,
         include_gpu_only=include_gpu_only,
     )  # fmt: skip
-    return queries.read_rows(con, "rates", params, exclude=_RATES_HIDDEN)
+
+
+def _rates(con, read, gpu, **options):
+    """rates.sql's answer read by `read` (queries.read or read_rows), without the column
+    left_out.sql counts by."""
+    return read(con, "rates", _rates_params(con, gpu, **options), exclude=_RATES_HIDDEN)
 
 
 def read_left_out(
@@ -253,10 +257,9 @@ def read_left_out(
     provenance (illustrative, unverified: int_provenances' is_verified false): what
     `include_illustrative` would add to `rates`. Empty when nothing is left out. One pass
     in DuckDB over the stored mart (left_out.sql, which reads rates.sql's rows)."""
-    filters = {"memory": memory, "pricing": pricing, "provider": provider, "region": region}
     params = _rates_params(
-        con, gpu, **filters, limit=None, include_illustrative=True,
-        include_gpu_only=include_gpu_only,
+        con, gpu, memory=memory, pricing=pricing, provider=provider, region=region,
+        limit=None, include_illustrative=True, include_gpu_only=include_gpu_only,
     )  # fmt: skip
     return dict(queries.read_rows(con, "left_out", params).rows)
 
