@@ -29,20 +29,12 @@ own. Every provider's rows pass through `identify()` in the shared normalise ste
 
 from __future__ import annotations
 
-import csv
-import re
 from functools import cache, lru_cache
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import polars as pl
+import polars as pl
 
-SEEDS = Path(__file__).resolve().parents[1] / "sql" / "seeds"
-SEED_GPU_SPECS = SEEDS / "seed_gpu_specs.csv"
-SEED_GPU_ALIASES = SEEDS / "seed_gpu_aliases.csv"
-SEED_GPU_VARIANTS = SEEDS / "seed_gpu_variants.csv"
-SEED_INSTANCE_FAMILIES = SEEDS / "seed_instance_families.csv"
+from common.gpu_seeds import aliases, families, reference_sizes, single_sizes
+
 # the column a connector may hand over with the source's own words for the GPU
 GPU_TEXT = "gpu_text"
 # a memory the source states this close to a reference size of that GPU is that size
@@ -56,60 +48,9 @@ FORM_FACTORS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
-@cache
-def aliases() -> tuple[tuple[str, str | None, float | None], ...]:
-    """(pattern, gpu_name, stated memory the row requires or None), in the seed's order. An
-    empty name is a GPU the words name that the reference lacks: matched, left unnamed."""
-    return tuple(
-        (
-            "(?i)" + r["pattern"],
-            r["gpu_name"] or None,
-            float(m) if (m := r["stated_memory_gib"]) else None,
-        )
-        for r in _rows(SEED_GPU_ALIASES)
-    )
-
-
-@cache
-def families() -> tuple[tuple[str, str, str | None, float | None, str | None], ...]:
-    """(provider, instance-type pattern, gpu_name, gpu_memory_gib, gpu_variant); empty
-    cells are None (the source states that part itself)."""
-    return tuple(
-        (
-            r["provider"],
-            r["instance_type_pattern"],
-            r["gpu_name"] or None,
-            float(r["gpu_memory_gib"]) if r["gpu_memory_gib"] else None,
-            r["gpu_variant"] or None,
-        )
-        for r in _rows(SEED_INSTANCE_FAMILIES)
-    )
-
-
-@cache
-def reference_sizes() -> dict[str, frozenset[float]]:
-    """gpu_name -> its memory sizes in the GPU reference."""
-    sizes: dict[str, set[float]] = {}
-    for row in _rows(SEED_GPU_SPECS):
-        sizes.setdefault(row["gpu_name"], set()).add(float(row["gpu_memory_gib"]))
-    return {name: frozenset(s) for name, s in sizes.items()}
-
-
-def single_sizes() -> dict[str, float]:
-    """gpu_name -> its memory, for the GPUs the reference lists in one size only."""
-    return {name: next(iter(s)) for name, s in reference_sizes().items() if len(s) == 1}
-
-
 def form_factor(raw: pl.Expr, extra: tuple[tuple[str, str], ...] = ()) -> pl.Expr:
     """'PCIe' | 'SXM' from a source's GPU words, else null (the default variant).
     `extra` adds a connector's own patterns, checked first."""
-    import polars as pl
-
     out: pl.Expr = pl.lit(None, dtype=pl.String)
     for pattern, variant in reversed((*extra, *FORM_FACTORS)):
         out = pl.when(raw.str.contains(pattern)).then(pl.lit(variant)).otherwise(out)
@@ -119,8 +60,6 @@ def form_factor(raw: pl.Expr, extra: tuple[tuple[str, str], ...] = ()) -> pl.Exp
 def gpu_name(raw: pl.Expr, stated_memory: pl.Expr | None = None) -> pl.Expr:
     """The reference name the source's GPU words name (seed_gpu_aliases.csv), else null.
     A row that requires a memory matches only where `stated_memory` is that size."""
-    import polars as pl
-
     out: pl.Expr = pl.lit(None, dtype=pl.String)
     for pattern, name, memory in reversed(aliases()):
         hit = raw.str.contains(pattern)
@@ -134,21 +73,7 @@ def canonical(raw: pl.Expr) -> pl.Expr:
     """A source's own GPU name as the reference spells it where the reference has it, else
     as the source spells it, upper-cased (AWS's 'RTX PRO SERVER 6000' -> 'RTX PRO 6000';
     'RTX PRO 4500', which the reference lacks, stays)."""
-    import polars as pl
-
     return pl.coalesce(gpu_name(raw), raw.str.strip_chars().str.to_uppercase())
-
-
-def name_of(text: str, memory: float | None = None) -> str | None:
-    """The reference name the alias seed gives one text (what a user typed), else None."""
-    return next(
-        (
-            name
-            for pattern, name, need in aliases()
-            if (need is None or need == memory) and re.search(pattern, text)
-        ),
-        None,
-    )
 
 
 # a memory size in the source's words: "48GB", "80G", "32 GiB", "-48gb"; a whole token, so
@@ -158,16 +83,12 @@ _MEMORY = r"(?i)(?:^|[^a-z0-9])(\d{1,3})\s*(?:gib|gb|g)(?:[^a-z0-9]|$)"
 
 def stated_memory(words: pl.Expr) -> pl.Expr:
     """The first memory size the source's words state, in GiB, else null."""
-    import polars as pl
-
     return words.str.extract(_MEMORY, 1).cast(pl.Float64, strict=False)
 
 
 def near(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
     """The reference size of that GPU a stated memory is within 10% of (the marketed size:
     AWS's 22,888 MiB A10G is 24 GB, Verda's "268GB" B300 is 288 GB), else null."""
-    import polars as pl
-
     out: pl.Expr = pl.lit(None, dtype=pl.Float64)
     for gpu, sizes in reference_sizes().items():
         for size in sizes:
@@ -181,16 +102,12 @@ def snap(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
     is near no size the reference lists for that GPU (Vast's driver reporting 60 GB for an
     A100 is no A100 the reference knows, and is not guessed into one); as stated for a GPU
     the reference lacks (AWS's RTX PRO 4500, 32 GB)."""
-    import polars as pl
-
     known = name.is_in(list(reference_sizes()))
     return pl.when(known).then(near(name, gib)).otherwise(gib)
 
 
 def _family() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """(gpu_name, gpu_memory_gib, gpu_variant) of the row's instance family, else nulls."""
-    import polars as pl
-
     name: pl.Expr = pl.lit(None, dtype=pl.String)
     memory: pl.Expr = pl.lit(None, dtype=pl.Float64)
     variant: pl.Expr = pl.lit(None, dtype=pl.String)
@@ -210,8 +127,6 @@ def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
     The rule reads only those columns and the provider, so it runs once per distinct
     combination of them (a few hundred in a million-item crawl, each tried against every
     alias and family pattern) and is joined back onto the rows, in their order."""
-    import polars as pl
-
     if text is not None:
         df = df.with_columns(text.cast(pl.String).alias(GPU_TEXT))
     keys = [
@@ -237,8 +152,6 @@ def _identified(rows: tuple[tuple, ...], schema: tuple[tuple[str, pl.DataType], 
     """The distinct key rows with their answers (`_id_<column>`). Cached: the batches of
     one large parse repeat the same few hundred rows, and the rule's plan of a few hundred
     `when` branches costs ~30 ms a call whatever the rows."""
-    import polars as pl
-
     distinct = pl.DataFrame(list(rows), schema=dict(schema), orient="row")
     # `_identify` keeps its rows in order: its answers sit beside the keys they answer
     return distinct.hstack(
@@ -256,8 +169,6 @@ def _identify(df: pl.DataFrame, has_text: bool) -> pl.DataFrame:
 def _rule(has_text: bool) -> tuple[dict[str, pl.Expr], pl.Expr]:
     """The rule's expressions, built once in a process (a few hundred `when` branches:
     building them cost more than running them on a connector's few distinct rows)."""
-    import polars as pl
-
     words = pl.col("instance_type")
     if has_text:
         words = pl.coalesce(pl.col(GPU_TEXT), words)
@@ -289,8 +200,6 @@ def identified(frame: pl.DataFrame, provider: str, instance_type: str, words: st
     from its `words` column and its `instance_type` column, for a connector that needs a
     GPU's identity inside its parse (Vultr divides a plan's memory by one GPU's; GCP
     prices several machine shapes from one GPU SKU). The connector decides nothing."""
-    import polars as pl
-
     blank = {
         "provider": pl.lit(provider),
         "instance_type": pl.col(instance_type),

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from common import gpu as _gpu
+from common import gpu_seeds as _gpu
 from common import providers
 from common.errors import InvalidInput
 from common.schemas import PRICING_MODELS

@@ -24,7 +24,7 @@ from pydantic_core import PydanticCustomError
 
 from common import names
 from common.errors import InvalidInput
-from common.gpu import SEED_GPU_SPECS
+from common.gpu_seeds import SEED_GPU_SPECS
 from common.redact import masked_value
 from common.schemas import PRICING_MODELS
 

@@ -154,7 +154,7 @@ def test_a_refresh_loads_nothing_of_the_app():
      "common.names", "services.notify", "services.alerts", "warehouse.publish",
      "warehouse.publish_io", "warehouse.snapshot_export",
      "warehouse.queries", "warehouse.staging", "common.errors", "common.redact",
-     "common.schemas", "common.gpu", "common.providers"],
+     "common.schemas", "common.gpu", "common.gpu_seeds", "common.providers"],
 )
 def test_each_module_imports_first_in_a_fresh_process(module):
     """No import cycle hides behind an import order: each module imports on its own."""

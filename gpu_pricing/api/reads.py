@@ -16,7 +16,7 @@ import duckdb
 
 from common import names
 from common.errors import InvalidInput, WarehouseError
-from common.gpu import SEED_GPU_SPECS
+from common.gpu_seeds import SEED_GPU_SPECS
 from common.rows import Rows
 from warehouse import db, queries
 

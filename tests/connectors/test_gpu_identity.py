@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from common import gpu as _gpu
-from common import names
+from common import gpu_seeds, names
 from connectors.kit.normalise import normalise
 
 
@@ -145,7 +145,7 @@ def test_a_memory_the_source_states_is_snapped_to_the_marketed_size(text, stated
 def test_the_instance_family_table_cites_a_source_per_row_and_names_reference_gpus():
     import csv
 
-    with _gpu.SEED_INSTANCE_FAMILIES.open(newline="", encoding="utf-8") as fh:
+    with gpu_seeds.SEED_INSTANCE_FAMILIES.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     reference = _gpu.reference_sizes()
     for row in rows:
