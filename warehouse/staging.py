@@ -168,20 +168,33 @@ def _watermarks(con, provider: str) -> dict[tuple[str, str], datetime]:
 
 
 _ROOT = Path(__file__).resolve().parent.parent
+# besides a connector's package and the kit: what every parse runs and reads (the GPU
+# identity of common/gpu.py and its seeds, the rates of currencies, the staged schema, how
+# offers are staged)
+_PARSED_WITH = (
+    "common/gpu.py",
+    "common/gpu_seeds.py",
+    "common/schemas.py",
+    "sql/seeds/seed_gpu_aliases.csv",
+    "sql/seeds/seed_gpu_specs.csv",
+    "sql/seeds/seed_instance_families.csv",
+    "sql/seeds/seed_fx_rates.csv",
+    "warehouse/staging.py",
+    "warehouse/batches.py",
+)
 
 
 def code_digest(name: str) -> str:
     """A digest of the code a connector's offers are parsed and staged with (its package,
-    the shared connector modules, the staged schema): a change re-parses its pages even
-    when they did not change, so a parser fix reaches the staged offers and history."""
+    the shared connector modules, the GPU identity rule and the seeds the parse reads, the
+    staged schema): a change re-parses its pages even when they did not change, so a
+    parser or seed fix reaches the staged offers and history."""
     files = sorted(
         [
             *(_ROOT / "connectors" / name).rglob("*.py"),
             *(_ROOT / "connectors" / name).rglob("*.csv"),
             *(_ROOT / "connectors" / "kit").glob("*.py"),  # the connector kit
-            _ROOT / "common" / "schemas.py",
-            _ROOT / "warehouse" / "staging.py",
-            _ROOT / "warehouse" / "batches.py",
+            *(_ROOT / f for f in _PARSED_WITH),
         ]
     )
     h = hashlib.sha256()

@@ -58,15 +58,23 @@ def test_the_connectors_package_has_no_private_modules_left():
 
 def test_a_change_in_the_kit_reparses_every_connector(tmp_path, monkeypatch):
     """The code digest that decides a re-parse covers the kit the connectors are built
-    from (a fix in its normalise rules must reach the staged offers)."""
+    from (a fix in its normalise rules must reach the staged offers), and what every parse
+    runs and reads besides: the GPU identity rule and its seeds, the currencies' rates, how
+    a batch's offers are staged (a fixed alias must reach offers whose pages are unchanged)."""
     for f in ("connectors/kit/normalise.py", "connectors/foo/parse.py",
-              "common/schemas.py", "warehouse/staging.py", "warehouse/batches.py"):  # fmt: skip
+              *staging._PARSED_WITH):  # fmt: skip
         (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / f).write_text("# v1\n")
     monkeypatch.setattr(staging, "_ROOT", tmp_path)
-    before = staging.code_digest("foo")
-    (tmp_path / "connectors/kit/normalise.py").write_text("# v2\n")
-    assert staging.code_digest("foo") != before
-    before = staging.code_digest("foo")  # how a batch's offers are staged is part of it
-    (tmp_path / "warehouse/batches.py").write_text("# v2\n")
-    assert staging.code_digest("foo") != before
+    for changed in ("connectors/kit/normalise.py", "warehouse/batches.py", "common/gpu.py",
+                    "sql/seeds/seed_gpu_aliases.csv", "sql/seeds/seed_fx_rates.csv"):  # fmt: skip
+        before = staging.code_digest("foo")
+        (tmp_path / changed).write_text("# v2\n")
+        assert staging.code_digest("foo") != before, changed
+
+
+def test_the_digest_names_files_that_exist():
+    """Every file the digest names besides a connector's own is there (a renamed one would
+    silently drop out of it)."""
+    missing = [f for f in staging._PARSED_WITH if not (ROOT / f).is_file()]
+    assert not missing, missing
