@@ -149,7 +149,7 @@ def test_gpu_identity_is_one_rule():
         "seed_instance_families",
         "seed_gpu_variants",
     ):
-        assert where(r"[\"']" + seed + r"\.csv[\"']", PY) == {"common/gpu.py"}, seed
+        assert where(r"[\"'/]" + seed + r"\.csv[\"']", PY) == {"common/gpu_seeds.py"}, seed
     # it lives below the connectors: nothing imports it from the connector kit
     assert not (ROOT / "connectors" / "kit" / "gpu.py").exists()
     assert where(r"connectors\.kit\.gpu|connectors\.kit import [^\n]*\bgpu\b", PY) == set()

@@ -26,6 +26,7 @@ import duckdb
 import polars as pl
 
 from common.errors import PricingError
+from common.gpu_seeds import SEED_GPU_ALIASES, SEED_GPU_SPECS, SEED_INSTANCE_FAMILIES
 from common.schemas import (
     SEED_DDL,
     staging_ddl,
@@ -33,7 +34,7 @@ from common.schemas import (
 )
 from connectors import registry
 from connectors.errors import UnexpectedResponse
-from connectors.kit import provenance
+from connectors.kit import fx, provenance
 from connectors.kit.connector import Connector, Series, StagedTable
 from connectors.kit.page import pages_frame, utc_now
 from warehouse import (
@@ -170,17 +171,17 @@ def _watermarks(con, provider: str) -> dict[tuple[str, str], datetime]:
 _ROOT = Path(__file__).resolve().parent.parent
 # besides a connector's package and the kit: what every parse runs and reads (the GPU
 # identity of common/gpu.py and its seeds, the rates of currencies, the staged schema, how
-# offers are staged)
+# offers are staged), relative to the project's root
 _PARSED_WITH = (
     "common/gpu.py",
     "common/gpu_seeds.py",
     "common/schemas.py",
-    "sql/seeds/seed_gpu_aliases.csv",
-    "sql/seeds/seed_gpu_specs.csv",
-    "sql/seeds/seed_instance_families.csv",
-    "sql/seeds/seed_fx_rates.csv",
     "warehouse/staging.py",
     "warehouse/batches.py",
+    *(
+        seed.relative_to(_ROOT).as_posix()
+        for seed in (SEED_GPU_ALIASES, SEED_GPU_SPECS, SEED_INSTANCE_FAMILIES, fx.RATES_CSV)
+    ),
 )
 
 
