@@ -344,7 +344,8 @@ def drop_to_rewrite(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> li
     replaced table's blocks at a checkpoint, and a build checkpoints once, at its end
     (`building`): without this each table a build replaces is in the file twice when it
     ends, its old blocks left free for the next night. The checkpoint also writes what the
-    build staged so far (which the end would write anyway) and frees what that replaced.
+    build staged so far (which the end would write anyway) and frees what that replaced
+    (the staged rows of the night before) for the tables written after it.
     Only for `building`'s copy, where a failed build is discarded whole: the published
     file keeps the tables. Inside an open transaction nothing is done (a checkpoint cannot
     run there); the caller's `CREATE OR REPLACE` replaces them as before. Returns the tables
@@ -362,8 +363,8 @@ def drop_to_rewrite(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> li
     dropped = [name for name in tables if name in present]
     for name in dropped:
         run(con, f"DROP TABLE {_quoted(name)}")
-    if dropped:
-        run(con, "CHECKPOINT")
+    # also when none was there (a build that made them views again dropped them itself)
+    run(con, "CHECKPOINT")
     return dropped
 
 

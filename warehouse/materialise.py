@@ -140,7 +140,7 @@ def computed_once(
     read = set().union(*lineage_graph(sql_dir).values(), *_asserted(sql_dir))
     held: list[str] = []
     if materialise_marts:  # their blocks reused for the tables built now (db.drop_to_rewrite)
-        drop_to_rewrite(con, [name for name in tables if kinds.get(name) == "TABLE"])
+        drop_to_rewrite(con, sorted(tables))
     with _scratch(con):
         try:
             for name in build_order(sql_dir):
