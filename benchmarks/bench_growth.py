@@ -1,17 +1,27 @@
 """Growth benchmark: N simulated nights of an Azure Retail Prices walk into one warehouse.
 
     uv run python -m benchmarks.bench_growth [--items 200000] [--nights 30] [--regions 20]
+        [--prices list|regional] [--out DIR] [--json FILE]
 
 Night 0 is a full walk of `--items` items in the real shape, `--regions` walks paged by
-1000 items ($skip paging: a page's request is its region and page number). Every later
+1000 items ($skip paging: a page's request is its region and page number). Its prices:
+`list` (the default) gives each of the 5 sizes x 6 variants one price everywhere, 30
+distinct prices over all items, which compress to almost nothing until the nights give
+more and more items a price of their own (the warehouse then grows with no more rows);
+`regional` gives each location its own price level and each spot item its own discount,
+as a real walk's prices differ by region, so night 0 is as varied as the later nights
+(`base_items`). Every later
 night 1% of prices change (new price, new effectiveStartDate, as the API publishes them),
 spread over the walk as the real API does, so nearly every page's hash changes; every
 fifth night a few items are inserted into and removed from some regions, which shifts
 every later page of those walks. Each night refreshes the same warehouse in a child
 process and reports: refresh time (and by stage), the published file's size (and how
 much of it is free blocks, kept for the next build), the raw store's size, the child's
-peak RSS, and an analyst query's time (`select * from mart_cheapest_gpu_hour`, a new
-read-only connection). The growth a night is the least-squares slope over nights 1..N.
+peak RSS, an analyst query's time (`select * from mart_cheapest_gpu_hour`, a new
+read-only connection), the size of a compact copy of the file (`COPY FROM DATABASE`, as
+the refresh's compaction writes it: the data without free blocks), the refresh's CPU
+seconds and the load average. The growth a night is the least-squares slope over nights
+1..N.
 """
 
 from __future__ import annotations
