@@ -17,9 +17,12 @@ check, and on a refresh whose SQL changed since the last published one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import duckdb
 import polars as pl
@@ -29,6 +32,7 @@ from warehouse import lineage
 from warehouse.db import query, run
 from warehouse.sql_runner import CHECKED, SQL_DIR, DataTest, relation_kinds, relations
 
+T = TypeVar("T")
 CHECKED_LOADS = "_checked_loads"  # a temporary table: the loads a scoped check covers
 
 
@@ -80,16 +84,107 @@ class AssertionResult:
     sample: pl.DataFrame
 
 
-def _failure_counts(
-    con: duckdb.DuckDBPyConnection, tests: list[DataTest], scoped: bool
-) -> dict[str, int]:
-    """How many rows fail each test. The tests of a relation that need no other relation
-    run in one scan of it (of its checked rows, scoped): each row-level test as the count
-    of its failing rows; each uniqueness test as the count of the rows that repeat a key
-    (`duplicates`), and where that is not zero, its own query counts the keys repeated.
-    A relationship (and a uniqueness test scoped to the checked loads) runs as its own
-    query. A view read by several tests is computed once, not once per test."""
-    counts: dict[str, int] = {}
+# the connections a check runs its queries on at once: most are short scans and
+# aggregates whose single-threaded parts (planning, a hash table's merge, a result read
+# back) leave a core idle, so two at a time finish sooner on two cores
+WORKERS = 2
+
+
+def _mirror(con: duckdb.DuckDBPyConnection, scoped: bool) -> duckdb.DuckDBPyConnection:
+    """Another connection to `con`'s database that reads what `con` reads: its temporary
+    views (a build's held views, warehouse.materialise.computed_once) and its check scope
+    (`use_scope`)."""
+    cur = con.cursor()
+    try:
+        run(cur, "SET enable_progress_bar = false")
+        for (sql,) in run(con, """SELECT sql FROM duckdb_views()
+                                  WHERE temporary AND NOT internal ORDER BY view_oid"""):
+            run(cur, sql)
+        scope(cur, checked_loads(con))
+        use_scope(cur, scoped)
+    except BaseException:
+        cur.close()
+        raise
+    return cur
+
+
+def _concurrently(
+    con: duckdb.DuckDBPyConnection, jobs: list[Callable[[duckdb.DuckDBPyConnection], T]],
+    scoped: bool,
+) -> list[T]:  # fmt: skip
+    """Each job (a read-only query, a function of a connection) run on one of `WORKERS`
+    connections to `con`'s database (`con` and its mirrors), `WORKERS` at a time; the
+    results in the jobs' order. The first error stops the others and is raised."""
+    if WORKERS < 2 or len(jobs) < 2:
+        return [job(con) for job in jobs]
+    results: list[Any] = [None] * len(jobs)
+    pending = iter(list(enumerate(jobs)))
+    lock = threading.Lock()
+    failed = threading.Event()
+
+    def work(c: duckdb.DuckDBPyConnection) -> None:
+        while not failed.is_set():
+            with lock:
+                item = next(pending, None)
+            if item is None:
+                return
+            try:
+                results[item[0]] = item[1](c)
+            except BaseException:
+                failed.set()
+                raise
+
+    mirrors = [_mirror(con, scoped) for _ in range(WORKERS - 1)]
+    try:
+        with ThreadPoolExecutor(len(mirrors), thread_name_prefix="checks") as pool:
+            others = [pool.submit(work, c) for c in mirrors]
+            try:
+                work(con)
+            except BaseException:
+                for c in mirrors:  # a Ctrl-C or an error: the other queries stop too
+                    c.interrupt()
+                raise
+            finally:
+                wait(others)
+            for future in others:
+                future.result()
+    finally:
+        for c in mirrors:
+            c.close()
+    return results
+
+
+def _count_group(rows: str, group: list[tuple[DataTest, str]]):
+    def job(c: duckdb.DuckDBPyConnection) -> tuple:
+        aggregates = ", ".join(aggregate for _, aggregate in group)
+        try:
+            return run(c, f"SELECT {aggregates} FROM {rows}")[0]
+        except duckdb.Error as exc:
+            raise WarehouseError(
+                f"the data tests of {group[0][0].relation} could not run: {exc}"
+            ) from exc
+
+    return job
+
+
+def _count_alone(test: DataTest, scoped: bool):
+    def job(c: duckdb.DuckDBPyConnection) -> int:
+        try:
+            return int(run(c, f"SELECT count(*) FROM ({test.query(scoped)})")[0][0])
+        except duckdb.Error as exc:
+            raise WarehouseError(f"data test {test.name} could not run: {exc}") from exc
+
+    return job
+
+
+def _planned(
+    tests: list[DataTest], scoped: bool
+) -> tuple[list[tuple[str, list[tuple[DataTest, str]]]], list[DataTest]]:
+    """The tests of a relation that need no other relation, by what they read, to run in
+    one scan of it (of its checked rows, scoped): each row-level test as the count of its
+    failing rows; each uniqueness test as the count of the rows that repeat a key
+    (`duplicates`). Then the tests that run as their own query: a relationship, and a
+    uniqueness test scoped to the checked loads."""
     by_relation: dict[str, list[tuple[DataTest, str]]] = {}
     alone: list[DataTest] = []
     for test in tests:
@@ -100,27 +195,50 @@ def _failure_counts(
             by_relation.setdefault(test.rows(False), []).append((test, test.duplicates))
         else:
             alone.append(test)
-    for rows, group in by_relation.items():
-        aggregates = ", ".join(aggregate for _, aggregate in group)
+    return list(by_relation.items()), alone
+
+
+def _assertion(path: Path):
+    def job(c: duckdb.DuckDBPyConnection) -> AssertionResult:
+        body = lineage.select_of(path)
         try:
-            row = run(con, f"SELECT {aggregates} FROM {rows}")[0]
+            # one evaluation: the failing rows (5 kept) and their total count
+            sample = query(c, f"SELECT *, count(*) OVER () AS _failures FROM ({body}) LIMIT 5")
         except duckdb.Error as exc:
-            raise WarehouseError(
-                f"the data tests of {group[0][0].relation} could not run: {exc}"
-            ) from exc
+            raise WarehouseError(f"assertion {path.stem} could not run: {exc}") from exc
+        count = int(sample["_failures"][0]) if sample.height else 0
+        return AssertionResult(path.stem, count, sample.drop("_failures"))
+
+    return job
+
+
+def _failure_counts(
+    con: duckdb.DuckDBPyConnection, tests: list[DataTest], scoped: bool,
+    files: list[Path] | None = None,
+) -> tuple[dict[str, int], list[AssertionResult]]:  # fmt: skip
+    """How many rows fail each test, and the results of the assertion `files`, their
+    queries run `_concurrently`. A view read by several tests is computed once for them
+    (`_planned`). A uniqueness test whose count of repeated rows is not zero then counts
+    its failures as the test states them (the keys repeated)."""
+    files = files or []
+    groups, alone = _planned(tests, scoped)
+    found = _concurrently(
+        con,
+        [_assertion(path) for path in files]
+        + [_count_group(rows, group) for rows, group in groups]
+        + [_count_alone(test, scoped) for test in alone],
+        scoped,
+    )
+    counts: dict[str, int] = {}
+    for (_, group), row in zip(groups, found[len(files) :], strict=False):
         for (test, _), n in zip(group, row, strict=True):
             if test.condition or not n:
                 counts[test.name] = int(n)
             else:  # a key repeats: the failures as the test counts them (the keys)
-                alone.append(test)
-    for test in alone:
-        try:
-            counts[test.name] = int(
-                run(con, f"SELECT count(*) FROM ({test.query(scoped)})")[0][0]
-            )
-        except duckdb.Error as exc:
-            raise WarehouseError(f"data test {test.name} could not run: {exc}") from exc
-    return counts
+                counts[test.name] = _count_alone(test, scoped)(con)
+    for test, n in zip(alone, found[len(files) + len(groups) :], strict=True):
+        counts[test.name] = n
+    return counts, found[: len(files)]
 
 
 def run_assertions(
@@ -129,18 +247,9 @@ def run_assertions(
     """The `sql/tests/assert_*.sql` files, then the schema files' data tests; `scoped`:
     the appended relations on the loads `scope` named only (see the module's docstring)."""
     use_scope(con, scoped)
-    results = []
-    for path in sorted((sql_dir / "tests").glob("assert_*.sql")):
-        body = lineage.select_of(path)
-        try:
-            # one evaluation: the failing rows (5 kept) and their total count
-            sample = query(con, f"SELECT *, count(*) OVER () AS _failures FROM ({body}) LIMIT 5")
-        except duckdb.Error as exc:
-            raise WarehouseError(f"assertion {path.stem} could not run: {exc}") from exc
-        count = int(sample["_failures"][0]) if sample.height else 0
-        results.append(AssertionResult(path.stem, count, sample.drop("_failures")))
     tests = data_tests(con, sql_dir)
-    counts = _failure_counts(con, tests, scoped)
+    files = sorted((sql_dir / "tests").glob("assert_*.sql"))
+    counts, results = _failure_counts(con, tests, scoped, files)
     for test in tests:
         # a sample of the failing rows only where there are some
         sample = (

@@ -260,4 +260,4 @@ def test_a_key_count_that_is_not_zero_only_makes_the_test_count_exactly(tiny):
         "select gpu_name, count(*) as n from gpus as t group by all having count(*) > 1",
         duplicates="count(*)",  # as if every row repeated a key
     )  # fmt: skip
-    assert checks._failure_counts(con, [test], scoped=False) == {"unique_gpus_gpu_name": 0}
+    assert checks._failure_counts(con, [test], scoped=False)[0] == {"unique_gpus_gpu_name": 0}
