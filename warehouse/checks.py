@@ -17,22 +17,25 @@ check, and on a refresh whose SQL changed since the last published one.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor, wait
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
 
 import duckdb
 import polars as pl
 
 from common.errors import AssertionsFailed, WarehouseError
-from warehouse import lineage
+from warehouse import checking, lineage
 from warehouse.db import query, run
-from warehouse.sql_runner import CHECKED, SQL_DIR, DataTest, relation_kinds, relations
+from warehouse.sql_runner import (
+    CHECKED,
+    SQL_DIR,
+    DataTest,
+    lineage_graph,
+    relation_kinds,
+    relations,
+)
 
-T = TypeVar("T")
 CHECKED_LOADS = "_checked_loads"  # a temporary table: the loads a scoped check covers
 
 
@@ -82,76 +85,6 @@ class AssertionResult:
     name: str
     failures: int
     sample: pl.DataFrame
-
-
-# the connections a check runs its queries on at once: most are short scans and
-# aggregates whose single-threaded parts (planning, a hash table's merge, a result read
-# back) leave a core idle, so two at a time finish sooner on two cores
-WORKERS = 2
-
-
-def _mirror(con: duckdb.DuckDBPyConnection, scoped: bool) -> duckdb.DuckDBPyConnection:
-    """Another connection to `con`'s database that reads what `con` reads: its temporary
-    views (a build's held views, warehouse.materialise.computed_once) and its check scope
-    (`use_scope`)."""
-    cur = con.cursor()
-    try:
-        run(cur, "SET enable_progress_bar = false")
-        for (sql,) in run(con, """SELECT sql FROM duckdb_views()
-                                  WHERE temporary AND NOT internal ORDER BY view_oid"""):
-            run(cur, sql)
-        scope(cur, checked_loads(con))
-        use_scope(cur, scoped)
-    except BaseException:
-        cur.close()
-        raise
-    return cur
-
-
-def _concurrently(
-    con: duckdb.DuckDBPyConnection, jobs: list[Callable[[duckdb.DuckDBPyConnection], T]],
-    scoped: bool,
-) -> list[T]:  # fmt: skip
-    """Each job (a read-only query, a function of a connection) run on one of `WORKERS`
-    connections to `con`'s database (`con` and its mirrors), `WORKERS` at a time; the
-    results in the jobs' order. The first error stops the others and is raised."""
-    if WORKERS < 2 or len(jobs) < 2:
-        return [job(con) for job in jobs]
-    results: list[Any] = [None] * len(jobs)
-    pending = iter(list(enumerate(jobs)))
-    lock = threading.Lock()
-    failed = threading.Event()
-
-    def work(c: duckdb.DuckDBPyConnection) -> None:
-        while not failed.is_set():
-            with lock:
-                item = next(pending, None)
-            if item is None:
-                return
-            try:
-                results[item[0]] = item[1](c)
-            except BaseException:
-                failed.set()
-                raise
-
-    mirrors = [_mirror(con, scoped) for _ in range(WORKERS - 1)]
-    try:
-        with ThreadPoolExecutor(len(mirrors), thread_name_prefix="checks") as pool:
-            others = [pool.submit(work, c) for c in mirrors]
-            try:
-                work(con)
-            except BaseException:
-                for c in mirrors:  # a Ctrl-C or an error: the other queries stop too
-                    c.interrupt()
-                raise
-            finally:
-                wait(others)
-            for future in others:
-                future.result()
-    finally:
-        for c in mirrors:
-            c.close()
-    return results
 
 
 def _count_group(rows: str, group: list[tuple[DataTest, str]]):
@@ -212,33 +145,80 @@ def _assertion(path: Path):
     return job
 
 
-def _failure_counts(
-    con: duckdb.DuckDBPyConnection, tests: list[DataTest], scoped: bool,
-    files: list[Path] | None = None,
-) -> tuple[dict[str, int], list[AssertionResult]]:  # fmt: skip
-    """How many rows fail each test, and the results of the assertion `files`, their
-    queries run `_concurrently`. A view read by several tests is computed once for them
-    (`_planned`). A uniqueness test whose count of repeated rows is not zero then counts
-    its failures as the test states them (the keys repeated)."""
-    files = files or []
-    groups, alone = _planned(tests, scoped)
-    found = _concurrently(
-        con,
-        [_assertion(path) for path in files]
-        + [_count_group(rows, group) for rows, group in groups]
-        + [_count_alone(test, scoped) for test in alone],
-        scoped,
-    )
-    counts: dict[str, int] = {}
-    for (_, group), row in zip(groups, found[len(files) :], strict=False):
-        for (test, _), n in zip(group, row, strict=True):
-            if test.condition or not n:
-                counts[test.name] = int(n)
-            else:  # a key repeats: the failures as the test counts them (the keys)
-                counts[test.name] = _count_alone(test, scoped)(con)
-    for test, n in zip(alone, found[len(files) + len(groups) :], strict=True):
-        counts[test.name] = n
-    return counts, found[: len(files)]
+def _recounted(
+    con: duckdb.DuckDBPyConnection, test: DataTest, n: int, scoped: bool
+) -> int:  # fmt: skip
+    """A test's failures from its count `n` in the one scan of its relation: a row-level
+    test's failing rows; a uniqueness test's repeated rows, exact when zero, else (two
+    keys may share a hash) its failures as the test states them, by its own query."""
+    return n if test.condition or not n else _count_alone(test, scoped)(con)
+
+
+class Checking:
+    """The checks of a build, planned once (`data_tests`, the assertion files, `_planned`)
+    and run as warehouse.checking.Queries: two at a time, and beside the build when it
+    reports what it makes (warehouse.materialise.computed_once, `checks=`). `results`
+    collects them: a uniqueness test whose count of repeated rows is not zero then counts
+    its failures as the test states them (the keys repeated), and a failing test gets a
+    sample of its failing rows."""
+
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, scoped: bool = False
+    ) -> None:
+        use_scope(con, scoped)
+        self._con, self._scoped = con, scoped
+        self._tests = data_tests(con, sql_dir)
+        self._files = sorted((sql_dir / "tests").glob("assert_*.sql"))
+        self._groups, self._alone = _planned(self._tests, scoped)
+        graph = lineage_graph(sql_dir)
+
+        def reads(names: Iterable[str]) -> frozenset[str]:
+            return checking.upstream((n.removesuffix("()") for n in names), graph)
+
+        queries = [
+            checking.Query(_assertion(p), reads(lineage.references(lineage.select_of(p), str(p))))
+            for p in self._files
+        ]
+        queries += [
+            checking.Query(_count_group(rows, group), reads(r for t, _ in group for r in t.reads))
+            for rows, group in self._groups
+        ]
+        queries += [checking.Query(_count_alone(t, scoped), reads(t.reads)) for t in self._alone]
+        loads = checked_loads(con)
+
+        def prepare(mirror: duckdb.DuckDBPyConnection) -> None:
+            scope(mirror, loads)
+            use_scope(mirror, scoped)
+
+        self._queries = checking.Queries(con, queries, prepare)
+        self.building, self.built, self.stop = (
+            self._queries.building, self._queries.built, self._queries.stop,
+        )  # fmt: skip
+
+    def failure_counts(self) -> tuple[dict[str, int], list[AssertionResult]]:
+        """How many rows fail each data test, and the assertion files' results."""
+        con, scoped, files = self._con, self._scoped, self._files
+        found = self._queries.results()
+        counts: dict[str, int] = {}
+        for (_, group), row in zip(self._groups, found[len(files) :], strict=False):
+            for (test, _), n in zip(group, row, strict=True):
+                counts[test.name] = _recounted(con, test, int(n), scoped)
+        for test, n in zip(self._alone, found[len(files) + len(self._groups) :], strict=True):
+            counts[test.name] = n
+        return counts, found[: len(files)]
+
+    def results(self) -> list[AssertionResult]:
+        """The assertion files' results, then the data tests'."""
+        counts, results = self.failure_counts()
+        for test in self._tests:
+            # a sample of the failing rows only where there are some
+            sample = (
+                query(self._con, f"SELECT * FROM ({test.query(self._scoped)}) LIMIT 5")
+                if counts[test.name]
+                else pl.DataFrame()
+            )
+            results.append(AssertionResult(test.name, counts[test.name], sample))
+        return results
 
 
 def run_assertions(
@@ -246,25 +226,16 @@ def run_assertions(
 ) -> list[AssertionResult]:
     """The `sql/tests/assert_*.sql` files, then the schema files' data tests; `scoped`:
     the appended relations on the loads `scope` named only (see the module's docstring)."""
-    use_scope(con, scoped)
-    tests = data_tests(con, sql_dir)
-    files = sorted((sql_dir / "tests").glob("assert_*.sql"))
-    counts, results = _failure_counts(con, tests, scoped, files)
-    for test in tests:
-        # a sample of the failing rows only where there are some
-        sample = (
-            query(con, f"SELECT * FROM ({test.query(scoped)}) LIMIT 5")
-            if counts[test.name]
-            else pl.DataFrame()
-        )
-        results.append(AssertionResult(test.name, counts[test.name], sample))
-    return results
+    return Checking(con, sql_dir, scoped=scoped).results()
 
 
 def assert_healthy(
-    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, scoped: bool = False
-) -> list[AssertionResult]:
-    results = run_assertions(con, sql_dir, scoped=scoped)
+    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, scoped: bool = False,
+    checks: Checking | None = None,
+) -> list[AssertionResult]:  # fmt: skip
+    """`run_assertions` (or the results of `checks`, started beside a build); any failure
+    raises AssertionsFailed."""
+    results = (checks or Checking(con, sql_dir, scoped=scoped)).results()
     bad = [r for r in results if r.failures]
     if bad:
         detail = "; ".join(

@@ -250,6 +250,9 @@ class DataTest:
     # when no key repeats (the rows beyond the first of each key), so the checks compute it
     # in the one scan of the row-level tests and run `sql` only to count a failure
     duplicates: str | None = None
+    # the relations its queries read: the relation, and a relationship's target (a
+    # `config: where` is a predicate on the relation's own rows)
+    reads: frozenset[str] = frozenset()
 
     def rows(self, scoped: bool) -> str:
         """What a row-level test reads: the relation, or its checked loads' rows."""
@@ -303,6 +306,7 @@ def _test(
     relationship reads the checked loads' rows; a uniqueness test counts every row that
     shares a key with one of them (a new row repeating a stored one is found)."""
     table = table or relation
+    reads = frozenset({relation})
     kind, args = (spec, {}) if isinstance(spec, str) else next(iter(dict(spec).items()))
     args = dict(args or {})
     args = {**args, **dict(args.pop("arguments", None) or {})}  # dbt 1.10 nests them
@@ -324,7 +328,7 @@ def _test(
         only = f" filter (where {' and '.join(keep)})" if keep else ""
         duplicates = f"count(*){only} - count(distinct hash({', '.join(names)})){only}"
         if not scope:
-            return DataTest(name, table, full, duplicates=duplicates)
+            return DataTest(name, table, full, duplicates=duplicates, reads=reads)
         # `=` on a column declared not_null: DuckDB then skips the stored row groups outside
         # the checked rows' range (it does not for a null-safe comparison)
         same = " and ".join(
@@ -335,7 +339,7 @@ def _test(
         return DataTest(name, table, full, scope=scope, scoped_sql=(
             f"select {', '.join('t.' + c for c in names)}, count(*) as n from {rel} as t "
             f"semi join {mine} as b on {same} {extra}{group}"
-        ), duplicates=duplicates)
+        ), duplicates=duplicates, reads=reads)
 
     if kind == "dbt_utils.unique_combination_of_columns":
         names = list(args["combination_of_columns"])
@@ -358,7 +362,7 @@ def _test(
         )
         return DataTest(
             name, table, sql.format(rel=rel), scope=scope,
-            scoped_sql=sql.format(rel=checked) if scope else None,
+            scoped_sql=sql.format(rel=checked) if scope else None, reads=reads | {to},
         )
     else:
         raise ValueError(f"unknown test {kind!r}")
@@ -367,6 +371,7 @@ def _test(
     return DataTest(
         name, table, f"select * from {table} where {condition}", condition, scope,
         f"select * from {table} where {CHECKED}({scope}) and ({condition})" if scope else None,
+        reads=reads,
     )
 
 
