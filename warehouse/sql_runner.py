@@ -33,6 +33,7 @@ Plain SQL, no templating, so a move to dbt-duckdb stays mechanical.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from graphlib import TopologicalSorter
@@ -181,7 +182,7 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
             run(con, f"CREATE OR REPLACE VIEW {name} AS\n{body}")
         except duckdb.Error as exc:
             raise WarehouseError(f"view {name} ({files[name]}) failed to build: {exc}") from exc
-    apply_comments(con, sql_dir, declared=declared)
+    apply_comments(con, sql_dir, declared=declared, macros=macros)
     return [name for name in order if name in files]
 
 
@@ -521,19 +522,27 @@ def apply_comments(
     sql_dir: Path = SQL_DIR,
     only: set[str] | None = None,
     declared: dict[str, Relation] | None = None,
+    macros: Iterable[str] | None = None,
 ) -> None:
     """The schema files' descriptions as `COMMENT ON` (sources not in this warehouse are
     skipped: some tables only exist once their feature has run), in one transaction: a
     catalog commit per statement would cost ~0.5 s for the ~300 descriptions. A table
     macro gets its description (`COMMENT ON MACRO TABLE`); DuckDB keeps no column comments
-    for one."""
+    for one. `macros`: the table macros present, when the caller knows them (else they are
+    looked up among every function, only when a macro is to be described)."""
+    described = [
+        rel
+        for rel in (declared if declared is not None else relations(sql_dir)).values()
+        if only is None or rel.name in only
+    ]
     kinds = relation_kinds(con)
-    kinds |= dict(run(con, """SELECT function_name, 'MACRO TABLE' FROM duckdb_functions()
-                               WHERE function_type = 'table_macro' AND NOT internal"""))
+    if macros is not None:  # the table macros the caller just made
+        kinds |= dict.fromkeys(macros, "MACRO TABLE")
+    elif any(rel.kind == "macro" for rel in described):  # a scan of every function
+        kinds |= dict(run(con, """SELECT function_name, 'MACRO TABLE' FROM duckdb_functions()
+                                   WHERE function_type = 'table_macro' AND NOT internal"""))
     statements: list[tuple[Relation, str]] = []
-    for rel in (declared if declared is not None else relations(sql_dir)).values():
-        if only is not None and rel.name not in only:
-            continue
+    for rel in described:
         if rel.name not in kinds:
             if rel.kind == "source":
                 continue
