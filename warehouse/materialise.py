@@ -23,7 +23,7 @@ import duckdb
 
 from common.errors import WarehouseError
 from warehouse import lineage
-from warehouse.db import HELD_SUFFIX, run, text_literal
+from warehouse.db import HELD_SUFFIX, drop_to_rewrite, run, text_literal
 from warehouse.sql_runner import (
     SQL_DIR,
     apply_comments,
@@ -156,6 +156,8 @@ def computed_once(
         )
     ]
     held: list[str] = []
+    if materialise_marts:  # their blocks reused for the tables built now (db.drop_to_rewrite)
+        drop_to_rewrite(con, sorted(tables))
     with _scratch(con):
         try:
             if checks is not None:
