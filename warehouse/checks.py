@@ -20,14 +20,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import polars as pl
 
 from common.errors import AssertionsFailed, WarehouseError
 from warehouse import lineage
 from warehouse.db import query, run
 from warehouse.sql_runner import CHECKED, SQL_DIR, DataTest, relation_kinds, relations
+
+if TYPE_CHECKING:
+    import polars as pl
 
 CHECKED_LOADS = "_checked_loads"  # a temporary table: the loads a scoped check covers
 
@@ -128,6 +131,8 @@ def run_assertions(
 ) -> list[AssertionResult]:
     """The `sql/tests/assert_*.sql` files, then the schema files' data tests; `scoped`:
     the appended relations on the loads `scope` named only (see the module's docstring)."""
+    import polars as pl
+
     use_scope(con, scoped)
     results = []
     for path in sorted((sql_dir / "tests").glob("assert_*.sql")):
@@ -195,6 +200,8 @@ def _raw_store_objects(con: duckdb.DuckDBPyConnection, path: Path) -> AssertionR
     name (a landing trusts a stored page by its frame; the full check reads it whole). A
     warehouse whose payloads are still in `raw_*` tables (moved out on its next refresh)
     has no store to check."""
+    import polars as pl
+
     from warehouse import raw
     from warehouse.rawstore import RawStore
 
