@@ -171,13 +171,17 @@ def fetch_pages(
 
 def make_staged_tables(con) -> None:
     """Every connector's staging table and the tables it stages besides (their declared
-    DDL), and the columns added to the staged schema since a staging table was made (only
-    those it lacks: a statement per column and connector cost more than a small refresh's
-    landing)."""
+    DDL: `CREATE TABLE IF NOT EXISTS`)."""
     for connector in registry.PROVIDERS.values():
         run(con, staging_ddl(connector.staging_table))
         for table in connector.staged:
             run(con, table.ddl)
+
+
+def _add_staged_columns(con) -> None:
+    """The columns added to the staged schema since a staging table was made: only those
+    it lacks (a statement per column and connector cost more than a small refresh's
+    landing)."""
     present = set(run(con, "SELECT table_name, column_name FROM duckdb_columns()"
                            " WHERE database_name = current_database()"
                            " AND schema_name = 'main'"))  # fmt: skip
@@ -270,6 +274,7 @@ def load_and_publish(
         tables = tables_digest()
         if not _tables_made(con, tables):
             make_staged_tables(con)
+        _add_staged_columns(con)
         refreshed = []
         for name in list(fetched):
             connector = registry.get(name)
