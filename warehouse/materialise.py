@@ -22,7 +22,7 @@ import duckdb
 
 from common.errors import WarehouseError
 from warehouse import lineage
-from warehouse.db import HELD_SUFFIX, run, text_literal
+from warehouse.db import HELD_SUFFIX, drop_to_rewrite, run, text_literal
 from warehouse.sql_runner import (
     SQL_DIR,
     apply_comments,
@@ -139,6 +139,8 @@ def computed_once(
     # row-level ones in one pass, and computing it for them costs less than a held copy
     read = set().union(*lineage_graph(sql_dir).values(), *_asserted(sql_dir))
     held: list[str] = []
+    if materialise_marts:  # their blocks reused for the tables built now (db.drop_to_rewrite)
+        drop_to_rewrite(con, sorted(tables))
     with _scratch(con):
         try:
             for name in build_order(sql_dir):
