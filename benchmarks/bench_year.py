@@ -99,7 +99,10 @@ INSERT INTO stg_aws__spot_prices BY NAME
 WITH series AS (
     SELECT * FROM (VALUES {series}) AS s(region, zone, instance_type)
 ), points AS (
-    SELECT s.*, round(0.1 + random() * 39.9, 6) AS price_usd_per_hour,
+    -- from the point's series and place, not random(): two trees' histories are the same
+    -- rows, so their nights can be compared row for row
+    SELECT s.*, round(0.1 + hash(s.zone, s.instance_type, k) % 39900000 / 1e6, 6)
+               AS price_usd_per_hour,
            $first - to_microseconds(CAST(k * 86400000000 / {per_day} AS BIGINT))
                - to_seconds(CAST(k % 59 + 1 AS BIGINT)) AS observed_at
     FROM series s, range(1, $points_per_series + 1) AS r(k)
