@@ -12,7 +12,7 @@ refresh's peak is a batch, not the walk).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 import duckdb
@@ -47,13 +47,23 @@ def normalise_in_batches(
     rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
     index = index.filter(pl.col("endpoint") == big)
     batches: list[Normalised] = []
-    for batch in read_ahead(raw.iter_batches(index, store, BATCH_BYTES)):
-        pages = pages_frame(batch)
-        del batch
-        if rest.height:
-            pages = pl.concat([rest, pages], how="vertical")
-        batches.append(staged(connector.parse(pages).normalised(), stage))
-        del pages
+    with ThreadPoolExecutor(1) as stager:
+        staging: Future[None] | None = None
+        for batch in read_ahead(raw.iter_batches(index, store, BATCH_BYTES)):
+            pages = pages_frame(batch)
+            del batch
+            if rest.height:
+                pages = pl.concat([rest, pages], how="vertical")
+            result = connector.parse(pages).normalised()
+            del pages
+            if staging is not None:
+                staging.result()  # in order, and a failed insert stops the parse
+            # staged on a worker while the next batch is parsed (DuckDB's insert and
+            # Polars' decode release the GIL): a batch's offers are a few MB
+            staging = stager.submit(stage, result.offers)
+            batches.append(replace(result, offers=result.offers.clear()))
+        if staging is not None:
+            staging.result()
     if not batches and rest.height:  # only the other endpoints have pages
         batches.append(staged(connector.parse(rest).normalised(), stage))
     if not batches:
