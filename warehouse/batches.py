@@ -11,7 +11,7 @@ refresh's peak is a batch, not the walk).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
@@ -46,24 +46,18 @@ def normalise_in_batches(
     big = connector.batched_endpoint
     rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
     index = index.filter(pl.col("endpoint") == big)
-    batches: list[Normalised] = []
-    with ThreadPoolExecutor(1) as stager:
-        staging: Future[None] | None = None
+
+    def parsed() -> Iterator[Normalised]:
         for batch in read_ahead(raw.iter_batches(index, store, BATCH_BYTES)):
             pages = pages_frame(batch)
             del batch
             if rest.height:
                 pages = pl.concat([rest, pages], how="vertical")
             result = connector.parse(pages).normalised()
-            del pages
-            if staging is not None:
-                staging.result()  # in order, and a failed insert stops the parse
-            # staged on a worker while the next batch is parsed (DuckDB's insert and
-            # Polars' decode release the GIL): a batch's offers are a few MB
-            staging = stager.submit(stage, result.offers)
-            batches.append(replace(result, offers=result.offers.clear()))
-        if staging is not None:
-            staging.result()
+            del pages  # the payloads: gone before the next batch is read
+            yield result
+
+    batches = stage_behind(parsed(), stage)
     if not batches and rest.height:  # only the other endpoints have pages
         batches.append(staged(connector.parse(rest).normalised(), stage))
     if not batches:
@@ -75,6 +69,26 @@ def staged(result: Normalised, stage: Callable[[pl.DataFrame], None]) -> Normali
     """`result` with its offers handed to `stage` and dropped from it."""
     stage(result.offers)
     return replace(result, offers=result.offers.clear())
+
+
+def stage_behind(
+    results: Iterable[Normalised], stage: Callable[[pl.DataFrame], None]
+) -> list[Normalised]:
+    """`results` with their offers handed to `stage` (in order, on a worker) and dropped:
+    each batch's offers are staged while the next batch is parsed (DuckDB's insert and
+    Polars' decode release the GIL; a batch's offers are a few MB). A failed stage stops
+    the parse at the next batch and raises."""
+    done: list[Normalised] = []
+    with ThreadPoolExecutor(1) as stager:
+        staging: Future[None] | None = None
+        for result in results:
+            if staging is not None:
+                staging.result()
+            staging = stager.submit(stage, result.offers)
+            done.append(replace(result, offers=result.offers.clear()))
+        if staging is not None:
+            staging.result()
+    return done
 
 
 def read_ahead(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
