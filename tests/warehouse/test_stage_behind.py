@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -49,3 +50,19 @@ def test_a_failed_stage_stops_the_parse_and_raises():
         batches.stage_behind(_results(10, parsed), stage)
     # the batch after the failed one may be parsed (it was, while staging ran); no more
     assert parsed == [0, 1, 2]
+
+
+def _setting(con) -> str:
+    return con.execute("SELECT current_setting('disabled_compression_methods')").fetchone()[0]
+
+
+def test_offers_are_inserted_and_the_compression_setting_is_restored(tmp_path):
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute("CREATE TABLE t (a VARCHAR NOT NULL, b DOUBLE)")
+    before = _setting(con)
+    batches.insert_offers(con, "t", pl.DataFrame({"b": [1.5, 2.5], "a": ["x", "y"]}))
+    assert con.execute("SELECT a, b FROM t ORDER BY a").fetchall() == [("x", 1.5), ("y", 2.5)]
+    assert _setting(con) == before
+    with pytest.raises(duckdb.ConstraintException):  # a failed insert restores it too
+        batches.insert_offers(con, "t", pl.DataFrame({"a": [None], "b": [1.0]}))
+    assert _setting(con) == before
