@@ -1,17 +1,27 @@
 """Growth benchmark: N simulated nights of an Azure Retail Prices walk into one warehouse.
 
     uv run python -m benchmarks.bench_growth [--items 200000] [--nights 30] [--regions 20]
+        [--prices list|regional] [--out DIR] [--json FILE]
 
 Night 0 is a full walk of `--items` items in the real shape, `--regions` walks paged by
-1000 items ($skip paging: a page's request is its region and page number). Every later
+1000 items ($skip paging: a page's request is its region and page number). Its prices:
+`list` (the default) gives each of the 5 sizes x 6 variants one price everywhere, 30
+distinct prices over all items, which compress to almost nothing until the nights give
+more and more items a price of their own (the warehouse then grows with no more rows);
+`regional` gives each location its own price level and each spot item its own discount,
+as a real walk's prices differ by region, so night 0 is as varied as the later nights
+(`base_items`). Every later
 night 1% of prices change (new price, new effectiveStartDate, as the API publishes them),
 spread over the walk as the real API does, so nearly every page's hash changes; every
 fifth night a few items are inserted into and removed from some regions, which shifts
 every later page of those walks. Each night refreshes the same warehouse in a child
 process and reports: refresh time (and by stage), the published file's size (and how
 much of it is free blocks, kept for the next build), the raw store's size, the child's
-peak RSS, and an analyst query's time (`select * from mart_cheapest_gpu_hour`, a new
-read-only connection). The growth a night is the least-squares slope over nights 1..N.
+peak RSS, an analyst query's time (`select * from mart_cheapest_gpu_hour`, a new
+read-only connection), the size of a compact copy of the file (`COPY FROM DATABASE`, as
+the refresh's compaction writes it: the data without free blocks), the refresh's CPU
+seconds and the load average. The growth a night is the least-squares slope over nights
+1..N.
 """
 
 from __future__ import annotations
@@ -38,17 +48,18 @@ START = datetime.now(UTC).replace(hour=2, minute=0, second=0, microsecond=0)
 PAGE = 1000
 
 NIGHT_CHILD = """
-import json, resource, sys, time
+import json, os, resource, sys, time
 from pathlib import Path
 import duckdb
 from connectors.kit import snapshot as kit_snapshot
 from flows import pipeline
+from warehouse import db
 from warehouse.rawstore import RawStore
 snap, path = Path(sys.argv[1]), Path(sys.argv[2])
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 summary = pipeline.load_and_publish(path, {"azure": kit_snapshot.read_provider(snap, "azure")},
                                     source="growth")
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 con = duckdb.connect(str(path), read_only=True)
 con.execute("SET enable_progress_bar = false")
@@ -58,24 +69,46 @@ t3 = time.perf_counter()
 history = con.execute("select count(*) from snp_offers_history").fetchone()[0]
 free, block = con.execute("select free_blocks, block_size from pragma_database_size()").fetchone()
 con.close()
-print(json.dumps({"s": t1 - t0, "timings": summary.timings, "query_s": t3 - t2, "rows": rows,
+# the same file copied compactly (what the refresh's compaction writes): its size is the
+# data the file holds, without the free blocks a build leaves
+compact = Path(str(path) + ".bench-compact")
+compact.unlink(missing_ok=True)
+con = duckdb.connect()
+con.execute(f"ATTACH '{path}' AS src (READ_ONLY)")
+con.execute(f"ATTACH '{compact}' AS dst (STORAGE_VERSION '{db.STORAGE_COMPATIBILITY}')")
+con.execute("COPY FROM DATABASE src TO dst")
+con.execute("DETACH dst")
+con.close()
+compact_mb = compact.stat().st_size / 1e6
+compact.unlink()
+print(json.dumps({"s": t1 - t0, "cpu_s": c1 - c0, "load": os.getloadavg()[0], "timings": summary.timings, "query_s": t3 - t2, "rows": rows,
                   "history_rows": history, "opened": summary.history.get("opened", 0),
                   "pages": summary.providers[0].fetched,
                   "unchanged": summary.providers[0].unchanged,
-                  "file_mb": path.stat().st_size / 1e6, "free_mb": free * block / 1e6,
+                  "file_mb": path.stat().st_size / 1e6, "free_mb": free * block / 1e6, "compact_mb": compact_mb,
                   "store_mb": RawStore.beside(path).size_bytes() / 1e6, "peak_rss_mib": rss}))
 """
 
 
-def base_items(items: int, regions: int) -> list[list[dict]]:
-    """Night 0: the items of each region's walk."""
+def base_items(items: int, regions: int, prices: str = "list", seed: int = 11) -> list[list[dict]]:
+    """Night 0: the items of each region's walk. `prices`: "list" gives every location a
+    size's list price (5 sizes x 6 variants: 30 distinct prices over all items); "regional"
+    gives each location its own price level and each spot item its own discount, as a
+    real walk has (a VM size's price differs by region; spot prices by region and size)."""
+    rng = random.Random(seed)
     walks: list[list[dict]] = [[] for _ in range(regions)]
+    level = 1.0
     for n in range(items):
         arm, display, series, price = SIZES[n % len(SIZES)]
         variant = VARIANTS[(n // len(SIZES)) % len(VARIANTS)]
         # distinct locations keep offers distinct, as a full crawl's are
-        location = f"loc{n // (len(SIZES) * len(VARIANTS)):06d}"
+        block = n // (len(SIZES) * len(VARIANTS))
+        location = f"loc{block:06d}"
         scale = 8760 if variant.get("term") == "1 Year" else 26280 if variant.get("term") else 1
+        if prices == "regional":
+            if n % (len(SIZES) * len(VARIANTS)) == 0:
+                level = rng.uniform(0.85, 1.45)
+            scale *= level * (rng.uniform(0.1, 0.4) if variant.get("suffix") == " Spot" else 1)
         walks[n % regions].append(
             azure_retail_item(
                 arm_sku=arm,
@@ -146,22 +179,32 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=200_000)
     ap.add_argument("--nights", type=int, default=30)
     ap.add_argument("--regions", type=int, default=20)
+    ap.add_argument(
+        "--prices",
+        choices=["list", "regional"],
+        default="list",
+        help="night 0's prices: one list price per size and variant everywhere, or each "
+        "location's own (see base_items)",
+    )
     ap.add_argument("--json", type=Path, help="also write every night's figures here")
+    ap.add_argument("--out", type=Path, default=OUT, help="folder for the snapshot and warehouse")
     args = ap.parse_args()
     global START
     START -= timedelta(days=args.nights + 1)
     rng = random.Random(7)
-    snap = OUT / "growth-snapshot"
-    warehouse = OUT / "bench_growth.duckdb"
-    for p in OUT.glob("bench_growth.duckdb*"):
+    out = args.out
+    snap = out / "growth-snapshot"
+    warehouse = out / "bench_growth.duckdb"
+    for p in out.glob("bench_growth.duckdb*"):
         if p.is_dir():
             shutil.rmtree(p)
         else:
             p.unlink()
-    walks = base_items(args.items, args.regions)
+    walks = base_items(args.items, args.regions, args.prices)
     header = (
         f"{'night':>5} {'refresh s':>9} {'land':>5} {'parse':>5} {'hist':>5} {'pages':>11} "
-        f"{'opened':>7} {'file MB':>8} {'free MB':>8} {'store MB':>9} {'RSS MiB':>8} {'query ms':>9}"
+        f"{'opened':>7} {'file MB':>8} {'free MB':>8} {'compact':>8} {'store MB':>9} {'RSS MiB':>8} "
+        f"{'query ms':>9} {'cpu s':>6} {'load':>5}"
     )
     print(header)
     nights = []
@@ -175,8 +218,9 @@ def main() -> None:
         print(
             f"{night:>5} {r['s']:>9.2f} {t.get('land', 0):>5.2f} {t.get('parse_stage', 0):>5.2f} "
             f"{t.get('history', 0):>5.2f} {r['pages'] - r['unchanged']:>5}/{r['pages']:<5} "
-            f"{r['opened']:>7,} {r['file_mb']:>8.1f} {r['free_mb']:>8.1f} {r['store_mb']:>9.1f} "
-            f"{r['peak_rss_mib']:>8,.0f} {r['query_s'] * 1000:>9.0f}",
+            f"{r['opened']:>7,} {r['file_mb']:>8.1f} {r['free_mb']:>8.1f} {r['compact_mb']:>8.1f} "
+            f"{r['store_mb']:>9.1f} {r['peak_rss_mib']:>8,.0f} {r['query_s'] * 1000:>9.1f} "
+            f"{r['cpu_s']:>6.2f} {r['load']:>5.1f}",
             flush=True,
         )
     if args.json:
@@ -193,13 +237,15 @@ def main() -> None:
             for key, f in [
                 ("file", lambda n: n["file_mb"]),
                 ("used", lambda n: n["file_mb"] - n["free_mb"]),
+                ("compact", lambda n: n["compact_mb"]),
                 ("store", lambda n: n["store_mb"]),
             ]
         }
         first, last = later[0], later[-1]
         print(
             f"night {last['night']} / night 1 refresh time: {last['s'] / first['s']:.2f}x; "
-            f"published file {slope['file']:+.2f} MB a night ({slope['used']:+.2f} MB in use); "
+            f"published file {slope['file']:+.2f} MB a night ({slope['used']:+.2f} MB in use, "
+            f"{slope['compact']:+.2f} MB its compact copy); "
             f"raw store {slope['store']:+.2f} MB a night (least-squares slopes over nights 1-"
             f"{last['night']})"
         )

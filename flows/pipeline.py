@@ -29,7 +29,7 @@ from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from flows import progress
 from warehouse import db, history, materialise, plausibility, raw, spot_openings, sql_runner
-from warehouse.checks import assert_healthy, checked_loads
+from warehouse.checks import Checking, assert_healthy, checked_loads
 from warehouse.db import run
 from warehouse.rawstore import DamagedObject, RawStore
 from warehouse.staging import (
@@ -284,10 +284,12 @@ def load_and_publish(
             merged = history.merge(con, refreshed, utc_now())
             spot_openings.advance(con, loads)  # what the spot statistics keep of old points
             lap("history")
-            # each intermediate view computed once, the stored marts built among them
-            with materialise.computed_once(con, materialise_marts=True):
+            # each intermediate view computed once, the stored marts built among them;
+            # the checks that read none of what it makes run beside it
+            checking = Checking(con, scoped=not full_check)
+            with materialise.computed_once(con, materialise_marts=True, checks=checking):
                 lap("materialise")
-                results = assert_healthy(con, scoped=not full_check)
+                results = assert_healthy(con, checks=checking)
                 lap("assertions")
                 check_alerts()  # the alert inputs read the intermediate views held here too
         else:  # nothing re-staged, same SQL: the published data passed these assertions

@@ -25,9 +25,16 @@ import duckdb
 import polars as pl
 
 from common.errors import AssertionsFailed, WarehouseError
-from warehouse import lineage
+from warehouse import checking, lineage
 from warehouse.db import query, run
-from warehouse.sql_runner import CHECKED, SQL_DIR, DataTest, relation_kinds, relations
+from warehouse.sql_runner import (
+    CHECKED,
+    SQL_DIR,
+    DataTest,
+    lineage_graph,
+    relation_kinds,
+    relations,
+)
 
 CHECKED_LOADS = "_checked_loads"  # a temporary table: the loads a scoped check covers
 
@@ -80,16 +87,37 @@ class AssertionResult:
     sample: pl.DataFrame
 
 
-def _failure_counts(
-    con: duckdb.DuckDBPyConnection, tests: list[DataTest], scoped: bool
-) -> dict[str, int]:
-    """How many rows fail each test. The tests of a relation that need no other relation
-    run in one scan of it (of its checked rows, scoped): each row-level test as the count
-    of its failing rows; each uniqueness test as the count of the rows that repeat a key
-    (`duplicates`), and where that is not zero, its own query counts the keys repeated.
-    A relationship (and a uniqueness test scoped to the checked loads) runs as its own
-    query. A view read by several tests is computed once, not once per test."""
-    counts: dict[str, int] = {}
+def _count_group(rows: str, group: list[tuple[DataTest, str]]):
+    def job(c: duckdb.DuckDBPyConnection) -> tuple:
+        aggregates = ", ".join(aggregate for _, aggregate in group)
+        try:
+            return run(c, f"SELECT {aggregates} FROM {rows}")[0]
+        except duckdb.Error as exc:
+            raise WarehouseError(
+                f"the data tests of {group[0][0].relation} could not run: {exc}"
+            ) from exc
+
+    return job
+
+
+def _count_alone(test: DataTest, scoped: bool):
+    def job(c: duckdb.DuckDBPyConnection) -> int:
+        try:
+            return int(run(c, f"SELECT count(*) FROM ({test.query(scoped)})")[0][0])
+        except duckdb.Error as exc:
+            raise WarehouseError(f"data test {test.name} could not run: {exc}") from exc
+
+    return job
+
+
+def _planned(
+    tests: list[DataTest], scoped: bool
+) -> tuple[list[tuple[str, list[tuple[DataTest, str]]]], list[DataTest]]:
+    """The tests of a relation that need no other relation, by what they read, to run in
+    one scan of it (of its checked rows, scoped): each row-level test as the count of its
+    failing rows; each uniqueness test as the count of the rows that repeat a key
+    (`duplicates`). Then the tests that run as their own query: a relationship, and a
+    uniqueness test scoped to the checked loads."""
     by_relation: dict[str, list[tuple[DataTest, str]]] = {}
     alone: list[DataTest] = []
     for test in tests:
@@ -100,27 +128,97 @@ def _failure_counts(
             by_relation.setdefault(test.rows(False), []).append((test, test.duplicates))
         else:
             alone.append(test)
-    for rows, group in by_relation.items():
-        aggregates = ", ".join(aggregate for _, aggregate in group)
+    return list(by_relation.items()), alone
+
+
+def _assertion(path: Path):
+    def job(c: duckdb.DuckDBPyConnection) -> AssertionResult:
+        body = lineage.select_of(path)
         try:
-            row = run(con, f"SELECT {aggregates} FROM {rows}")[0]
+            # one evaluation: the failing rows (5 kept) and their total count
+            sample = query(c, f"SELECT *, count(*) OVER () AS _failures FROM ({body}) LIMIT 5")
         except duckdb.Error as exc:
-            raise WarehouseError(
-                f"the data tests of {group[0][0].relation} could not run: {exc}"
-            ) from exc
-        for (test, _), n in zip(group, row, strict=True):
-            if test.condition or not n:
-                counts[test.name] = int(n)
-            else:  # a key repeats: the failures as the test counts them (the keys)
-                alone.append(test)
-    for test in alone:
-        try:
-            counts[test.name] = int(
-                run(con, f"SELECT count(*) FROM ({test.query(scoped)})")[0][0]
+            raise WarehouseError(f"assertion {path.stem} could not run: {exc}") from exc
+        count = int(sample["_failures"][0]) if sample.height else 0
+        return AssertionResult(path.stem, count, sample.drop("_failures"))
+
+    return job
+
+
+def _recounted(
+    con: duckdb.DuckDBPyConnection, test: DataTest, n: int, scoped: bool
+) -> int:  # fmt: skip
+    """A test's failures from its count `n` in the one scan of its relation: a row-level
+    test's failing rows; a uniqueness test's repeated rows, exact when zero, else (two
+    keys may share a hash) its failures as the test states them, by its own query."""
+    return n if test.condition or not n else _count_alone(test, scoped)(con)
+
+
+class Checking:
+    """The checks of a build, planned once (`data_tests`, the assertion files, `_planned`)
+    and run as warehouse.checking.Queries: two at a time, and beside the build when it
+    reports what it makes (warehouse.materialise.computed_once, `checks=`). `results`
+    collects them: a uniqueness test whose count of repeated rows is not zero then counts
+    its failures as the test states them (the keys repeated), and a failing test gets a
+    sample of its failing rows."""
+
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, scoped: bool = False
+    ) -> None:
+        use_scope(con, scoped)
+        self._con, self._scoped = con, scoped
+        self._tests = data_tests(con, sql_dir)
+        self._files = sorted((sql_dir / "tests").glob("assert_*.sql"))
+        self._groups, self._alone = _planned(self._tests, scoped)
+        graph = lineage_graph(sql_dir)
+
+        def reads(names: Iterable[str]) -> frozenset[str]:
+            return checking.upstream((n.removesuffix("()") for n in names), graph)
+
+        queries = [
+            checking.Query(_assertion(p), reads(lineage.references(lineage.select_of(p), str(p))))
+            for p in self._files
+        ]
+        queries += [
+            checking.Query(_count_group(rows, group), reads(r for t, _ in group for r in t.reads))
+            for rows, group in self._groups
+        ]
+        queries += [checking.Query(_count_alone(t, scoped), reads(t.reads)) for t in self._alone]
+        loads = checked_loads(con)
+
+        def prepare(mirror: duckdb.DuckDBPyConnection) -> None:
+            scope(mirror, loads)
+            use_scope(mirror, scoped)
+
+        self._queries = checking.Queries(con, queries, prepare)
+        self.building, self.built, self.stop = (
+            self._queries.building, self._queries.built, self._queries.stop,
+        )  # fmt: skip
+
+    def failure_counts(self) -> tuple[dict[str, int], list[AssertionResult]]:
+        """How many rows fail each data test, and the assertion files' results."""
+        con, scoped, files = self._con, self._scoped, self._files
+        found = self._queries.results()
+        counts: dict[str, int] = {}
+        for (_, group), row in zip(self._groups, found[len(files) :], strict=False):
+            for (test, _), n in zip(group, row, strict=True):
+                counts[test.name] = _recounted(con, test, int(n), scoped)
+        for test, n in zip(self._alone, found[len(files) + len(self._groups) :], strict=True):
+            counts[test.name] = n
+        return counts, found[: len(files)]
+
+    def results(self) -> list[AssertionResult]:
+        """The assertion files' results, then the data tests'."""
+        counts, results = self.failure_counts()
+        for test in self._tests:
+            # a sample of the failing rows only where there are some
+            sample = (
+                query(self._con, f"SELECT * FROM ({test.query(self._scoped)}) LIMIT 5")
+                if counts[test.name]
+                else pl.DataFrame()
             )
-        except duckdb.Error as exc:
-            raise WarehouseError(f"data test {test.name} could not run: {exc}") from exc
-    return counts
+            results.append(AssertionResult(test.name, counts[test.name], sample))
+        return results
 
 
 def run_assertions(
@@ -128,34 +226,16 @@ def run_assertions(
 ) -> list[AssertionResult]:
     """The `sql/tests/assert_*.sql` files, then the schema files' data tests; `scoped`:
     the appended relations on the loads `scope` named only (see the module's docstring)."""
-    use_scope(con, scoped)
-    results = []
-    for path in sorted((sql_dir / "tests").glob("assert_*.sql")):
-        body = lineage.select_of(path)
-        try:
-            # one evaluation: the failing rows (5 kept) and their total count
-            sample = query(con, f"SELECT *, count(*) OVER () AS _failures FROM ({body}) LIMIT 5")
-        except duckdb.Error as exc:
-            raise WarehouseError(f"assertion {path.stem} could not run: {exc}") from exc
-        count = int(sample["_failures"][0]) if sample.height else 0
-        results.append(AssertionResult(path.stem, count, sample.drop("_failures")))
-    tests = data_tests(con, sql_dir)
-    counts = _failure_counts(con, tests, scoped)
-    for test in tests:
-        # a sample of the failing rows only where there are some
-        sample = (
-            query(con, f"SELECT * FROM ({test.query(scoped)}) LIMIT 5")
-            if counts[test.name]
-            else pl.DataFrame()
-        )
-        results.append(AssertionResult(test.name, counts[test.name], sample))
-    return results
+    return Checking(con, sql_dir, scoped=scoped).results()
 
 
 def assert_healthy(
-    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, scoped: bool = False
-) -> list[AssertionResult]:
-    results = run_assertions(con, sql_dir, scoped=scoped)
+    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, scoped: bool = False,
+    checks: Checking | None = None,
+) -> list[AssertionResult]:  # fmt: skip
+    """`run_assertions` (or the results of `checks`, started beside a build); any failure
+    raises AssertionsFailed."""
+    results = (checks or Checking(con, sql_dir, scoped=scoped)).results()
     bad = [r for r in results if r.failures]
     if bad:
         detail = "; ".join(

@@ -338,6 +338,36 @@ def _remove(*paths: Path) -> None:
         p.unlink(missing_ok=True)
 
 
+def drop_to_rewrite(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> list[str]:
+    """Drop `tables`, which the build is about to write again, and checkpoint, so the
+    blocks they held are free for the build's own writes. DuckDB frees a dropped or
+    replaced table's blocks at a checkpoint, and a build checkpoints once, at its end
+    (`building`): without this each table a build replaces is in the file twice when it
+    ends, its old blocks left free for the next night. The checkpoint also writes what the
+    build staged so far (which the end would write anyway) and frees what that replaced
+    (the staged rows of the night before) for the tables written after it.
+    Only for `building`'s copy, where a failed build is discarded whole: the published
+    file keeps the tables. Inside an open transaction nothing is done (a checkpoint cannot
+    run there); the caller's `CREATE OR REPLACE` replaces them as before. Returns the tables
+    dropped."""
+    if in_transaction(con):
+        return []
+    present = {
+        name
+        for (name,) in run(
+            con,
+            """SELECT table_name FROM duckdb_tables()
+               WHERE database_name = current_database() AND schema_name = 'main'""",
+        )
+    }
+    dropped = [name for name in tables if name in present]
+    for name in dropped:
+        run(con, f"DROP TABLE {_quoted(name)}")
+    # also when none was there (a build that made them views again dropped them itself)
+    run(con, "CHECKPOINT")
+    return dropped
+
+
 def _compact_if_sparse(con: duckdb.DuckDBPyConnection, target: Path) -> bool:
     """Copy the database into a fresh file at `target` when most of its blocks are free;
     True if it did (the caller renames `target` over the working copy)."""

@@ -14,15 +14,16 @@ without writing them anywhere), each reached by a temporary view of the view's n
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 import duckdb
 
 from common.errors import WarehouseError
 from warehouse import lineage
-from warehouse.db import HELD_SUFFIX, run, text_literal
+from warehouse.db import HELD_SUFFIX, drop_to_rewrite, run, text_literal
 from warehouse.sql_runner import (
     SQL_DIR,
     apply_comments,
@@ -111,8 +112,9 @@ def _scratch(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 @contextmanager
 def computed_once(
-    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, materialise_marts: bool = False
-) -> Iterator[list[str]]:
+    con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR, *, materialise_marts: bool = False,
+    checks: Building | None = None,
+) -> Iterator[list[str]]:  # fmt: skip
     """Inside the block, each view of the intermediate and mart layers (but the marts
     `materialise` builds as tables, the time series, `appended_by`, the views declared
     `meta: {held: false}` and the views nothing else reads) is held: computed once in
@@ -127,7 +129,10 @@ def computed_once(
     nothing in the block writes the tables they read. Dropped at the end; the published
     warehouse has the views as before. `materialise_marts`: the marts declared tables are
     built too (as `materialise` does), each at its place in that order, so a view held
-    after one reads its stored rows instead of computing it again."""
+    after one reads its stored rows instead of computing it again. `checks` (the
+    warehouse's checks, warehouse.checks.Checking) is told what the block makes before it
+    starts and each relation as it is made, so the checks that read none of those still to
+    make run beside it; stopped if the block fails."""
     files = view_files(sql_dir)
     kinds = relation_kinds(con)
     tables = set(materialized(sql_dir))  # built as tables by `materialise`, never held
@@ -138,28 +143,52 @@ def computed_once(
     # nor a view no other relation reads (a leaf mart): only its data tests read it, the
     # row-level ones in one pass, and computing it for them costs less than a held copy
     read = set().union(*lineage_graph(sql_dir).values(), *_asserted(sql_dir))
+    steps = [  # (name, built as a table: else held)
+        (name, materialise_marts and name in tables)
+        for name in build_order(sql_dir)
+        if (materialise_marts and name in tables)
+        or (
+            name in files
+            and files[name].parent.name in COMPUTED_ONCE_LAYERS
+            and kinds.get(name) == "VIEW"
+            and name not in tables | unheld
+            and name in read
+        )
+    ]
     held: list[str] = []
+    if materialise_marts:  # their blocks reused for the tables built now (db.drop_to_rewrite)
+        drop_to_rewrite(con, sorted(tables))
     with _scratch(con):
         try:
-            for name in build_order(sql_dir):
-                if materialise_marts and name in tables:
+            if checks is not None:
+                checks.building(name for name, _ in steps)
+            for name, table in steps:
+                if table:
                     _materialise_one(con, name, files[name], kinds)
-                elif (
-                    name in files
-                    and files[name].parent.name in COMPUTED_ONCE_LAYERS
-                    and kinds.get(name) == "VIEW"
-                    and name not in tables | unheld
-                    and name in read
-                ):
+                    view = None
+                else:
                     run(con, f"CREATE TABLE {HELD}.{name} AS SELECT * FROM main.{name}")
-                    run(con, f"CREATE TEMPORARY VIEW {name} AS SELECT * FROM {HELD}.{name}")
+                    view = f"CREATE TEMPORARY VIEW {name} AS SELECT * FROM {HELD}.{name}"
+                    run(con, view)
                     held.append(name)
+                if checks is not None:
+                    checks.built(name, view)
             if materialise_marts and tables:
                 apply_comments(con, sql_dir, tables)
             yield held
         finally:
+            if checks is not None:
+                checks.stop()  # what still runs (the block failed) stops before the drops
             for name in reversed(held):
                 run(con, f"DROP VIEW IF EXISTS temp.{name}")
                 # dropped before the scratch database is detached: detaching it with its
                 # tables checkpoints them (~0.4 s at a million offers), for a file deleted
                 run(con, f"DROP TABLE IF EXISTS {HELD}.{name}")
+
+
+class Building(Protocol):
+    """What `computed_once` tells a reader of the build (warehouse.checks.Checking)."""
+
+    def building(self, names: Iterable[str]) -> None: ...
+    def built(self, name: str, view: str | None = None) -> None: ...
+    def stop(self) -> None: ...

@@ -33,6 +33,7 @@ Plain SQL, no templating, so a move to dbt-duckdb stays mechanical.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from graphlib import TopologicalSorter
@@ -181,7 +182,7 @@ def build_views(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
             run(con, f"CREATE OR REPLACE VIEW {name} AS\n{body}")
         except duckdb.Error as exc:
             raise WarehouseError(f"view {name} ({files[name]}) failed to build: {exc}") from exc
-    apply_comments(con, sql_dir, declared=declared)
+    apply_comments(con, sql_dir, declared=declared, macros=macros)
     return [name for name in order if name in files]
 
 
@@ -250,6 +251,9 @@ class DataTest:
     # when no key repeats (the rows beyond the first of each key), so the checks compute it
     # in the one scan of the row-level tests and run `sql` only to count a failure
     duplicates: str | None = None
+    # the relations its queries read: the relation, and a relationship's target (a
+    # `config: where` is a predicate on the relation's own rows)
+    reads: frozenset[str] = frozenset()
 
     def rows(self, scoped: bool) -> str:
         """What a row-level test reads: the relation, or its checked loads' rows."""
@@ -303,6 +307,7 @@ def _test(
     relationship reads the checked loads' rows; a uniqueness test counts every row that
     shares a key with one of them (a new row repeating a stored one is found)."""
     table = table or relation
+    reads = frozenset({relation})
     kind, args = (spec, {}) if isinstance(spec, str) else next(iter(dict(spec).items()))
     args = dict(args or {})
     args = {**args, **dict(args.pop("arguments", None) or {})}  # dbt 1.10 nests them
@@ -324,7 +329,7 @@ def _test(
         only = f" filter (where {' and '.join(keep)})" if keep else ""
         duplicates = f"count(*){only} - count(distinct hash({', '.join(names)})){only}"
         if not scope:
-            return DataTest(name, table, full, duplicates=duplicates)
+            return DataTest(name, table, full, duplicates=duplicates, reads=reads)
         # `=` on a column declared not_null: DuckDB then skips the stored row groups outside
         # the checked rows' range (it does not for a null-safe comparison)
         same = " and ".join(
@@ -335,7 +340,7 @@ def _test(
         return DataTest(name, table, full, scope=scope, scoped_sql=(
             f"select {', '.join('t.' + c for c in names)}, count(*) as n from {rel} as t "
             f"semi join {mine} as b on {same} {extra}{group}"
-        ), duplicates=duplicates)
+        ), duplicates=duplicates, reads=reads)
 
     if kind == "dbt_utils.unique_combination_of_columns":
         names = list(args["combination_of_columns"])
@@ -358,7 +363,7 @@ def _test(
         )
         return DataTest(
             name, table, sql.format(rel=rel), scope=scope,
-            scoped_sql=sql.format(rel=checked) if scope else None,
+            scoped_sql=sql.format(rel=checked) if scope else None, reads=reads | {to},
         )
     else:
         raise ValueError(f"unknown test {kind!r}")
@@ -367,6 +372,7 @@ def _test(
     return DataTest(
         name, table, f"select * from {table} where {condition}", condition, scope,
         f"select * from {table} where {CHECKED}({scope}) and ({condition})" if scope else None,
+        reads=reads,
     )
 
 
@@ -516,19 +522,27 @@ def apply_comments(
     sql_dir: Path = SQL_DIR,
     only: set[str] | None = None,
     declared: dict[str, Relation] | None = None,
+    macros: Iterable[str] | None = None,
 ) -> None:
     """The schema files' descriptions as `COMMENT ON` (sources not in this warehouse are
     skipped: some tables only exist once their feature has run), in one transaction: a
     catalog commit per statement would cost ~0.5 s for the ~300 descriptions. A table
     macro gets its description (`COMMENT ON MACRO TABLE`); DuckDB keeps no column comments
-    for one."""
+    for one. `macros`: the table macros present, when the caller knows them (else they are
+    looked up among every function, only when a macro is to be described)."""
+    described = [
+        rel
+        for rel in (declared if declared is not None else relations(sql_dir)).values()
+        if only is None or rel.name in only
+    ]
     kinds = relation_kinds(con)
-    kinds |= dict(run(con, """SELECT function_name, 'MACRO TABLE' FROM duckdb_functions()
-                               WHERE function_type = 'table_macro' AND NOT internal"""))
+    if macros is not None:  # the table macros the caller just made
+        kinds |= dict.fromkeys(macros, "MACRO TABLE")
+    elif any(rel.kind == "macro" for rel in described):  # a scan of every function
+        kinds |= dict(run(con, """SELECT function_name, 'MACRO TABLE' FROM duckdb_functions()
+                                   WHERE function_type = 'table_macro' AND NOT internal"""))
     statements: list[tuple[Relation, str]] = []
-    for rel in (declared if declared is not None else relations(sql_dir)).values():
-        if only is not None and rel.name not in only:
-            continue
+    for rel in described:
         if rel.name not in kinds:
             if rel.kind == "source":
                 continue

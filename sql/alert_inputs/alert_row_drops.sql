@@ -4,8 +4,8 @@
 -- not a drop. Counted from the history rather than _loads.rows because a page that comes
 -- back unchanged is not parsed into the new load's row count.
 -- Read as filters of the history, never a grouping of all of it (that grows every night):
--- the open periods counted (one per key at most: sql/tests/assert_one_open_history_row.sql),
--- and the few periods closed since the connector's latest refresh began.
+-- the open periods counted (one per key at most: the offer history's declared test in
+-- sql/snapshots/snp_offers_history.yml), and the few periods closed since the connector's latest refresh began.
 with last_refresh as (
     select provider as connector, max(started_at) as refreshed_at
     from _loads

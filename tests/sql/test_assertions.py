@@ -18,8 +18,9 @@ BAD_ROWS = {
     "assert_no_nonpositive_price": [
         f"UPDATE snp_offers_history SET price_usd_per_hour = 0 WHERE rowid = {FIRST_OPEN}",
     ],
-    "assert_one_open_history_row": [
-        f"INSERT INTO snp_offers_history SELECT * FROM snp_offers_history WHERE rowid = {FIRST_OPEN}",
+    "assert_history_period_ends_after_start": [
+        "UPDATE snp_offers_history SET valid_to = valid_from - INTERVAL 1 DAY "
+        "WHERE rowid = (SELECT min(rowid) FROM snp_offers_history)",
     ],
     "assert_spot_points_unique": [
         "INSERT INTO stg_aws__spot_prices SELECT * FROM stg_aws__spot_prices LIMIT 1",
@@ -31,11 +32,6 @@ BAD_ROWS = {
 
 # further ways each assertion must catch
 MORE_BAD_ROWS = [
-    (
-        "assert_one_open_history_row",
-        "UPDATE snp_offers_history SET valid_to = valid_from - INTERVAL 1 DAY "
-        "WHERE rowid = (SELECT min(rowid) FROM snp_offers_history)",
-    ),
     (
         "assert_no_nonpositive_price",
         f"UPDATE snp_offers_history SET price_usd_per_hour = -1 WHERE rowid = {FIRST_OPEN}",
@@ -73,3 +69,17 @@ def test_an_assertion_fires_on_one_bad_row(warehouse, assertion, bad_row):
     # assertions run (they check the tables analysts read)
     materialise.materialise(warehouse)
     assert failures(warehouse)[assertion] > 0
+
+
+def test_a_second_open_period_is_found_by_the_history_test_alone(warehouse):
+    """One open period per offer key has one home, the offer history's declared test
+    (sql/snapshots/snp_offers_history.yml): a duplicated open row fails it, and no
+    assertion file groups all history again to state it a second time."""
+    warehouse.execute(
+        f"INSERT INTO snp_offers_history SELECT * FROM snp_offers_history WHERE rowid = {FIRST_OPEN}"
+    )
+    materialise.materialise(warehouse)
+    failed = {name for name, n in failures(warehouse).items() if n}
+    key = "provider__region__zone__instance_type__pricing_model__pricing_detail"
+    assert f"unique_combination_of_columns_snp_offers_history_{key}" in failed
+    assert {name for name in failed if name.startswith("assert_")} == set()

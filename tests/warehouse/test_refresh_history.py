@@ -216,7 +216,7 @@ def test_a_failing_assertion_fails_the_refresh_and_keeps_the_previous_warehouse(
     shutil.copytree(sql_runner.SQL_DIR, sql)
     (sql / "tests" / "assert_always_fails.sql").write_text("select 1 as broken")
     monkeypatch.setattr(sql_runner, "SQL_DIR", sql)
-    monkeypatch.setattr(checks.assert_healthy, "__defaults__", (sql,))
+    monkeypatch.setattr(checks.Checking.__init__, "__defaults__", (sql,))
     with pytest.raises(AssertionsFailed, match="assert_always_fails"):
         refresh(path, {"azure": with_price(
                 azure_demo(),

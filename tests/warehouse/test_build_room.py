@@ -1,0 +1,190 @@
+"""A build drops the stored marts it is about to rebuild and checkpoints first
+(`warehouse.db.drop_to_rewrite`), so their blocks hold the new marts instead of the file
+keeping both copies; the published file is untouched until the build ends, whatever
+happens after the drop."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from flows import pipeline
+from samples.azure import azure_retail_item, azure_retail_page
+from warehouse import db, materialise
+
+MARTS = set(materialise.materialized())
+ROWS = 300_000  # staged rows a night: a few MB, enough blocks to see whole tables
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def snapshot(root: Path, price: float, items: int = 60) -> Path:
+    """Azure pages in the real shape; `price` moves every item's price."""
+    folder = root / "azure" / "retail_prices"
+    folder.mkdir(parents=True)
+    page = [
+        azure_retail_item(
+            arm_sku="Standard_NC24ads_A100_v4",
+            display="NC24ads A100 v4",
+            series="NCadsA100_v4",
+            region=f"region{i // 2:03d}",
+            location="X",
+            price=price + i / 1e3,
+            **({"suffix": " Spot"} if i % 2 else {}),
+        )
+        for i in range(items)
+    ]
+    doc = {
+        "fetched_at": "2026-11-20T02:00:00Z",
+        "request": {"region": "all"},
+        "body": azure_retail_page(page, None),
+    }
+    (folder / "p0001.json").write_text(json.dumps(doc))
+    return root
+
+
+def refresh(warehouse: Path, snap: Path) -> pipeline.RunSummary:
+    return pipeline.load_and_publish(
+        warehouse, {"azure": pipeline.SnapshotPages(snap, "azure")}, source="room-test"
+    )
+
+
+def marts(warehouse: Path) -> dict[str, list[tuple]]:
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return {m: sorted(map(repr, con.execute(f"SELECT * FROM {m}").fetchall())) for m in MARTS}
+    finally:
+        con.close()
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_build_that_fails_after_dropping_the_marts_leaves_the_published_file_as_it_was(
+    tmp_path, monkeypatch
+):
+    warehouse = tmp_path / "w.duckdb"
+    refresh(warehouse, snapshot(tmp_path / "a", 3.0))
+    published, rows = sha(warehouse), marts(warehouse)
+    assert rows["mart_gpu_offers_current"]
+
+    dropped: list[str] = []
+
+    def drop_then_fail(con, tables):
+        dropped.extend(db.drop_to_rewrite(con, tables))
+        # dropped and checkpointed in the build's copy
+        left = {r[0] for r in db.run(con, "SELECT table_name FROM duckdb_tables()")}
+        assert not left & MARTS
+        raise RuntimeError("the build fails after its marts were dropped")
+
+    monkeypatch.setattr(materialise, "drop_to_rewrite", drop_then_fail)
+    with pytest.raises(RuntimeError, match="after its marts were dropped"):
+        refresh(warehouse, snapshot(tmp_path / "b", 4.0))
+    assert set(dropped) == MARTS  # the refresh's own build dropped every stored mart
+    assert sha(warehouse) == published
+    assert marts(warehouse) == rows
+    assert not warehouse.with_name(warehouse.name + ".next").exists()
+
+    monkeypatch.undo()  # the next build drops, checkpoints, rebuilds and publishes
+    refresh(warehouse, snapshot(tmp_path / "c", 4.0))
+    after = marts(warehouse)
+    assert after["mart_gpu_offers_current"] != rows["mart_gpu_offers_current"]
+
+
+KILLED = """
+import os, signal, sys
+from pathlib import Path
+from flows import pipeline
+from warehouse import db, materialise
+
+def drop_then_die(con, tables):
+    db.drop_to_rewrite(con, tables)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+materialise.drop_to_rewrite = drop_then_die
+pipeline.load_and_publish(Path(sys.argv[1]), {"azure": pipeline.SnapshotPages(Path(sys.argv[2]), "azure")},
+                          source="room-test")
+"""
+
+
+@pytest.mark.slow  # a refresh in a child process, killed
+def test_a_kill_after_the_marts_are_dropped_leaves_the_published_file_and_the_next_build_passes(
+    tmp_path,
+):
+    warehouse = tmp_path / "w.duckdb"
+    refresh(warehouse, snapshot(tmp_path / "a", 3.0))
+    published, rows = sha(warehouse), marts(warehouse)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED, str(warehouse), str(snapshot(tmp_path / "b", 4.0))],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+    assert warehouse.with_name(warehouse.name + ".next").exists()  # killed mid-build
+    assert sha(warehouse) == published
+    assert marts(warehouse) == rows
+    refresh(warehouse, snapshot(tmp_path / "c", 4.0))
+    assert marts(warehouse) != rows
+    assert not warehouse.with_name(warehouse.name + ".next").exists()
+
+
+def _night(con: duckdb.DuckDBPyConnection, night: int, *, drop_first: bool) -> None:
+    """A build's writes in miniature: staged rows replaced, a few history rows added, a
+    stored mart rebuilt from the staged rows."""
+    with db.transaction(con):
+        db.run(con, "DELETE FROM stg")
+        db.run(
+            con,
+            "INSERT INTO stg SELECT i, hash(i, $n) % 100000 / 100, 'offer ' || hash(i, $n) % 997"
+            " FROM range($rows) t(i)",
+            {"n": night, "rows": ROWS},
+        )
+    db.run(con, "INSERT INTO hist SELECT i, $n FROM range(2000) t(i)", {"n": night})
+    if drop_first:
+        db.drop_to_rewrite(con, ["mart"])
+    db.run(con, "CREATE OR REPLACE TABLE mart AS SELECT id, price * 2 AS p, name FROM stg")
+
+
+def _nights(path: Path, nights: int, *, drop_first: bool) -> list[tuple[int, int]]:
+    """The published file's size and free bytes after each of `nights` builds."""
+    with db.building(path) as con:
+        db.run(con, "CREATE TABLE stg (id BIGINT, price DOUBLE, name VARCHAR)")
+        db.run(con, "CREATE TABLE hist (id BIGINT, night INTEGER)")
+    sizes = []
+    for night in range(nights):
+        with db.building(path) as con:
+            _night(con, night, drop_first=drop_first)
+        con = duckdb.connect(str(path), read_only=True)
+        free, block = con.execute(
+            "SELECT free_blocks, block_size FROM pragma_database_size()"
+        ).fetchone()
+        con.close()
+        sizes.append((path.stat().st_size, free * block))
+    return sizes
+
+
+@pytest.mark.slow  # ten builds of a few MB each (~3 s of CPU)
+def test_the_file_stays_bounded_over_builds_and_holds_a_rebuilt_mart_once(tmp_path):
+    nights = 5
+    dropping = _nights(tmp_path / "drop.duckdb", nights, drop_first=True)
+    replacing = _nights(tmp_path / "replace.duckdb", nights, drop_first=False)
+    # after the second build the file grows by no more than the history's few blocks
+    block = 256 << 10
+    assert max(size for size, _ in dropping[2:]) <= dropping[1][0] + 2 * block, dropping
+    # a CREATE OR REPLACE alone leaves the old mart's blocks free until the next night:
+    # the file holds the staged rows, the mart and both their old copies
+    assert max(size for size, _ in dropping) < min(size for size, _ in replacing[1:]), (
+        dropping,
+        replacing,
+    )
+    assert dropping[-1][1] < replacing[-1][1], (dropping, replacing)
+    assert not os.path.exists(tmp_path / "drop.duckdb.next")
