@@ -322,6 +322,9 @@ BOOKKEEPING_DDL = [
     # (warehouse.staging.views_digest), and whether the run rebuilt them
     "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS views_digest VARCHAR",
     "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS views_rebuilt BOOLEAN",
+    # digest of the code that declares the staged tables a run made sure of
+    # (flows.pipeline.tables_digest): the next run with the same code need not again
+    "ALTER TABLE _runs ADD COLUMN IF NOT EXISTS tables_digest VARCHAR",
     """CREATE TABLE IF NOT EXISTS quarantine (
   load_id VARCHAR NOT NULL,
   provider VARCHAR NOT NULL,

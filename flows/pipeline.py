@@ -12,16 +12,19 @@ tasks.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
+from common import schemas
 from common.errors import PricingError
 from common.schemas import staging_ddl, staging_migrations
 from connectors import registry
@@ -39,6 +42,9 @@ from warehouse.staging import (
     stage_provider,
     views_current,
 )
+
+if TYPE_CHECKING:
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +80,22 @@ def one_line(exc: BaseException, limit: int = 400) -> str:
     """An error as one line: its first line (Polars appends its query plan over many
     lines), the type named where the text alone would not say what failed, cut to `limit`."""
     first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
-    if isinstance(exc, pl.exceptions.PolarsError):
+    if isinstance(exc, _polars_error()):
         first = f"{type(exc).__name__}: {first}"
     if isinstance(exc, DamagedObject) or len(first) <= limit:  # its repair hint is whole
         return first
     return first[: limit - 3] + "..."
+
+
+class _NoPolarsError(Exception):
+    """Raised by nothing: what `_polars_error` names before Polars is loaded."""
+
+
+def _polars_error() -> type[BaseException]:
+    """Polars' error type, once a parse has imported Polars (before, none can be raised: a
+    refresh that parses nothing never imports it)."""
+    polars = sys.modules.get("polars")
+    return polars.exceptions.PolarsError if polars is not None else _NoPolarsError
 
 
 @dataclass(frozen=True)
@@ -92,7 +109,24 @@ class SnapshotPages:
     provider: str
 
     def __iter__(self) -> Iterator[Page]:
-        return kit_snapshot.read_provider(self.root, self.provider)
+        """The pages in `read_provider`'s order, each file read (and its envelope split) on
+        one of two workers a few pages ahead, while the landing hashes the pages before."""
+        files = kit_snapshot.provider_files(self.root, self.provider)
+        with ThreadPoolExecutor(2) as pool:
+            ahead: deque[Future[Page]] = deque()
+            try:
+                for endpoint, path in files:
+                    ahead.append(pool.submit(kit_snapshot.read_page, self.provider, endpoint, path))
+                    if len(ahead) > _READ_AHEAD:
+                        yield ahead.popleft().result()
+                while ahead:
+                    yield ahead.popleft().result()
+            finally:
+                for future in ahead:
+                    future.cancel()
+
+
+_READ_AHEAD = 8  # pages read before the landing takes them: a few MB at most
 
 
 class SpooledPages:
@@ -133,6 +167,58 @@ def fetch_pages(
     if snapshot is not None:
         return SnapshotPages(kit_snapshot.resolve(snapshot), provider)
     return SpooledPages(connector.fetch_live(ctx))
+
+
+def make_staged_tables(con) -> None:
+    """Every connector's staging table and the tables it stages besides (their declared
+    DDL: `CREATE TABLE IF NOT EXISTS`)."""
+    for connector in registry.PROVIDERS.values():
+        run(con, staging_ddl(connector.staging_table))
+        for table in connector.staged:
+            run(con, table.ddl)
+
+
+def _add_staged_columns(con) -> None:
+    """The columns added to the staged schema since a staging table was made: only those
+    it lacks (a statement per column and connector cost more than a small refresh's
+    landing)."""
+    present = set(run(con, "SELECT table_name, column_name FROM duckdb_columns()"
+                           " WHERE database_name = current_database()"
+                           " AND schema_name = 'main'"))  # fmt: skip
+    for connector in registry.PROVIDERS.values():
+        for migration in staging_migrations(connector.staging_table, present):
+            run(con, migration)
+
+
+def tables_digest() -> str:
+    """A digest of the code that declares the staged tables (`make_staged_tables`): every
+    connector's package and kit, the staged schema (common/schemas.py) and this module."""
+    package = Path(registry.__file__).parent
+    root = package.parent
+    h = hashlib.sha256()
+    for f in sorted([*package.rglob("*.py"), Path(schemas.__file__), Path(__file__)]):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def _tables_made(con, digest: str) -> bool:
+    """Whether the last published refresh made the staged tables with code of `digest` and
+    every connector's staging table is there: then `make_staged_tables` would change
+    nothing (it imports each connector's declarations, Polars with them)."""
+    last = run(
+        con,
+        "SELECT tables_digest FROM _runs WHERE status = 'ok' ORDER BY started_at DESC LIMIT 1",
+    )
+    if not last or last[0][0] != digest:
+        return False
+    names = [c.staging_table for c in registry.PROVIDERS.values()]
+    found = run(
+        con,
+        """SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()
+           AND schema_name = 'main' AND table_name IN (SELECT unnest($names::VARCHAR[]))""",
+        {"names": names},
+    )
+    return found[0][0] == len(names)
 
 
 def load_and_publish(
@@ -185,19 +271,10 @@ def load_and_publish(
             "INSERT INTO _runs (run_id, started_at, source, providers) VALUES (?, ?, ?, ?)",
             [run_id, started, source, ",".join(fetched)],
         )
-        for connector in registry.PROVIDERS.values():
-            run(con, staging_ddl(connector.staging_table))
-            for table in connector.staged:
-                run(con, table.ddl)
-        # the columns added to the staged schema since a staging table was made: only those
-        # it lacks (a statement per column and connector cost more than a small refresh's
-        # landing)
-        present = set(run(con, "SELECT table_name, column_name FROM duckdb_columns()"
-                               " WHERE database_name = current_database()"
-                               " AND schema_name = 'main'"))  # fmt: skip
-        for connector in registry.PROVIDERS.values():
-            for migration in staging_migrations(connector.staging_table, present):
-                run(con, migration)
+        tables = tables_digest()
+        if not _tables_made(con, tables):
+            make_staged_tables(con)
+        _add_staged_columns(con)
         refreshed = []
         for name in list(fetched):
             connector = registry.get(name)
@@ -236,7 +313,7 @@ def load_and_publish(
                     )
                 if not staged:
                     refreshed.remove(name)  # unchanged: its staged offers and history stand
-            except (PricingError, pl.exceptions.PolarsError, DamagedObject) as exc:
+            except (PricingError, _polars_error(), DamagedObject) as exc:
                 # a provider whose pages no longer parse (or whose raw object is damaged)
                 # keeps its last staged offers (and its history stays open); the others
                 # still publish
@@ -298,9 +375,9 @@ def load_and_publish(
         run(
             con,
             """UPDATE _runs SET finished_at = ?, status = ?, asserted_sql = ?,
-                                views_digest = ?, views_rebuilt = ?
+                                views_digest = ?, views_rebuilt = ?, tables_digest = ?
                WHERE run_id = ?""",
-            [utc_now(), "ok", sql, views, rebuilt, run_id],
+            [utc_now(), "ok", sql, views, rebuilt, tables, run_id],
         )
     lap("publish")
     return RunSummary(

@@ -33,11 +33,13 @@ import calendar
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from models.costs import run_cost_usd
 from models.training import estimate_training
+
+if TYPE_CHECKING:
+    import polars as pl
 
 OK = "OK"
 ALARM = "ALARM"
@@ -104,6 +106,8 @@ def cheapest(
     """The cheapest row of ``alert_rates_current`` matching a GPU (any memory size when
     ``memory_gib`` is None), a pricing model and optionally a set of providers: the first
     in the view's ``cheapest_order`` (the one cheapest-first rule, int_offers_ranked)."""
+    import polars as pl
+
     cond = (pl.col("gpu_name") == gpu) & (pl.col("pricing_model") == pricing_model)
     if memory_gib is not None:
         cond &= pl.col("gpu_memory_gib") == memory_gib
@@ -282,6 +286,8 @@ def daily_rates(history: pl.DataFrame, days: pl.Series) -> pl.DataFrame:
     ``rate_usd_per_gpu_hour``) among the price periods of ``history`` (int_prices_usable rows
     of the matching offers: valid_from, valid_to null = still in force). A day before the
     history begins takes the cheapest rate the history opens with (``rate_source`` says so)."""
+    import polars as pl
+
     noon = pl.col("date").cast(pl.Datetime("us")) + pl.duration(hours=12)
     covering = (
         pl.DataFrame({"date": days.unique().sort()})
@@ -315,6 +321,8 @@ def actual_from_usage(
     """Actual spend of a period [start, end) from a usage file: ``date`` with
     ``cost_usd`` (a cost export: summed), or ``gpu_hours`` (or ``hours`` of the budget's
     ``gpus`` GPUs) priced at the rate in force each day (``daily_rates``)."""
+    import polars as pl
+
     rows = usage.filter((pl.col("date") >= start) & (pl.col("date") < end))
     if "cost_usd" in rows.columns:
         return {"actual_usd": float(rows["cost_usd"].sum()), "days": rows.height, "gpu_hours": None}

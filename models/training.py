@@ -26,11 +26,14 @@ out, as in the 6ND rule: it is a few percent for the sequence lengths this is us
 
 from __future__ import annotations
 
-import polars as pl
+from typing import TYPE_CHECKING
 
 from models import _validate
 from models.conventions import TRAINING_FLOPS_PER_PARAM_PER_TOKEN
 from models.costs import SECONDS_PER_HOUR, TERA, compute_cost_usd
+
+if TYPE_CHECKING:
+    import polars as pl
 
 FLOPS_PER_PARAM_PER_TOKEN = TRAINING_FLOPS_PER_PARAM_PER_TOKEN  # 6, seed_conventions
 RECOMPUTE_FLOPS_PER_PARAM_PER_TOKEN = 8.0

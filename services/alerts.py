@@ -23,13 +23,14 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
 from common.errors import InvalidInput
 from connectors.kit.page import utc_now
 from models import alert_rules as rules
 from services import notify
 from warehouse import db, materialise, queries, sql_runner
+
+if TYPE_CHECKING:
+    import polars as pl
 
 if TYPE_CHECKING:  # annotations only: importing the API does not load the config models
     from services.config import Config
@@ -111,6 +112,10 @@ def _rate_rules(con, cfg: Config, rates: pl.DataFrame | None) -> list[rules.Eval
 def _budgets(
     con, cfg: Config, rates: pl.DataFrame | None, now: datetime
 ) -> list[rules.Evaluation]:
+    if not cfg.budgets:
+        return []
+    import polars as pl
+
     specs = _frame(con, "dim_gpus")
     out: list[rules.Evaluation] = []
     for b in cfg.budgets:
@@ -184,6 +189,8 @@ def _budgets(
 def _plan_rate(rates: pl.DataFrame, plan: dict[str, Any]) -> float | None:
     """The cheapest current rate of a plan's GPU (name and memory) and pricing model at its
     provider and region (alert_rates_current), None when none is on offer there."""
+    import polars as pl
+
     match = rates.filter(
         (pl.col("provider") == plan["provider"])
         & (pl.col("region") == plan["region"])
@@ -197,6 +204,8 @@ def _plan_rate(rates: pl.DataFrame, plan: dict[str, Any]) -> float | None:
 def read_usage(path) -> pl.DataFrame:
     """A budget's usage file: `date` and one of `gpu_hours`, `hours`, `cost_usd` (numbers
     >= 0). Anything else is one ValueError naming the file and the problem."""
+    import polars as pl
+
     try:
         raw = pl.read_csv(path, infer_schema=False)
     except (OSError, pl.exceptions.PolarsError) as exc:
@@ -225,20 +234,16 @@ def read_usage(path) -> pl.DataFrame:
 
 
 def _health(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
+    """The staleness and row-drop checks: a row per provider or connector, read with DuckDB
+    (an unchanged refresh checks them without loading a frame library)."""
     out: list[rules.Evaluation] = []
+    # cfg.providers names connectors: `sheets` watches every provider it publishes
+    watched = {"watched": list(cfg.providers) if cfg.providers else None}
     if cfg.stale_after_hours > 0 or cfg.sheet_stale_after_days > 0:
-        fresh = _frame(con, "alert_source_freshness").sort("provider")
-        # cfg.providers names connectors: `sheets` watches every provider it publishes
-        if cfg.providers:
-            fresh = fresh.filter(pl.col("connector").is_in(list(cfg.providers)))
-        else:
-            # nothing configured: what this warehouse loads itself, not the dates curated
-            # sheets state (a fresh demo's sheet rows are dated months back: no alarm on a
-            # user's first run); configure [providers.sheets] to watch them
-            fresh = fresh.filter(
-                pl.col("fresh_as_of").is_not_null() & pl.col("source_as_of").is_null()
-            )
-        for row in fresh.iter_rows(named=True):
+        # nothing configured: what this warehouse loads itself, not the dates curated
+        # sheets state (a fresh demo's sheet rows are dated months back: no alarm on a
+        # user's first run); configure [providers.sheets] to watch them
+        for row in queries.read_rows(con, "alert_stale_sources", watched).to_dicts():
             sheet = row["source_as_of"] is not None
             limit = cfg.sheet_stale_after_days * 24 if sheet else cfg.stale_after_hours
             if limit <= 0:
@@ -253,10 +258,7 @@ def _health(con, cfg: Config, now: datetime) -> list[rules.Evaluation]:
                 )
             )
     if cfg.row_drop_pct > 0:
-        drops = _frame(con, "alert_row_drops").sort("connector")
-        if cfg.providers:
-            drops = drops.filter(pl.col("connector").is_in(list(cfg.providers)))
-        for row in drops.iter_rows(named=True):
+        for row in queries.read_rows(con, "alert_row_drops_watched", watched).to_dicts():
             out.append(
                 rules.row_drop(
                     row["connector"], row["open_offers"], row["dropped_offers"], cfg.row_drop_pct
@@ -269,6 +271,8 @@ def _price_move(
     moves: pl.DataFrame, gpu, memory_gib, pricing_model, providers
 ) -> tuple[float | None, float | None]:
     """Cheapest a day ago and now across the matching providers (min of per-provider mins)."""
+    import polars as pl
+
     moves = moves.filter((pl.col("gpu_name") == gpu) & (pl.col("pricing_model") == pricing_model))
     if memory_gib is not None:
         moves = moves.filter(pl.col("gpu_memory_gib") == memory_gib)
@@ -281,8 +285,7 @@ def _price_move(
 
 
 def _previous_states(con) -> dict[str, str]:
-    states = _frame(con, "alert_rule_states")
-    return dict(zip(states["rule"], states["state"], strict=True))
+    return dict(queries.read_rows(con, "alert_states").rows)
 
 
 def _record(con, fired: list[rules.Transition], now: datetime, targets: list[str]) -> None:

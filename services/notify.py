@@ -52,7 +52,7 @@ class Delivery:
 
 def _pending(con) -> list[dict[str, Any]]:
     """Undelivered events that still have targets to try, oldest first."""
-    rows = queries.read(con, "alert_events_pending").to_dicts()
+    rows = queries.read_rows(con, "alert_events_pending").to_dicts()
     out = []
     for row in rows:
         try:

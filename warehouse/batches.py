@@ -14,18 +14,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import duckdb
-import polars as pl
 
 from common.schemas import OFFER_KEY, STAGED_COLUMNS
 from connectors.errors import UnexpectedResponse
 from connectors.kit.connector import Connector
-from connectors.kit.normalise import Normalised, combine
 from connectors.kit.page import pages_frame
 from warehouse import raw
 from warehouse.db import insert_frame, run
 from warehouse.rawstore import RawStore
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from connectors.kit.normalise import Normalised
 
 # ~55 pages of 1,000 Azure items: at 64 MB a 1M-item refresh peaked ~80 MiB higher for the
 # same CPU (measured: in-process stage peak 979 against 774 MiB)
@@ -43,6 +47,10 @@ def normalise_in_batches(
     handed to `stage` as soon as they are normalised, so neither a million-item crawl nor
     its parsed offers sit in memory whole. Returns the rest of the result (its `offers`
     empty: they are staged)."""
+    import polars as pl
+
+    from connectors.kit.normalise import combine
+
     big = connector.batched_endpoint
     rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
     index = index.filter(pl.col("endpoint") == big)

@@ -106,6 +106,9 @@ class Queries:
         self._start()
         try:
             self._work(self._con)
+        except BaseException:  # a Ctrl-C between two queries: the mirror's stops too
+            self.stop()
+            raise
         finally:
             self._join()
         if self._error is not None:

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import polars as pl
 
 from common.errors import AssertionsFailed, WarehouseError
 from warehouse import checking, lineage
@@ -35,6 +35,9 @@ from warehouse.sql_runner import (
     relation_kinds,
     relations,
 )
+
+if TYPE_CHECKING:
+    import polars as pl
 
 CHECKED_LOADS = "_checked_loads"  # a temporary table: the loads a scoped check covers
 
@@ -209,6 +212,8 @@ class Checking:
 
     def results(self) -> list[AssertionResult]:
         """The assertion files' results, then the data tests'."""
+        import polars as pl
+
         counts, results = self.failure_counts()
         for test in self._tests:
             # a sample of the failing rows only where there are some
@@ -275,6 +280,8 @@ def _raw_store_objects(con: duckdb.DuckDBPyConnection, path: Path) -> AssertionR
     name (a landing trusts a stored page by its frame; the full check reads it whole). A
     warehouse whose payloads are still in `raw_*` tables (moved out on its next refresh)
     has no store to check."""
+    import polars as pl
+
     from warehouse import raw
     from warehouse.rawstore import RawStore
 

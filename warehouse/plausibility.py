@@ -34,14 +34,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import duckdb
-import polars as pl
 
 from common.schemas import MAX_USD_PER_GPU_HOUR
 from warehouse import series_newest
 from warehouse.db import query, run
-from warehouse.usable import flagged_over
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,8 @@ def hold_back(
     ones were judged when they were added), and delete them from the staged tables. Runs
     after the views are built (int_offers_unioned, int_spot_prices_unioned) and before the
     history merge."""
+    import polars as pl
+
     held = Held({}, {})
     if not connectors or not _exists(con, "int_offers_unioned"):
         return held
@@ -182,6 +186,8 @@ def hold_back(
         "min_offers": max(1, checks.floor_min_offers),
     }
     # the medians' verified offers: the incoming offers flagged by the flags' one rule
+    from warehouse.usable import flagged_over
+
     flagged = flagged_over("int_offers_unioned")
     offers = query(
         con, _OFFERS_SQL.replace("{flagged}", flagged), {**params, "jump": checks.jump_factor}

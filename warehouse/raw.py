@@ -19,15 +19,17 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
 
 from common.schemas import canonical_json, raw_table_source, utc_now
 from connectors.kit import provenance
-from warehouse.db import insert_frame, query, run
+from warehouse.db import query, run
 from warehouse.rawstore import REPAIR, DamagedObject, RawStore
+
+if TYPE_CHECKING:
+    import polars as pl
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +74,7 @@ def land(
     each stored object is decompressed and compared with the page's bytes, and rewritten
     when it differs."""
     loads: dict[tuple[str, str], Load] = {}
-    rows: dict[str, list[Any]] = {c: [] for c in _PAGE_SCHEMA if c != "sha256"}
+    rows: dict[str, list[Any]] = {c: [] for c in _PAGE_TYPES if c != "sha256"}
     shas: list[str] = []
     pool = ThreadPoolExecutor(2)
     pending: deque[Future[str]] = deque()
@@ -119,24 +121,20 @@ def land(
     finally:
         pool.shutdown(cancel_futures=True)
     store.sync()  # the objects are durable before the ledger naming them is published
-    pages = pl.DataFrame({**rows, "sha256": shas}, schema=_PAGE_SCHEMA)
-    if pages.height:
-        con.register("_pages", pages.to_arrow())
-        try:
-            # unchanged = listed by an earlier load (or earlier in this one)
-            run(
-                con,
-                """
-                INSERT INTO _load_pages BY NAME
-                SELECT f.*,
-                       f.sha256 IN (SELECT sha256 FROM _load_pages)
-                       OR row_number() OVER (PARTITION BY f.sha256 ORDER BY f.load_id, f.seq) > 1
-                       AS unchanged
-                FROM _pages f
-                """,
-            )
-        finally:
-            con.unregister("_pages")
+    if shas:
+        # unchanged = listed by an earlier load (or earlier in this one)
+        run(
+            con,
+            f"""
+            INSERT INTO _load_pages BY NAME
+            SELECT f.*,
+                   f.sha256 IN (SELECT sha256 FROM _load_pages)
+                   OR row_number() OVER (PARTITION BY f.sha256 ORDER BY f.load_id, f.seq) > 1
+                   AS unchanged
+            FROM ({_columns(_PAGE_TYPES)}) f
+            """,
+            {**rows, "sha256": shas},
+        )
         unchanged = dict(
             run(
                 con,
@@ -147,56 +145,60 @@ def land(
         )
         for ld in loads.values():
             ld.pages_unchanged = int(unchanged.get(ld.load_id, 0))
-    ledger = pl.DataFrame(
-        [
-            {
-                "load_id": ld.load_id,
-                "run_id": run_id,
-                "provider": ld.provider,
-                "endpoint": ld.endpoint,
-                "scope": ld.scope,
-                "status": ld.status,
-                "started_at": ld.started_at,
-                "finished_at": utc_now(),
-                "pages": ld.pages,
-                "pages_unchanged": ld.pages_unchanged,
-                "error": ld.error,
-                "source_version": ld.source_version,
-            }
-            for ld in loads.values()
-        ],
-        schema=_LOADS_SCHEMA,
-    )
-    insert_frame(con, "_loads", ledger)
+    if loads:
+        finished = utc_now()
+        ledger = {
+            "load_id": [ld.load_id for ld in loads.values()],
+            "run_id": [run_id] * len(loads),
+            "provider": [ld.provider for ld in loads.values()],
+            "endpoint": [ld.endpoint for ld in loads.values()],
+            "scope": [ld.scope for ld in loads.values()],
+            "status": [ld.status for ld in loads.values()],
+            "started_at": [ld.started_at for ld in loads.values()],
+            "finished_at": [finished] * len(loads),
+            "pages": [ld.pages for ld in loads.values()],
+            "pages_unchanged": [ld.pages_unchanged for ld in loads.values()],
+            "error": [ld.error for ld in loads.values()],
+            "source_version": [ld.source_version for ld in loads.values()],
+        }
+        run(con, f"INSERT INTO _loads BY NAME {_columns(_LOADS_TYPES)}", ledger)
     return list(loads.values())
+
+
+def _columns(types: dict[str, str]) -> str:
+    """A SELECT of one row per element of equally long list parameters, one per column
+    (named as the column, typed as `types` says): the ledger's rows handed to DuckDB as
+    columns, no frame library between."""
+    return "SELECT " + ", ".join(f"unnest(${c}::{t}[]) AS {c}" for c, t in types.items())
 
 
 _IN_FLIGHT = 8
 
-_PAGE_SCHEMA = {
-    "load_id": pl.String,
-    "seq": pl.Int32,
-    "sha256": pl.String,
-    "fetched_at": pl.Datetime("us"),
-    "request": pl.String,
-    "source_url": pl.String,
-    "bytes": pl.Int64,
-    "format": pl.String,
-    "provenance": pl.String,  # a recorded page's statement (connectors/kit/provenance.py)
+# the ledger rows a landing writes, as the warehouse types them (common.schemas)
+_PAGE_TYPES = {
+    "load_id": "VARCHAR",
+    "seq": "INTEGER",
+    "sha256": "VARCHAR",
+    "fetched_at": "TIMESTAMP",
+    "request": "VARCHAR",
+    "source_url": "VARCHAR",
+    "bytes": "BIGINT",
+    "format": "VARCHAR",
+    "provenance": "VARCHAR",  # a recorded page's statement (connectors/kit/provenance.py)
 }
-_LOADS_SCHEMA = {
-    "load_id": pl.String,
-    "run_id": pl.String,
-    "provider": pl.String,
-    "endpoint": pl.String,
-    "scope": pl.String,
-    "status": pl.String,
-    "started_at": pl.Datetime("us"),
-    "finished_at": pl.Datetime("us"),
-    "pages": pl.Int32,
-    "pages_unchanged": pl.Int32,
-    "error": pl.String,
-    "source_version": pl.String,
+_LOADS_TYPES = {
+    "load_id": "VARCHAR",
+    "run_id": "VARCHAR",
+    "provider": "VARCHAR",
+    "endpoint": "VARCHAR",
+    "scope": "VARCHAR",
+    "status": "VARCHAR",
+    "started_at": "TIMESTAMP",
+    "finished_at": "TIMESTAMP",
+    "pages": "INTEGER",
+    "pages_unchanged": "INTEGER",
+    "error": "VARCHAR",
+    "source_version": "VARCHAR",
 }
 
 
@@ -268,6 +270,8 @@ def current_index(
     For a 'snapshot' endpoint: the pages of the latest successful load of each scope.
     For an 'append' endpoint (time series): every page of every successful load.
     """
+    import polars as pl
+
     frames = [
         query(con, _current_sql(mode), {"provider": provider, "endpoint": endpoint})
         for endpoint, mode in endpoints.items()
@@ -278,6 +282,8 @@ def current_index(
 def with_payloads(index: pl.DataFrame, store: RawStore) -> pl.DataFrame:
     """The pages of `index` with their `payload` text, read straight from the store, each
     checked against its name (`DamagedObject` names the page, the object and the repair)."""
+    import polars as pl
+
     if index.is_empty():
         return index.with_columns(pl.lit(None, dtype=pl.String).alias("payload"))
     try:
@@ -298,6 +304,8 @@ def verify(con: duckdb.DuckDBPyConnection, store: RawStore) -> dict[str, Any]:
     to its name) and every object the store holds: `checked`, `damaged` (one line each,
     naming the provider and page), and `unreferenced` objects no load names (left by a
     refresh that failed before publishing; harmless, reused when fetched again)."""
+    import polars as pl
+
     pages = query(
         con,
         f"""SELECT l.provider, l.endpoint, l.scope, p.fetched_at, p.sha256, p.request
@@ -339,6 +347,8 @@ def iter_batches(
     index: pl.DataFrame, store: RawStore, batch_bytes: int
 ) -> Iterator[pl.DataFrame]:
     """The pages of `index` with payloads, about `batch_bytes` of payload at a time."""
+    import polars as pl
+
     if index.is_empty():
         return
     batch = (pl.col("payload_bytes").cum_sum() - pl.col("payload_bytes")) // max(1, batch_bytes)
@@ -346,16 +356,33 @@ def iter_batches(
         yield with_payloads(part.drop("_batch"), store)
 
 
-def pages_digest(index: pl.DataFrame) -> str:
-    """One sha256 over a provider's current pages (`current_index`: their endpoints, shas
-    and provenance statements, sorted): equal digests mean the same pages, so the same parse."""
-    if index.is_empty():
-        return ""
-    parts = [pl.col("endpoint"), pl.col("sha256")]
-    if "provenance" in index.columns:  # a page re-marked is parsed again
-        parts.append(pl.col("provenance"))
-    shas = index.select(pl.concat_str(parts, separator=":", ignore_nulls=True)).to_series()
-    return hashlib.sha256("\n".join(shas.sort().to_list()).encode()).hexdigest()
+def pages_digest(pages: pl.DataFrame | Iterable[tuple[str, str, str | None]]) -> str:
+    """One sha256 over a provider's current pages: their endpoints, shas and provenance
+    statements (`current_index`'s frame, or its rows as `current_pages_digest` reads them),
+    sorted. Equal digests mean the same pages, so the same parse."""
+    if hasattr(pages, "columns"):  # a frame
+        kept = [c for c in ("endpoint", "sha256", "provenance") if c in pages.columns]
+        pages = pages.select(kept).rows()  # type: ignore[union-attr]
+    # a page re-marked (its provenance) is parsed again; one never marked hashes as before
+    # statements existed
+    parts = sorted(":".join(v for v in page if v is not None) for page in pages)
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest() if parts else ""
+
+
+def current_pages_digest(
+    con: duckdb.DuckDBPyConnection, provider: str, endpoints: dict[str, str]
+) -> str:
+    """`pages_digest` of the provider's current pages (`current_index`), read from the ledger
+    as rows: a refresh that finds them unchanged builds no frame."""
+    return pages_digest(
+        page
+        for endpoint, mode in endpoints.items()
+        for page in run(
+            con,
+            f"SELECT endpoint, sha256, provenance FROM ({_current_sql(mode)})",
+            {"provider": provider, "endpoint": endpoint},
+        )
+    )
 
 
 def update_counts(con: duckdb.DuckDBPyConnection, run_id: str, counts: pl.DataFrame) -> None:

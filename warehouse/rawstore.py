@@ -43,12 +43,15 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from itertools import accumulate
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
 import zstandard
 
 from common.errors import WarehouseError
 from common.schemas import page_sha256
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 log = logging.getLogger(__name__)
 
@@ -262,6 +265,8 @@ class RawStore:
         decompressed and checked on a worker and copied into its place in one buffer, sized
         from the objects' frame headers: no single-threaded join of every page afterwards
         (~0.35 s CPU per million Azure items, measured)."""
+        import pyarrow as pa
+
         shas = list(shas)
         reqs = list(requests) if requests is not None else [None] * len(shas)
         with ThreadPoolExecutor(_THREADS) as pool:

@@ -22,10 +22,14 @@ program) are never read from a stale copy: the rows are worked out again from al
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import duckdb
-import polars as pl
 
 from warehouse.db import query, run
+
+if TYPE_CHECKING:
+    import polars as pl
 
 _LEDGER = """CREATE TABLE IF NOT EXISTS _series_kept (
     table_name VARCHAR PRIMARY KEY, row_count BIGINT, columns VARCHAR, since TIMESTAMP)"""

@@ -21,9 +21,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import polars as pl
 
 from common.errors import PricingError
 from common.gpu_seeds import SEED_GPU_ALIASES, SEED_GPU_SPECS, SEED_INSTANCE_FAMILIES
@@ -50,6 +50,9 @@ from warehouse import (
 from warehouse.db import insert_frame, query, run
 from warehouse.rawstore import RawStore
 
+if TYPE_CHECKING:
+    import polars as pl
+
 
 def replace_staged(
     con: duckdb.DuckDBPyConnection, table: str, offers: pl.DataFrame, ddl: str | None = None
@@ -63,6 +66,8 @@ def replace_staged(
 
 def quarantine(con: duckdb.DuckDBPyConnection, rejected: pl.DataFrame, at) -> int:
     """Insert rejected records not already quarantined (same load, reason and record)."""
+    import polars as pl
+
     if rejected.is_empty():
         return 0
     frame = rejected.with_columns(pl.lit(at).cast(pl.Datetime("us")).alias("quarantined_at"))
@@ -141,6 +146,8 @@ def watermarks_of(
 
 
 def _watermarks(con, provider: str) -> dict[tuple[str, str], datetime]:
+    import polars as pl
+
     connector = registry.get(provider)
     rows = db.query(
         con,
@@ -266,6 +273,8 @@ def _since(con, index: pl.DataFrame, connector: Connector, run_id: str) -> pl.Da
     """`index` without the series endpoints' pages that a successful load of `run_id` (the
     last parse) or of an earlier run listed: those were parsed. By sha256, not by the load
     that first stored a page: that load may have failed, its pages parsed by none."""
+    import polars as pl
+
     appended = [series.endpoint for _, series in connector.series_tables]
     parsed = db.query(
         con,
@@ -378,11 +387,7 @@ def stage_provider(
     leave every staged table as it was."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
-    index = raw.current_index(con, name, connector.endpoints)  # the ledger only
-    digest = raw.pages_digest(index)
-    # each current page's provenance statement (a recorded page may mark its prices
-    # illustrative), applied to the offers parsed from it below
-    statements = index.select("load_id", "provenance") if index.height else None
+    digest = raw.current_pages_digest(con, name, connector.endpoints)  # the ledger only
     code = code_digest(name)
     staged = run(
         con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
@@ -393,6 +398,12 @@ def stage_provider(
         summary.reused = True
         summary.loaded = run(con, f"SELECT count(*) FROM {connector.staging_table}")[0][0]
         return False
+    import polars as pl
+
+    index = raw.current_index(con, name, connector.endpoints)  # the ledger only
+    # each current page's provenance statement (a recorded page may mark its prices
+    # illustrative), applied to the offers parsed from it below
+    statements = index.select("load_id", "provenance") if index.height else None
     # same parsing code as the last parse: a series endpoint's older pages are parsed
     # already (their rows are staged), so only the pages landed since then are read
     since = staged[0][2] if staged and staged[0][1] == code and connector.series_tables else None

@@ -3,8 +3,8 @@ Price List Query API and the public bulk offer CSV (on-demand and reserved list 
 and the Spot Instance Advisor (interruption buckets). Endpoint, auth and quirks:
 connectors/aws/README.md."""
 
-from connectors.aws import fetch, parse, settings
-from connectors.kit.connector import APPEND, SNAPSHOT, Connector, ProviderDoc
+from connectors.aws import settings
+from connectors.kit.connector import APPEND, SNAPSHOT, Connector, ProviderDoc, later
 
 CONNECTOR = Connector(
     name=settings.PROVIDER,
@@ -17,8 +17,8 @@ CONNECTOR = Connector(
         settings.CAPACITY_BLOCKS: SNAPSHOT,
         settings.SAVINGS_PLANS: SNAPSHOT,
     },
-    fetch_live=fetch.fetch_live,
-    parse_pages=parse.parse_pages,
+    fetch_live=later("connectors.aws.fetch", "fetch_live"),
+    parse_pages=later("connectors.aws.parse", "parse_pages"),
     credentials=(
         "AWS_ACCESS_KEY_ID",
         "AWS_SECRET_ACCESS_KEY",
@@ -26,7 +26,7 @@ CONNECTOR = Connector(
         "AWS_SECURITY_TOKEN",
     ),
     # spot price points, instance specs, Spot Advisor buckets (parse.STAGED)
-    staged=parse.STAGED,
+    staged=later("connectors.aws.parse", "STAGED"),
     # the offer files' Version is their publication time: fetches start from the newest
     source_version_format=settings.OFFER_VERSION_FORMAT,
     doc=ProviderDoc(

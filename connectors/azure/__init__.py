@@ -1,13 +1,12 @@
 """Azure: Retail Prices API (public) for prices, Resource SKUs (ARM) for VM specs."""
 
-from connectors.azure import fetch, parse
-from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc
+from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, later
 
 CONNECTOR = Connector(
     name="azure",
     endpoints={"retail_prices": SNAPSHOT, "resource_skus": SNAPSHOT},
-    fetch_live=fetch.fetch_live,
-    parse_pages=parse.parse_located,
+    fetch_live=later("connectors.azure.fetch", "fetch_live"),
+    parse_pages=later("connectors.azure.parse", "parse_located"),
     credentials=("AZURE_CLIENT_SECRET", "AZURE_CLIENT_CERTIFICATE_PASSWORD", "AZURE_PASSWORD"),
     # retail pages are independent; resource_skus (specs) rides along with every batch
     batched_endpoint="retail_prices",

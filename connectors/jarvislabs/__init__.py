@@ -1,13 +1,13 @@
 """JarvisLabs: `GET /misc/server_meta` (API key) -> per-GPU-hour offers per GPU type,
 region and workload (VM or container), spot for containers."""
 
-from connectors.jarvislabs import fetch, parse
-from connectors.kit.connector import ProviderDoc
+from connectors.jarvislabs import fetch
+from connectors.kit.connector import ProviderDoc, later
 from connectors.kit.rest import rest_connector
 
 CONNECTOR = rest_connector(
     fetch.SERVER_META,
-    parse=parse.parse,
+    parse=later("connectors.jarvislabs.parse", "parse"),
     doc=ProviderDoc(
         source="`/misc/server_meta`",
         gives=(

@@ -6,23 +6,30 @@ A connector declares its endpoints, a live fetch, a pure parse from the pages fr
 besides its offers (`StagedTable`: columns, constraints, and for a time series how its
 rows accumulate across refreshes). `Connector.parse` checks the result against those
 declarations, so a parser that drifts from them fails at the boundary, by name.
+
+A connector names its parse (and the staged tables it declares) with `later`: the module
+that holds them, and Polars with it, is imported when a page is parsed, not when the
+connector is built; a refresh that finds every page unchanged never imports it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import importlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from common import providers
 from common.errors import PricingError
 from common.redact import register_env
 from common.schemas import conform, table_ddl
-from connectors.kit.normalise import Normalised, normalise, parse_tail
-from connectors.kit.page import PAGES_SCHEMA, FetchContext, FetchFailure, Page
+from connectors.kit.page import FetchContext, FetchFailure, Page
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from connectors.kit.normalise import Normalised
 
 APPEND = "append"  # every page ever landed is part of the current state (time series)
 SNAPSHOT = "snapshot"  # only the latest successful load of each scope is current
@@ -84,6 +91,8 @@ class StagedTable:
                 f"{self.name}: parse returned rows without column(s) {missing} "
                 f"and with undeclared column(s) {extra}"
             )
+        import polars as pl
+
         return rows.select([pl.col(c).cast(t, strict=True) for c, t in self.columns.items()])
 
 
@@ -111,9 +120,13 @@ class Parsed:
     def normalised(self) -> Normalised:
         """The shared rules over these offers (connectors.kit.normalise), a rejected row's
         record read back by `records` where the offers are located."""
+        from connectors.kit.normalise import normalise
+
         return normalise(self.offers, self.records)
 
     def __post_init__(self) -> None:
+        from connectors.kit.normalise import parse_tail
+
         tail = parse_tail(self.offers)  # the defaults every parse leaves to the kit
         kept = [c for c in OFFER_EXTRA_COLUMNS if c in tail.columns]
         offers = conform(tail).with_columns(tail.select(kept).get_columns())
@@ -121,9 +134,66 @@ class Parsed:
         object.__setattr__(self, "staged", MappingProxyType(dict(self.staged)))
 
 
+class Later:
+    """An attribute of a module, imported when first used (`later`): called, it calls the
+    attribute; as a connector's `staged`, it is the tuple of tables the attribute holds."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def resolve(self) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Later) and (other.module, other.name) == (self.module, self.name)
+
+    def __hash__(self) -> int:
+        return hash((self.module, self.name))
+
+    def __repr__(self) -> str:
+        return f"later({self.module!r}, {self.name!r})"
+
+
+def later(module: str, name: str) -> Any:
+    """`module.name`, imported when first used: a connector's parse function (`parse_pages`,
+    or the function given to `offers_only` or `rest_connector`) or its staged tables
+    (`staged`), so that building the connector imports neither its parse nor Polars."""
+    return Later(module, name)
+
+
+class _LaterTables(Later, Sequence):
+    """A connector's staged tables named by `later`: imported, and checked against the
+    connector (`Connector.check_staged`), on first use."""
+
+    def __init__(self, ref: Later, check: Callable[[tuple[StagedTable, ...]], None]) -> None:
+        super().__init__(ref.module, ref.name)
+        self._check = check
+        self._tables: tuple[StagedTable, ...] | None = None
+
+    @property
+    def tables(self) -> tuple[StagedTable, ...]:
+        if self._tables is None:
+            tables = tuple(self.resolve())
+            self._check(tables)
+            self._tables = tables
+        return self._tables
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self.tables[index]
+
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    def __iter__(self) -> Iterator[StagedTable]:
+        return iter(self.tables)
+
+
 # the connector's own parse: (pages frame, the newest stored row of each series of its
 # Series tables, by table name; empty on a full parse) -> Parsed
-ParseFn = Callable[[pl.DataFrame, Mapping[str, pl.DataFrame]], Parsed]
+ParseFn = Callable[["pl.DataFrame", Mapping[str, "pl.DataFrame"]], Parsed]
 
 
 def offers_only(parse_offers: Callable[[pl.DataFrame], pl.DataFrame]) -> ParseFn:
@@ -158,8 +228,8 @@ class Connector:
     fetch_live: Callable[[FetchContext], Iterator[Page | FetchFailure]]
     # pure: no clock, no network, no DuckDB (call it through `Connector.parse`)
     parse_pages: ParseFn
-    # the tables it stages besides its offers
-    staged: tuple[StagedTable, ...] = ()
+    # the tables it stages besides its offers (a tuple, or `later` naming where it is)
+    staged: Sequence[StagedTable] = ()
     # providers a connector's rows may carry (sheets publish rows for coreweave, ...)
     emits_providers: tuple[str, ...] = ()
     # an endpoint whose pages parse independently of each other: the pipeline then parses
@@ -182,24 +252,35 @@ class Connector:
 
     def __post_init__(self) -> None:
         register_env(*self.credentials)
-        names = [t.name for t in self.staged]
+        if isinstance(self.staged, Later):  # checked when first used
+            object.__setattr__(self, "staged", _LaterTables(self.staged, self.check_staged))
+        else:
+            self.check_staged(tuple(self.staged))
+        if self.batched_endpoint is not None and self.batched_endpoint not in self.endpoints:
+            raise ValueError(f"{self.name}: cannot parse {self.batched_endpoint!r} in batches")
+        # a built connector is a provider name every command reads (common.providers)
+        providers.register(self.name, self.emits_providers)
+
+    def check_staged(self, staged: tuple[StagedTable, ...]) -> None:
+        """Its staged tables as declared: named `stg_<name>__*` once each, each series of
+        one of its APPEND endpoints, none with a batched parse."""
+        names = [t.name for t in staged]
         if len(set(names)) != len(names) or self.staging_table in names:
             raise ValueError(f"{self.name}: staged table names repeat: {names}")
         foreign = [n for n in names if not n.startswith(f"stg_{self.name}__")]
         if foreign:
-            raise ValueError(f"{self.name}: staged tables must be named stg_{self.name}__*: {foreign}")
-        for t, series in self.series_tables:
-            if self.endpoints.get(series.endpoint) != APPEND:
+            raise ValueError(
+                f"{self.name}: staged tables must be named stg_{self.name}__*: {foreign}"
+            )
+        for t in staged:
+            series = t.series
+            if series is not None and self.endpoints.get(series.endpoint) != APPEND:
                 raise ValueError(
                     f"{self.name}: {t.name} accumulates {series.endpoint!r}, "
                     "which is not one of its APPEND endpoints"
                 )
-        if self.batched_endpoint is not None and (
-            self.staged or self.batched_endpoint not in self.endpoints
-        ):
+        if staged and self.batched_endpoint is not None:
             raise ValueError(f"{self.name}: cannot parse {self.batched_endpoint!r} in batches")
-        # a built connector is a provider name every command reads (common.providers)
-        providers.register(self.name, self.emits_providers)
 
     @property
     def staging_table(self) -> str:
@@ -215,6 +296,8 @@ class Connector:
     ) -> Parsed:
         """Parse a pages frame (exactly `PAGES_SCHEMA`: build it with `pages_frame`) into
         the declared result: every staged table's rows, conformed to its columns."""
+        from connectors.kit.page import PAGES_SCHEMA
+
         if pages.schema != PAGES_SCHEMA:
             raise ContractError(
                 f"{self.name}: parse takes a pages frame {dict(PAGES_SCHEMA)}, "

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from common.errors import InvalidInput
+
+if TYPE_CHECKING:
+    import polars as pl
 
 RATES_CSV = Path(__file__).resolve().parents[2] / "sql" / "seeds" / "seed_fx_rates.csv"
 _NUMBER = r"^\d+(\.\d+)?$"
@@ -31,6 +33,8 @@ def rates() -> pl.DataFrame:
 
 @functools.cache
 def _read(path: Path) -> pl.DataFrame:
+    import polars as pl
+
     raw = pl.read_csv(path, infer_schema=False)
     bad = raw.filter(
         ~pl.col("currency").str.contains(r"^[A-Z]{3}$").fill_null(False)
@@ -60,6 +64,8 @@ def _read(path: Path) -> pl.DataFrame:
 
 
 def _lookup(column: str, table: pl.DataFrame) -> pl.Expr:
+    import polars as pl
+
     return pl.col("source_currency").replace_strict(
         table["currency"], table[column], default=None, return_dtype=table[column].dtype
     )
@@ -67,6 +73,8 @@ def _lookup(column: str, table: pl.DataFrame) -> pl.Expr:
 
 def needs_rate() -> pl.Expr:
     """A row priced in a currency other than USD."""
+    import polars as pl
+
     return pl.col("source_currency").is_not_null() & (pl.col("source_currency") != "USD")
 
 
@@ -74,6 +82,8 @@ def convert(df: pl.DataFrame, table: pl.DataFrame | None = None) -> pl.DataFrame
     """Price columns of non-USD rows multiplied by their recorded rate, and the rate noted
     in source_unit. Rows whose currency has no rate are left as they are: the shared
     checks reject them ("non-USD price in XXX and no recorded conversion rate")."""
+    import polars as pl
+
     table = rates() if table is None else table
     rate = _lookup("usd_per_unit", table)
     hit = needs_rate() & rate.is_not_null()

@@ -11,16 +11,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import polars as pl
 
 from common.redact import credential_values, mask_credentials
 from common.schemas import canonical_json as canonical_json  # a request's one text
 from common.schemas import page_sha256
 from common.schemas import utc_now as utc_now  # naive UTC, the one clock of fetch times
+
+if TYPE_CHECKING:
+    import polars as pl
 
 # Request keys that say which slice of a provider a page belongs to. A load covers one
 # (provider, endpoint, scope); the current state of an endpoint is the latest successful
@@ -139,17 +142,28 @@ class Page:
 # state. `load_id` is the load that first stored the page (its lineage), `scope` the load's
 # scope (region, sheet ...), `request` the request as canonical JSON text, and `payload` the
 # body as text exactly as stored (JSON text, or a downloaded file's text).
-PAGES_SCHEMA = pl.Schema(
-    {
-        "endpoint": pl.String(),
-        "load_id": pl.String(),
-        "fetched_at": pl.Datetime("us"),  # naive UTC
-        "scope": pl.String(),
-        "source_url": pl.String(),
-        "request": pl.String(),
-        "payload": pl.String(),
-    }
-)
+# (`PAGES_SCHEMA` is built on first use, with Polars: a landing needs neither)
+@cache
+def _pages_schema() -> pl.Schema:
+    import polars as pl
+
+    return pl.Schema(
+        {
+            "endpoint": pl.String(),
+            "load_id": pl.String(),
+            "fetched_at": pl.Datetime("us"),  # naive UTC
+            "scope": pl.String(),
+            "source_url": pl.String(),
+            "request": pl.String(),
+            "payload": pl.String(),
+        }
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PAGES_SCHEMA":
+        return _pages_schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pages_frame(
@@ -160,11 +174,14 @@ def pages_frame(
     `load-0`, `load-1` ... one per page), or from a frame that holds its columns and maybe
     more (the ledger's current pages with their payloads read from the raw store: the
     extra columns are dropped). A missing column or a value of another type raises."""
+    import polars as pl
+
+    schema = _pages_schema()
     if isinstance(pages, pl.DataFrame):
-        missing = [c for c in PAGES_SCHEMA if c not in pages.columns]
+        missing = [c for c in schema if c not in pages.columns]
         if missing:
             raise ValueError(f"a pages frame needs the column(s) {missing}")
-        return pages.select([pl.col(c).cast(t, strict=True) for c, t in PAGES_SCHEMA.items()])
+        return pages.select([pl.col(c).cast(t, strict=True) for c, t in schema.items()])
     pages = list(pages)
     ids = list(load_ids) if load_ids is not None else [f"load-{i}" for i in range(len(pages))]
     if len(ids) != len(pages):
@@ -179,7 +196,7 @@ def pages_frame(
             "request": [canonical_json(p.request) for p in pages],
             "payload": [p.payload for p in pages],
         },
-        schema=PAGES_SCHEMA,
+        schema=schema,
     )
 
 

@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from common.errors import InvalidInput
 from common.schemas import PROVENANCES, canonical_json
+
+if TYPE_CHECKING:
+    import polars as pl
 
 SELECTOR_KEYS = ("region", "zone", "instance_type", "pricing_model", "pricing_detail")
 
@@ -74,6 +75,8 @@ def apply(offers: pl.DataFrame, pages: pl.DataFrame) -> pl.DataFrame:
     offer whose provider priced it (`api`) takes the statement's `default` unless an `api`
     selector matches it; a sheet row's own provenance is kept. Loops over the statements
     (a handful per snapshot), never over offers."""
+    import polars as pl
+
     if "provenance" not in pages.columns or offers.is_empty():
         return offers
     stated = pages.filter(pl.col("provenance").is_not_null()).select("load_id", "provenance")
@@ -114,6 +117,8 @@ def apply_points(points: pl.DataFrame, pages: pl.DataFrame | None) -> pl.DataFra
     selector matched on the point's region, zone and instance type with pricing model
     `spot`. The bundled demo's invented spot points are so marked `illustrative`. `pages`
     None (no page states anything): every point is the provider's own."""
+    import polars as pl
+
     if points.is_empty():
         return points.with_columns(pl.col("provenance").cast(pl.String))
     stated = points.with_columns(

@@ -102,6 +102,13 @@ def _skip_ws(raw: bytes, at: int, step: int) -> int:
 
 def read_provider(root: Path, provider: str) -> Iterator[Page]:
     """Yield the pages recorded for one provider, endpoint by endpoint, in file-name order."""
+    for endpoint, path in provider_files(root, provider):
+        yield read_page(provider, endpoint, path)
+
+
+def provider_files(root: Path, provider: str) -> Iterator[tuple[str, Path]]:
+    """(endpoint, file) of each page recorded for one provider, in the order `read_provider`
+    yields them (a file read by `read_page`)."""
     base = root / provider
     if not base.is_dir():
         return
@@ -109,45 +116,48 @@ def read_provider(root: Path, provider: str) -> Iterator[Page]:
         for path in sorted(endpoint_dir.iterdir(), key=lambda p: _natural(p.name)):
             if path.name.endswith(".csv.json") or path.name.startswith((".", "_")):
                 continue
-            if path.suffix == ".json":
-                # the body's bytes as in the file: hashed and stored as read, not decoded
-                # and re-encoded (a hand-laid-out file is decoded whole instead)
-                raw = path.read_bytes()
-                split = _split(raw)
-                if split is None:
-                    doc = _load_json(path)
-                    missing = {"fetched_at", "request", "body"} - doc.keys()
-                    if missing:
-                        raise InvalidInput(
-                            f"snapshot file {path}: missing key(s) {sorted(missing)}"
-                        )
-                    split = doc, dumps(doc["body"]).encode()
-                doc, data = split
-                if not isinstance(doc["request"], dict):
-                    raise InvalidInput(f"snapshot file {path}: request must be a JSON object")
-                yield Page(
-                    provider=provider,
-                    endpoint=endpoint_dir.name,
-                    fetched_at=_parse_time(doc["fetched_at"], path),
-                    request=doc["request"],
-                    data=data,
-                    source_url=doc.get("source_url"),
-                    provenance=stated.check(doc.get("provenance"), path),
-                )
-            elif path.suffix == ".csv":
-                sidecar = path.with_name(path.name + ".json")
-                if not sidecar.exists():
-                    raise InvalidInput(f"snapshot file {path}: missing sidecar {sidecar.name}")
-                doc = _load_json(sidecar)
-                yield Page(
-                    provider=provider,
-                    endpoint=endpoint_dir.name,
-                    fetched_at=_parse_time(doc.get("fetched_at"), sidecar),
-                    request=doc.get("request", {}),
-                    path=path,
-                    source_url=doc.get("source_url"),
-                    provenance=stated.check(doc.get("provenance"), sidecar),
-                )
+            if path.suffix in (".json", ".csv"):
+                yield endpoint_dir.name, path
+
+
+def read_page(provider: str, endpoint: str, path: Path) -> Page:
+    """One recorded page (a file of `provider_files`)."""
+    if path.suffix == ".json":
+        # the body's bytes as in the file: hashed and stored as read, not decoded
+        # and re-encoded (a hand-laid-out file is decoded whole instead)
+        raw = path.read_bytes()
+        split = _split(raw)
+        if split is None:
+            doc = _load_json(path)
+            missing = {"fetched_at", "request", "body"} - doc.keys()
+            if missing:
+                raise InvalidInput(f"snapshot file {path}: missing key(s) {sorted(missing)}")
+            split = doc, dumps(doc["body"]).encode()
+        doc, data = split
+        if not isinstance(doc["request"], dict):
+            raise InvalidInput(f"snapshot file {path}: request must be a JSON object")
+        return Page(
+            provider=provider,
+            endpoint=endpoint,
+            fetched_at=_parse_time(doc["fetched_at"], path),
+            request=doc["request"],
+            data=data,
+            source_url=doc.get("source_url"),
+            provenance=stated.check(doc.get("provenance"), path),
+        )
+    sidecar = path.with_name(path.name + ".json")
+    if not sidecar.exists():
+        raise InvalidInput(f"snapshot file {path}: missing sidecar {sidecar.name}")
+    doc = _load_json(sidecar)
+    return Page(
+        provider=provider,
+        endpoint=endpoint,
+        fetched_at=_parse_time(doc.get("fetched_at"), sidecar),
+        request=doc.get("request", {}),
+        path=path,
+        source_url=doc.get("source_url"),
+        provenance=stated.check(doc.get("provenance"), sidecar),
+    )
 
 
 def _natural(name: str) -> list:

@@ -1,15 +1,15 @@
 """Nebius: gRPC billing calculator (`CalculatorService/Estimate`) per compute platform
 preset, through the `nebius` SDK with an IAM token -> on-demand and spot offers per region."""
 
-from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, offers_only
-from connectors.nebius import fetch, parse, settings
+from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, later, offers_only
+from connectors.nebius import settings
 from connectors.nebius.settings import ENDPOINT, PROVIDER
 
 CONNECTOR = Connector(
     name=PROVIDER,
     endpoints={ENDPOINT: SNAPSHOT},
-    fetch_live=fetch.fetch_live,
-    parse_pages=offers_only(parse.parse),
+    fetch_live=later("connectors.nebius.fetch", "fetch_live"),
+    parse_pages=offers_only(later("connectors.nebius.parse", "parse")),
     credentials=(settings.TOKEN_ENV,),
     doc=ProviderDoc(
         source=(

@@ -1,15 +1,14 @@
 """Curated price sheets: CSV files in the repository (providers with no price API, and
 published historical price tables), loaded through the same raw/parse path as APIs."""
 
-from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, offers_only
-from connectors.sheets import fetch, parse
+from connectors.kit.connector import SNAPSHOT, Connector, ProviderDoc, later, offers_only
 from connectors.sheets.settings import EMITS_PROVIDERS, ENDPOINT, PROVIDER
 
 CONNECTOR = Connector(
     name=PROVIDER,
     endpoints={ENDPOINT: SNAPSHOT},
-    fetch_live=fetch.fetch_live,
-    parse_pages=offers_only(parse.parse),
+    fetch_live=later("connectors.sheets.fetch", "fetch_live"),
+    parse_pages=offers_only(later("connectors.sheets.parse", "parse")),
     emits_providers=EMITS_PROVIDERS,
     doc=ProviderDoc(
         source="curated CSVs in `connectors/sheets/sheets/`",

@@ -168,6 +168,8 @@ PARAMS = {
     "overhead": 0.05,
     "interval": 1.0,
     "restart": 0.0,
+    # the connectors the alert checks watch (null: as the queries say, with none configured)
+    "watched": None,
     # the alert events' writes
     "rule": "price_above:h100",
     "state": "ALARM",

@@ -360,3 +360,19 @@ def test_a_parse_that_breaks_its_declaration_fails_that_provider_alone(tmp_path,
         assert db.run(con, "SELECT series_id, value FROM stg_newcloud__ticks") == [("a", 1.0)]
     finally:
         con.close()
+
+
+def test_every_connector_names_a_parse_fetch_and_staged_tables_that_exist():
+    """What a connector names with `later` is imported on first use: each name resolves
+    (a misspelt module or function would fail only when a page is parsed), and its staged
+    tables pass the connector's checks."""
+    from connectors.kit.connector import Later, StagedTable
+
+    for connector in registry.PROVIDERS.values():
+        for fn in (connector.parse_pages, connector.fetch_live):
+            target = fn.resolve() if isinstance(fn, Later) else fn
+            assert callable(target), (connector.name, fn)
+        wrapped = getattr(connector.parse_pages, "__wrapped__", None)
+        if isinstance(wrapped, Later):
+            assert callable(wrapped.resolve()), (connector.name, wrapped)
+        assert all(isinstance(t, StagedTable) for t in connector.staged), connector.name

@@ -98,6 +98,32 @@ def test_commands_that_run_connectors_mask_every_connector_credential_from_the_s
         assert result["masks_key_id"], (args, result)
 
 
+def test_a_refresh_that_finds_nothing_changed_loads_no_frame_library(tmp_path):
+    """The unchanged path (landing, the unchanged check, the alerts' checks, the summary's
+    reads) runs on DuckDB and plain Python: Polars and pyarrow (~0.4 s of start-up where
+    modules compile from source) load only when a page is parsed."""
+    args = ["refresh", "--snapshot", "demo", "--providers", "azure", "--json",
+            "--warehouse", str(tmp_path / "w.duckdb")]  # fmt: skip
+    first = started(tmp_path, *args)
+    assert first["code"] in (0, None) and "polars" in first["frames"], first
+    again = started(tmp_path, *args)
+    assert again["code"] in (0, None), again
+    assert "polars" not in again["frames"] and "pyarrow" not in again["frames"], again
+    assert again["masks_key_id"], again  # every connector built, its parse not imported
+
+
+def test_building_the_connectors_imports_no_parse_module():
+    """Each connector names its parse (and AWS its fetch and staged tables) with
+    `connectors.kit.connector.later`: built, no parse module nor Polars is imported."""
+    code = (
+        "import sys, json; import connectors.registry as r; "
+        "print(json.dumps([m for m in sys.modules if m == 'polars' or "
+        "m.startswith('connectors.') and m.endswith('.parse')]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout) == [], done.stderr
+
+
 def test_every_read_command_exists():
     """READ_COMMANDS names commands of the command line (a renamed one would silently
     lose its fast start, or a new command be taken for a reader)."""
