@@ -1,6 +1,7 @@
 """A nightly AWS spot refresh after 30 days and after a year of stored history.
 
     uv run python -m benchmarks.bench_year [--days 30 365] [--runs 3] [--out DIR]
+        [--tree before=DIR]   # also an earlier commit's files, in the same pairs
 
 The work timed is the refresh a scheduled night runs: `gpu-pricing refresh --snapshot NIGHT
 --providers aws --warehouse W --json` (a whole process, start-up included), where NIGHT
@@ -15,7 +16,9 @@ staged tables and marts are a refresh's own), then the older days are added to t
 points table with one SQL insert of the same series at the same rate (a refresh of 8.8M
 points from pages would take longer than the benchmark itself, and stores the same rows).
 Each repetition copies both warehouses (file and raw store) and refreshes the copies back to
-back, so the ratio is taken within one pair. Reported: the median, min and max of wall and
+back, so the ratio is taken within one pair. `--tree LABEL=DIR` runs another checkout's files
+(e.g. `git archive REV | tar -x -C DIR`) with this environment's packages on histories of
+its own, built by its code, in the same pairs. Reported: the median, min and max of wall and
 CPU seconds and peak memory (os.wait4), the refresh's own stage timers, the year / 30-day
 ratios, and the load average before and after (a warning when it is above half the
 processors).
@@ -34,7 +37,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from benchmarks.bench_aws import PAGE, REGIONS, TYPES
-from benchmarks.bench_cli import CLI, direct_env, load, loaded, paired, report, run
+from benchmarks.bench_cli import (
+    ROOT,
+    load,
+    loaded,
+    paired,
+    report,
+    run,
+    tree_command,
+)
 from samples.aws import aws_spot_price_item
 
 # the timed night ends here; a point every 1/25 day per series
@@ -88,7 +99,10 @@ INSERT INTO stg_aws__spot_prices BY NAME
 WITH series AS (
     SELECT * FROM (VALUES {series}) AS s(region, zone, instance_type)
 ), points AS (
-    SELECT s.*, round(0.1 + random() * 39.9, 6) AS price_usd_per_hour,
+    -- from the point's series and place, not random(): two trees' histories are the same
+    -- rows, so their nights can be compared row for row
+    SELECT s.*, round(0.1 + hash(s.zone, s.instance_type, k) % 39900000 / 1e6, 6)
+               AS price_usd_per_hour,
            $first - to_microseconds(CAST(k * 86400000000 / {per_day} AS BIGINT))
                - to_seconds(CAST(k % 59 + 1 AS BIGINT)) AS observed_at
     FROM series s, range(1, $points_per_series + 1) AS r(k)
@@ -127,29 +141,38 @@ print(f"history: {points:,} points in {path}", flush=True)
 """
 
 
-def history(out: Path, days: int) -> Path:
-    """A warehouse (and its raw store) holding `days` days of spot history up to the day
-    before the timed night, built by this code: a change of the parsing code re-parses the
-    stored pages, which hold only the first night (the rest was inserted)."""
-    from warehouse.staging import code_digest, sql_digest
+DIGESTS = """
+from warehouse.staging import code_digest, sql_digest
+print(f"{code_digest('aws')[:8]}-{sql_digest()[:8]}")
+"""
 
+
+def history(out: Path, days: int, label: str = "", tree: Path | None = None) -> Path:
+    """A warehouse (and its raw store) holding `days` days of spot history up to the day
+    before the timed night, built by the code of `tree` (None: this checkout): a change of
+    the parsing code re-parses the stored pages, which hold only the first night (the rest
+    was inserted)."""
+    cli, env = tree_command(tree)
     # by this code and SQL: a refresh whose SQL changed since the last one checks every row
-    tag = f"{code_digest('aws')[:8]}-{sql_digest()[:8]}"
-    warehouse = out / f"year-{days}d-{tag}" / "base.duckdb"
+    tag = subprocess.run(
+        [sys.executable, "-c", DIGESTS], env=env, cwd=tree, capture_output=True, text=True,
+        check=True,
+    ).stdout.strip()  # fmt: skip
+    warehouse = out / f"year-{days}d-{label + '-' if label else ''}{tag}" / "base.duckdb"
     if (warehouse.parent / ".done").exists():
         return warehouse
     shutil.rmtree(warehouse.parent, ignore_errors=True)
     warehouse.parent.mkdir(parents=True)
     first = night(out, END - timedelta(days=1))
-    run([CLI, "refresh", "--snapshot", str(first), "--providers", "aws",
-         "--warehouse", str(warehouse), "--json"], direct_env())  # fmt: skip
+    run([*cli, "refresh", "--snapshot", str(first), "--providers", "aws",
+         "--warehouse", str(warehouse), "--json"], env, cwd=tree or ROOT)  # fmt: skip
     # in a child: a process's peak memory is inherited by the children it starts later
     values = ", ".join(f"('{r}', '{z}', '{t}')" for r, z, t in SERIES)
     sql = HISTORY_SQL.format(series=values, per_day=PER_DAY)
     subprocess.run(
         [sys.executable, "-c", HISTORY_CHILD, str(warehouse), sql, str((days - 1) * PER_DAY)],
-        check=True,
-    )
+        check=True, env=env, cwd=tree,
+    )  # fmt: skip
     (warehouse.parent / ".done").touch()
     return warehouse
 
@@ -168,40 +191,58 @@ def main() -> None:
     ap.add_argument("--days", type=int, nargs="+", default=[30, 365])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "gpu-pricing-bench"))
+    ap.add_argument("--tree", action="append", default=[], metavar="LABEL=DIR",
+                    help="also run another checkout's files (with this environment)")  # fmt: skip
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    trees = [("", None)] + [
+        (label, Path(tree).resolve()) for label, tree in (t.split("=", 1) for t in args.tree)
+    ]
     tonight = night(out, END)
-    bases = {days: history(out, days) for days in args.days}
+    bases = {
+        (label, days): history(out, days, label, tree)
+        for label, tree in trees
+        for days in args.days
+    }
     print(f"nightly spot refresh after {args.days} days; load average before: {load()}")
     if loaded():
         print("WARNING: the machine is loaded (load average above half the processors): "
               "the figures are noisy; compare the ratios, not the seconds")  # fmt: skip
-    targets = {days: base.with_name("night.duckdb") for days, base in bases.items()}
+    targets = {key: base.with_name("night.duckdb") for key, base in bases.items()}
 
     def prepare() -> None:
-        for days, base in bases.items():
-            copy_of(base, targets[days])
+        for key, base in bases.items():
+            copy_of(base, targets[key])
 
-    def refresh(days: int):
-        argv = [CLI, "refresh", "--snapshot", str(tonight), "--providers", "aws",
-                "--warehouse", str(targets[days]), "--json"]  # fmt: skip
-        return lambda: run(argv, direct_env())
+    def refresh(label: str, tree: Path | None, days: int):
+        cli, env = tree_command(tree)
+        argv = [*cli, "refresh", "--snapshot", str(tonight), "--providers", "aws",
+                "--warehouse", str(targets[(label, days)]), "--json"]  # fmt: skip
+        return lambda: run(argv, env, cwd=tree or ROOT)
 
-    got = paired(args.runs, {f"after {d} days": refresh(d) for d in args.days}, prepare)
+    def name(label: str, days: int) -> str:
+        return f"{label + ': ' if label else ''}after {days} days"
+
+    got = paired(
+        args.runs,
+        {name(label, d): refresh(label, tree, d) for label, tree in trees for d in args.days},
+        prepare,
+    )
     ratios = {}
     shortest = min(args.days)
-    for days in args.days:
-        if days == shortest:
-            continue
-        a, b = got[f"after {days} days"], got[f"after {shortest} days"]
-        for key, unit in (("wall_s", "wall"), ("cpu_s", "cpu"), ("peak_mib", "peak memory")):
-            ratios[f"{days} / {shortest} days ({unit})"] = [
-                x[key] / y[key] for x, y in zip(a, b, strict=True)
-            ]
+    for label, _ in trees:
+        for days in args.days:
+            if days == shortest:
+                continue
+            a, b = got[name(label, days)], got[name(label, shortest)]
+            for key, unit in (("wall_s", "wall"), ("cpu_s", "cpu"), ("peak_mib", "peak memory")):
+                ratios[f"{label + ': ' if label else ''}{days} / {shortest} days ({unit})"] = [
+                    x[key] / y[key] for x, y in zip(a, b, strict=True)
+                ]
     report("nightly spot refresh (one day, 24,000 points)", got, ratios)
-    for days, target in targets.items():
-        print(f"after {days} days: published file {target.stat().st_size / 1e6:.1f} MB")
+    for (label, days), target in targets.items():
+        print(f"{name(label, days)}: published file {target.stat().st_size / 1e6:.1f} MB")
     print(f"load average after: {load()}")
     if loaded():
         print("WARNING: the machine was loaded during the run")

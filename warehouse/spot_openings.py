@@ -41,8 +41,10 @@ def advance(con: duckdb.DuckDBPyConnection, loads: Collection[str] | None) -> st
     if rebuild:
         old = {}  # nothing kept stands: every point before the new cutoffs is read
     (longest,) = run(con, f"SELECT max(days) FROM {WINDOWS}")[0]
-    # the newest point is never before the kept cutoff: only the points since are read
-    bound = "WHERE observed_at >= $since" if old else ""
+    # a provider's newest point is never before its newest when the cutoff was kept (the
+    # cutoff plus the longest window): only the points since are read, a night's, not
+    # the window's (a withdrawn newest point leaves its provider out: worked out again)
+    bound = "WHERE observed_at >= $since + to_days(CAST($days AS INTEGER))" if old else ""
     since = {"since": min(old.values())} if old else {}
     new = dict(run(con, f"""
         SELECT provider, max(observed_at) - to_days(CAST($days AS INTEGER))

@@ -418,7 +418,7 @@ def stage_provider(
     def stage(offers: pl.DataFrame) -> None:
         if statements is not None:
             offers = provenance.apply(offers, statements)
-        insert_frame(con, table, offers)
+        batches.insert_offers(con, table, offers)
 
     if connector.batched_endpoint:
         result = batches.normalise_in_batches(connector, index, store, stage)

@@ -53,7 +53,22 @@ def _spot_points_all(pages: pl.DataFrame) -> pl.DataFrame:
             # comparing a million strings: 0.65 -> 0.25 s cpu at 1M points
             order = sorted(loads.unique().drop_nulls().to_list())
             points = points.sort(pl.col("load_id").cast(pl.Enum(order)))
-    return points.unique(SPOT_KEY, keep="first")
+    return _first_of_each(points, SPOT_KEY)
+
+
+def _first_of_each(rows: pl.DataFrame, key: list[str]) -> pl.DataFrame:
+    """The first row of each `key` (as `unique(key, keep="first")`). Most keys occur once:
+    the rows whose key's hash occurs once are kept as they are, and only the others (a
+    walk's repeated points, and any that merely share a hash) are made unique on the key
+    itself: at 1M points 0.5 -> 0.3 s cpu, a hash being cheaper to group than the key's
+    four strings and time."""
+    repeated = rows.select(pl.struct(key).hash().is_duplicated()).to_series()
+    return pl.concat(
+        [
+            rows.filter(~repeated),
+            rows.filter(repeated).unique(key, keep="first", maintain_order=True),
+        ]
+    )
 
 
 def _spot_point_problem() -> pl.Expr:
@@ -117,11 +132,14 @@ def _spot_offers(points: pl.DataFrame, latest: pl.DataFrame | None = None) -> pl
             ],
             how="diagonal_relaxed",
         )
-    current = (
-        valid.group_by("region", "zone", "instance_type")
-        .agg(pl.all().top_k_by("observed_at", 1).first())
-        .with_columns(status=pl.lit("ok"), reason=pl.lit(None, dtype=pl.String))
+    # each series' newest row, found by its place (the rows carried through the group by
+    # for every column cost 0.46 -> 0.1 s cpu at 1M points)
+    newest = (
+        valid.with_row_index("_row")
+        .group_by("region", "zone", "instance_type")
+        .agg(pl.col("_row").get(pl.col("observed_at").arg_max()))["_row"]
     )
+    current = valid[newest].with_columns(status=pl.lit("ok"), reason=pl.lit(None, dtype=pl.String))
     rejected = points.filter(pl.col("_problem").is_not_null()).with_columns(
         status=pl.lit("rejected"), reason=pl.col("_problem")
     )
