@@ -146,20 +146,13 @@ def land(
         for ld in loads.values():
             ld.pages_unchanged = int(unchanged.get(ld.load_id, 0))
     if loads:
-        finished = utc_now()
+        # every column a Load carries, and the two the run gives all of them
+        per_run = {"run_id": run_id, "finished_at": utc_now()}
         ledger = {
-            "load_id": [ld.load_id for ld in loads.values()],
-            "run_id": [run_id] * len(loads),
-            "provider": [ld.provider for ld in loads.values()],
-            "endpoint": [ld.endpoint for ld in loads.values()],
-            "scope": [ld.scope for ld in loads.values()],
-            "status": [ld.status for ld in loads.values()],
-            "started_at": [ld.started_at for ld in loads.values()],
-            "finished_at": [finished] * len(loads),
-            "pages": [ld.pages for ld in loads.values()],
-            "pages_unchanged": [ld.pages_unchanged for ld in loads.values()],
-            "error": [ld.error for ld in loads.values()],
-            "source_version": [ld.source_version for ld in loads.values()],
+            column: [per_run[column]] * len(loads)
+            if column in per_run
+            else [getattr(ld, column) for ld in loads.values()]
+            for column in _LOADS_TYPES
         }
         run(con, f"INSERT INTO _loads BY NAME {_columns(_LOADS_TYPES)}", ledger)
     return list(loads.values())
