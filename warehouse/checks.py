@@ -201,9 +201,10 @@ class Checking:
     def failure_counts(self) -> tuple[dict[str, int], list[AssertionResult]]:
         """How many rows fail each data test, and the assertion files' results."""
         con, scoped, files = self._con, self._scoped, self._files
-        found = self._queries.results()
+        found = self._queries.results()  # in the order of __init__: files, groups, alone
+        grouped = found[len(files) : len(files) + len(self._groups)]
         counts: dict[str, int] = {}
-        for (_, group), row in zip(self._groups, found[len(files) :], strict=False):
+        for (_, group), row in zip(self._groups, grouped, strict=True):
             for (test, _), n in zip(group, row, strict=True):
                 counts[test.name] = _recounted(con, test, int(n), scoped)
         for test, n in zip(self._alone, found[len(files) + len(self._groups) :], strict=True):
