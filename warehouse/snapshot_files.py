@@ -44,6 +44,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from common import schemas
 from common.redact import credential_values
 from connectors.kit import page as kit_page
@@ -79,9 +81,10 @@ class RecordedPage:
 
 
 def reader_digest() -> str:
-    """A digest of the code a record stands for: how a snapshot file is read and split,
-    how its provenance statement is checked, how a page is named, and this module."""
-    h = hashlib.sha256()
+    """A digest of the code a record stands for: how a snapshot file is read and split
+    (with the JSON library that re-encodes a body laid out otherwise), how its provenance
+    statement is checked, how a page is named, and this module."""
+    h = hashlib.sha256(orjson.__version__.encode())
     for source in (kit_snapshot.__file__, kit_page.__file__, stated.__file__, schemas.__file__,
                    __file__):  # fmt: skip
         h.update(Path(source).read_bytes())
