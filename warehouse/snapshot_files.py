@@ -37,14 +37,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from common import schemas
 from common.redact import credential_values
@@ -57,6 +56,7 @@ from warehouse.rawstore import RawStore
 # a file changed this close to (or after) the moment it was read is not recorded: covers
 # the coarsest file-system timestamps (FAT's 2 s) and the kernel's coarse clock
 RACY_MARGIN_NS = 2_000_000_000
+log = logging.getLogger(__name__)
 FOLDER = "snapshot-files"
 
 
@@ -84,7 +84,7 @@ def reader_digest() -> str:
     """A digest of the code a record stands for: how a snapshot file is read and split
     (with the JSON library that re-encodes a body laid out otherwise), how its provenance
     statement is checked, how a page is named, and this module."""
-    h = hashlib.sha256(orjson.__version__.encode())
+    h = hashlib.sha256(kit_snapshot.JSON_LIBRARY.encode())
     for source in (kit_snapshot.__file__, kit_page.__file__, stated.__file__, schemas.__file__,
                    __file__):  # fmt: skip
         h.update(Path(source).read_bytes())
@@ -176,14 +176,15 @@ class SnapshotFiles:
             if landed:
                 self._new[name] = {**entry, "sha256": landed[0]}
         self._pending.clear()
-        if not self._new and not self.path.exists():
+        if self._new == self._old:  # the same records (or none, and none read)
             return
-        doc = {"reader": self.digest, "files": self._new}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            tmp.write_text(json.dumps(doc, sort_keys=True, default=str), encoding="utf-8")
-            os.replace(tmp, self.path)
-        except BaseException:
+            text = json.dumps({"reader": self.digest, "files": self._new}, sort_keys=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, self.path)  # whole or absent, whatever kills us
+        except (OSError, TypeError, ValueError) as exc:
+            # a cache: the refresh stands without it (the files are read next time)
             tmp.unlink(missing_ok=True)
-            raise
+            log.warning("snapshot file records not written to %s: %s", self.path, exc)
