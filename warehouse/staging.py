@@ -392,12 +392,15 @@ def stage_provider(
     staged = run(
         con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
     )
-    for table, _ in connector.series_tables:  # before a refresh that re-parses nothing
-        _stated_points(con, table)
     if staged and staged[0][:2] == (digest, code):
+        # staged by this very code, which stated every point it staged and those stored
+        # before (below): nothing to state, and the series' tables (declared with Polars'
+        # types) are not even resolved
         summary.reused = True
         summary.loaded = run(con, f"SELECT count(*) FROM {connector.staging_table}")[0][0]
         return False
+    for table, _ in connector.series_tables:  # before the parse, which may add to them
+        _stated_points(con, table)
     import polars as pl
 
     index = raw.current_index(con, name, connector.endpoints)  # the ledger only

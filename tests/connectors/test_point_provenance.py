@@ -88,7 +88,7 @@ def test_points_stored_before_they_carried_a_provenance_take_their_pages_stateme
         ("us-east-1a", "p4d.24xlarge", "l2", "api"),
         ("us-east-1b", "p4d.24xlarge", "l1", "illustrative"),
     ]
-    # run again (every refresh does): nothing left to state, nothing changes
+    # run again (every refresh that parses does): nothing left to state, nothing changes
     staging._stated_points(con, SPOT_PRICES)
     assert con.execute(
         "SELECT zone, instance_type, load_id, provenance FROM stg_aws__spot_prices ORDER BY 1, 2, 3"
