@@ -297,8 +297,9 @@ def _stated_points(con, table: StagedTable) -> None:
     by an earlier version): the column is added, and each stored point without one takes
     what the statement of the page it came from says (`_load_pages.provenance`, the
     ledger), as a new point does, so an invented demo point stored then is `illustrative`
-    too. Runs in the refresh's transaction; on a series whose points are all stated (staging
-    states each new one) it finds nothing to do."""
+    too. Runs in the refresh's transaction, before the provider is parsed (a warehouse of
+    an earlier version was staged by other code, so the next refresh parses); on a series
+    whose points are all stated (staging states each new one) it finds nothing to do."""
     if not _stated(table):
         return  # a series whose points state nothing: no column to fill
     if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table.name]):
