@@ -24,6 +24,9 @@ from warehouse.db import in_transaction, run, text_literal
 from warehouse.staging import parsed_from
 
 PUBLISHED = "_published"
+# a staged table in fewer blocks than this is left as it was: its checkpoint would cost
+# more than the few blocks it frees (most connectors stage a few hundred offers)
+MIN_BLOCKS = 4
 
 
 def _rows(con: duckdb.DuckDBPyConnection, table: str) -> int | None:
@@ -38,12 +41,21 @@ def _rows(con: duckdb.DuckDBPyConnection, table: str) -> int | None:
     return run(con, f"SELECT count(*) FROM {table}")[0][0]
 
 
+def _blocks(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    """The blocks `table`'s stored segments occupy."""
+    return run(
+        con,
+        f"""SELECT count(DISTINCT block_id) FROM pragma_storage_info('{table}')
+            WHERE persistent AND block_id >= 0""",
+    )[0][0]
+
+
 def empty(con: duckdb.DuckDBPyConnection, name: str) -> int | None:
     """When `name`'s pages or parsing code changed since its offers were staged (so
     `staging.stage_provider` parses them again) and it has staged offers: delete them and
     checkpoint. Returns the rows deleted (what a fall in offers is measured from), None
-    when nothing was done (unchanged, nothing staged, or inside a transaction, where no
-    checkpoint can run). Only in `building`'s copy: pair it with `restore` when the
+    when nothing was done (unchanged, nothing staged, fewer than MIN_BLOCKS blocks of
+    them, or inside a transaction, where no checkpoint can run). Only in `building`'s copy: pair it with `restore` when the
     parse fails."""
     if in_transaction(con):
         return None
@@ -52,7 +64,7 @@ def empty(con: duckdb.DuckDBPyConnection, name: str) -> int | None:
         return None
     table = registry.get(name).staging_table
     rows = _rows(con, table)
-    if not rows:
+    if not rows or _blocks(con, table) < MIN_BLOCKS:
         return None
     run(con, f"DELETE FROM {table}")
     run(con, "CHECKPOINT")

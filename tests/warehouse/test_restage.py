@@ -28,7 +28,15 @@ def staged(warehouse) -> list[str]:
         con.close()
 
 
-def test_empty_frees_the_staged_offers_blocks_only_when_the_pages_changed(tmp_path):
+@pytest.fixture(autouse=True)
+def every_staged_table(monkeypatch):
+    """The 60 offers staged here fill one block: emptied all the same."""
+    monkeypatch.setattr(restage, "MIN_BLOCKS", 1)
+
+
+def test_empty_frees_the_staged_offers_blocks_only_when_the_pages_changed(
+    tmp_path, monkeypatch
+):
     warehouse = tmp_path / "w.duckdb"
     refresh(warehouse, snapshot(tmp_path / "a", 3.0))
     offers = staged(warehouse)
@@ -38,6 +46,11 @@ def test_empty_frees_the_staged_offers_blocks_only_when_the_pages_changed(tmp_pa
         assert db.run(con, f"SELECT count(*) FROM {STAGED}")[0][0] == 60
         # a new digest of the pages (as a landing of changed pages leaves it)
         db.run(con, "UPDATE _staged SET pages_digest = 'other' WHERE connector = 'azure'")
+        # a table in fewer blocks than MIN_BLOCKS is left as it was
+        monkeypatch.setattr(restage, "MIN_BLOCKS", 2)
+        assert restage.empty(con, "azure") is None
+        assert db.run(con, f"SELECT count(*) FROM {STAGED}")[0][0] == 60
+        monkeypatch.setattr(restage, "MIN_BLOCKS", 1)
         free = db.run(con, "SELECT free_blocks FROM pragma_database_size()")[0][0]
         assert restage.empty(con, "azure") == 60
         assert db.run(con, f"SELECT count(*) FROM {STAGED}")[0][0] == 0
@@ -84,9 +97,10 @@ from flows import pipeline
 from warehouse import restage
 
 real = restage.empty
+restage.MIN_BLOCKS = 1
 
 def empty_then_die(con, name):
-    real(con, name)
+    assert real(con, name) == 60
     os.kill(os.getpid(), signal.SIGKILL)
 
 restage.empty = empty_then_die
