@@ -66,13 +66,15 @@ def land(
     store: RawStore,
     *,
     compare: bool = False,
+    keep: bool = False,
 ) -> list[Load]:
     """Land pages and fetch failures for one provider: bytes into the store, one ledger
     row per page. Returns one Load per (endpoint, scope) seen, already written to
     `_loads` (with its count of unchanged pages). A page already stored costs its hash
     and a look at its object's frame (`RawStore.put`); with `compare` (the full check)
     each stored object is decompressed and compared with the page's bytes, and rewritten
-    when it differs."""
+    when it differs. `keep`: the pages written now are held for the parse that follows
+    (`RawStore.keep`)."""
     loads: dict[tuple[str, str], Load] = {}
     rows: dict[str, list[Any]] = {c: [] for c in _PAGE_TYPES if c != "sha256"}
     shas: list[str] = []
@@ -94,7 +96,9 @@ def land(
             request = canonical_json(item.request)
             # hashed, checked against its stored object or compressed and written, on a
             # worker while the next page is read
-            pending.append(pool.submit(store.put_page, request, data, compare=compare))
+            pending.append(
+                pool.submit(store.put_page, request, data, compare=compare, keep=keep)
+            )
             if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
                 shas.append(pending.popleft().result())
             load.pages += 1
