@@ -560,3 +560,24 @@ def test_the_bundled_table_is_named_by_the_shared_rule_not_by_itself():
         "T4G",
         "TRAINIUM2",
     )
+
+
+def test_a_timestamp_column_is_read_as_any_other_expression():
+    """`_utc` reads a column (the spot points' Timestamp) by its Z first and any other
+    expression in one pass: both give the same instant, or null, for every text."""
+    from connectors.aws.shapes import _utc
+
+    texts = [
+        "2026-09-27T21:03:32Z", "2026-09-27T21:03:32.5Z", "2026-09-27T21:03:32.123456789Z",
+        "2026-09-27T21:03:32+00:00", "2026-09-27T23:03:32+02:00", "2026-09-27T23:03:32-05:30",
+        "2026-09-27T21:03:32.25+01:00", "2026-09-27T21:03:32+0200", "2026-09-27T21:03:32+02",
+        "2026-09-27 21:03:32Z", "2026-09-27T21:03:32z", "2026-09-27T21:03:32.Z",
+        "2026-09-27T21:03:32", "2026-09-27T21:03:32Z ", " 2026-09-27T21:03:32Z",
+        "2026-09-27T21:03:32+00:00Z", "2026-02-30T21:03:32Z", "Z", "", "x", None,
+    ]  # fmt: skip
+    frame = pl.DataFrame({"t": texts}, schema={"t": pl.String})
+    column = frame.select(_utc(pl.col("t")))["t"]
+    expression = frame.select(_utc(pl.col("t").str.slice(0)))["t"]  # not a bare column
+    assert column.dtype == expression.dtype == pl.Datetime("us")
+    assert column.to_list() == expression.to_list()
+    assert column.null_count() == 12  # the 11 malformed texts and the null
