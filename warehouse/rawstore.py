@@ -175,6 +175,14 @@ class RawStore:
                 self._kept[sha256] = data
                 self._keep_left -= len(data)
 
+    def holds_whole(self, sha256: str, size: int) -> bool:
+        """Whether the object of a page of `size` bytes is stored, one whole zstd frame of
+        that length (`_whole`): what `put` trusts of a page already stored."""
+        try:
+            return _whole(self.path(sha256).read_bytes(), size)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+
     def put(
         self, sha256: str, data: bytes, *, compare: bool = False, keep: bool = False
     ) -> bool:
