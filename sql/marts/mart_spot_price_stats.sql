@@ -49,50 +49,58 @@ points as not materialized (
     from all_points p join opens o using (provider)
 ),
 
--- each zone in one pass over its points: its price when each window opened (its last point
--- before) and its prices in each window (one read of the points, not one for the openings
--- and another for the windows: ~0.15 CPU s less a night at a year of history)
-zones as (
+-- each zone's price when each window opened: its last point before
+opening_price as (
     select
-        provider, region, instance_type,
+        provider, region, zone, instance_type,
         arg_max(price_usd_per_hour, observed_at) filter (where observed_at < opens_7d) as open_7d,
         arg_max(price_usd_per_hour, observed_at) filter (where observed_at < opens_30d) as open_30d,
         arg_max(price_usd_per_hour, observed_at) filter (where observed_at < opens_90d) as open_90d,
         bool_or(observed_at < opens_7d) as has_7d,
         bool_or(observed_at < opens_30d) as has_30d,
-        bool_or(observed_at < opens_90d) as has_90d,
-        bool_or(observed_at >= opens_7d or observed_at >= opens_30d or observed_at >= opens_90d)
-            as in_any,
-        any_value(as_of) as as_of, any_value(gpu_name) as gpu_name,
-        any_value(gpu_memory_gib) as gpu_memory_gib, any_value(gpu_count) as gpu_count,
-        list(price_usd_per_hour) filter (where observed_at >= opens_7d) as p_7d,
-        list(price_usd_per_hour) filter (where observed_at >= opens_30d) as p_30d,
-        list(price_usd_per_hour) filter (where observed_at >= opens_90d) as p_90d
+        bool_or(observed_at < opens_90d) as has_90d
     from points
     group by provider, region, zone, instance_type
 ),
 
--- each (provider, region, instance type)'s prices in each window, its zones' points and
--- openings, sorted: its lowest the first, its highest the last, its quantiles DuckDB's
--- quantile_cont over them and its standard deviation taken over them in that order (a
--- parallel stddev_samp adds in a varying order, so its last digits changed on every read).
--- A group with no point in any window has no lists, one with points in another window an
--- empty one. (One list of every window's points with their windows, sorted once and
--- split, took ~40% more CPU: sorting a struct costs more than sorting the smaller windows'
--- prices again.)
+-- every point with the windows it is in, and each zone's opening price in its own window
+in_window as (
+    select
+        provider, region, instance_type, price_usd_per_hour, as_of,
+        observed_at >= opens_7d as in_7d, observed_at >= opens_30d as in_30d,
+        observed_at >= opens_90d as in_90d, gpu_name, gpu_memory_gib, gpu_count
+    from points
+    union all by name
+    select provider, region, instance_type, open_7d as price_usd_per_hour, true as in_7d,
+           false as in_30d, false as in_90d
+    from opening_price where has_7d
+    union all by name
+    select provider, region, instance_type, open_30d as price_usd_per_hour, false as in_7d,
+           true as in_30d, false as in_90d
+    from opening_price where has_30d
+    union all by name
+    select provider, region, instance_type, open_90d as price_usd_per_hour, false as in_7d,
+           false as in_30d, true as in_90d
+    from opening_price where has_90d
+),
+
+-- each (provider, region, instance type)'s prices in each window, sorted: its lowest the
+-- first, its highest the last, its quantiles DuckDB's quantile_cont over them and its
+-- standard deviation taken over them in that order (a parallel stddev_samp adds in a
+-- varying order, so its last digits changed on every read). A group with no point in any
+-- window has no lists, one with points in another window an empty one. (One list of every
+-- window's points with their windows, sorted once and split, took ~40% more CPU: sorting
+-- a struct costs more than sorting the smaller windows' prices again.)
 windows_sorted as (
     select
         provider, region, instance_type, any_value(as_of) as as_of,
         any_value(gpu_name) as gpu_name, any_value(gpu_memory_gib) as gpu_memory_gib,
         any_value(gpu_count) as gpu_count,
-        bool_or(in_any or has_7d or has_30d or has_90d) as in_any,
-        list_sort(list_concat(flatten(list(p_7d) filter (where p_7d is not null)),
-            list(open_7d) filter (where has_7d))) as l_7d,
-        list_sort(list_concat(flatten(list(p_30d) filter (where p_30d is not null)),
-            list(open_30d) filter (where has_30d))) as l_30d,
-        list_sort(list_concat(flatten(list(p_90d) filter (where p_90d is not null)),
-            list(open_90d) filter (where has_90d))) as l_90d
-    from zones
+        bool_or(in_7d or in_30d or in_90d) as in_any,
+        list(price_usd_per_hour order by price_usd_per_hour) filter (where in_7d) as l_7d,
+        list(price_usd_per_hour order by price_usd_per_hour) filter (where in_30d) as l_30d,
+        list(price_usd_per_hour order by price_usd_per_hour) filter (where in_90d) as l_90d
+    from in_window
     group by provider, region, instance_type
 ),
 
