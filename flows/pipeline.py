@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from warehouse import db, history, materialise, plausibility, raw, spot_openings
 from warehouse.checks import Checking, assert_healthy, checked_loads
 from warehouse.db import run
 from warehouse.rawstore import DamagedObject, RawStore
+from warehouse.snapshot_files import RecordedPage, SnapshotFiles
 from warehouse.staging import (
     ProviderSummary,
     hold_back,
@@ -103,20 +105,37 @@ class SnapshotPages:
     """A provider's recorded pages, read from disk each time they are iterated: the single
     writer lands them one by one as it reads them, so a large snapshot (a million items,
     hundreds of MB) never sits in memory whole. A bad file fails the landing, and so the
-    build: nothing of the refresh is published."""
+    build: nothing of the refresh is published. With `files` (`recorded_in`), a file
+    unchanged since its last landing is not read: its record stands for it
+    (warehouse.snapshot_files)."""
 
     root: Path
     provider: str
+    files: SnapshotFiles | None = None
 
-    def __iter__(self) -> Iterator[Page]:
+    def recorded_in(self, store: RawStore, *, reuse: bool) -> SnapshotPages:
+        """The same pages, each file taken from its record in `store` when unchanged (with
+        `reuse`; without, every file is read) and its record written by `remember`."""
+        return replace(self, files=SnapshotFiles(store, self.root, self.provider, reuse=reuse))
+
+    def remember(self) -> None:
+        """Write the records of the files landed (call after the landing)."""
+        if self.files is not None:
+            self.files.save()
+
+    def __iter__(self) -> Iterator[Page | RecordedPage]:
         """The pages in `read_provider`'s order, each file read (and its envelope split) on
         one of two workers a few pages ahead, while the landing hashes the pages before."""
         files = kit_snapshot.provider_files(self.root, self.provider)
+        read = (
+            partial(kit_snapshot.read_page, self.provider) if self.files is None
+            else self.files.read
+        )  # fmt: skip
         with ThreadPoolExecutor(2) as pool:
-            ahead: deque[Future[Page]] = deque()
+            ahead: deque[Future[Page | RecordedPage]] = deque()
             try:
                 for endpoint, path in files:
-                    ahead.append(pool.submit(kit_snapshot.read_page, self.provider, endpoint, path))
+                    ahead.append(pool.submit(read, endpoint, path))
                     if len(ahead) > _READ_AHEAD:
                         yield ahead.popleft().result()
                 while ahead:
@@ -280,12 +299,16 @@ def load_and_publish(
             connector = registry.get(name)
             summary = summaries[name] = ProviderSummary(name)
             # pop: the pages are in the raw store now, and parse reads them back from it
+            pages = fetched.pop(name)
+            if isinstance(pages, SnapshotPages):  # the full check reads every file
+                pages = pages.recorded_in(store, reuse=not full_check)
             with progress.step(name, "land") as landing:
                 # the full check also compares each stored object with the page fetched
                 loads = raw.land(
-                    con, run_id, name, connector.endpoints, fetched.pop(name), store,
-                    compare=full_check,
-                )  # fmt: skip
+                    con, run_id, name, connector.endpoints, pages, store, compare=full_check
+                )
+            if isinstance(pages, SnapshotPages):
+                pages.remember()  # after the landing synced the objects its records name
             summary.land_seconds = round(landing.seconds, 3)
             for load in loads:
                 summary.fetched += load.pages

@@ -5,7 +5,9 @@ content-addressed by sha256; the warehouse keeps only the ledger: `_loads` (one 
 provider, endpoint and scope a run fetched) and `_load_pages` (one row per page of each
 load: its sha256, fetch time, request, source URL and size). A page whose sha256 an
 earlier load already listed is counted as unchanged; it costs one hash and one ledger
-row, and its bytes are not written again. The current state of an endpoint is read back
+row, and its bytes are not written again; a snapshot page whose file is unchanged on
+disk since it was last landed is not even read: its recorded sha256 is taken
+(warehouse.snapshot_files). The current state of an endpoint is read back
 through the ledger, and its pages' bytes straight from the store.
 """
 
@@ -27,6 +29,7 @@ from common.schemas import canonical_json, raw_table_source, utc_now
 from connectors.kit import provenance
 from warehouse.db import query, run
 from warehouse.rawstore import REPAIR, DamagedObject, RawStore
+from warehouse.snapshot_files import RecordedPage
 
 if TYPE_CHECKING:
     import polars as pl
@@ -90,11 +93,16 @@ def land(
                 load.status = "skipped" if item.skipped else "failed"
                 load.error = str(item.error)
                 continue
-            data = item.content  # the bytes as read: hashed and stored as they are
             request = canonical_json(item.request)
-            # hashed, checked against its stored object or compressed and written, on a
-            # worker while the next page is read
-            pending.append(pool.submit(store.put_page, request, data, compare=compare))
+            if isinstance(item, RecordedPage):  # its file and object as recorded: not read
+                size = item.size
+                pending.append(_named(item.sha256))
+            else:
+                data = item.content  # the bytes as read: hashed and stored as they are
+                size = len(data)
+                # hashed, checked against its stored object or compressed and written, on
+                # a worker while the next page is read
+                pending.append(pool.submit(_put, store, item, request, data, compare))
             if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
                 shas.append(pending.popleft().result())
             load.pages += 1
@@ -106,7 +114,7 @@ def land(
                     item.fetched_at,
                     request,
                     item.source_url,
-                    len(data),
+                    size,
                     item.format,
                     provenance.text(item.provenance),
                 ),
@@ -156,6 +164,20 @@ def land(
         }
         run(con, f"INSERT INTO _loads BY NAME {_columns(_LOADS_TYPES)}", ledger)
     return list(loads.values())
+
+
+def _put(store: RawStore, item: Any, request: str, data: bytes, compare: bool) -> str:
+    """Store one page (`RawStore.put_page`) and tell the page the name it was stored by."""
+    sha256 = store.put_page(request, data, compare=compare)
+    if hasattr(item, "stored_as"):
+        item.stored_as(sha256)
+    return sha256
+
+
+def _named(sha256: str) -> Future[str]:
+    done: Future[str] = Future()
+    done.set_result(sha256)
+    return done
 
 
 def _columns(types: dict[str, str]) -> str:

@@ -153,6 +153,14 @@ class RawStore:
     def has(self, sha256: str) -> bool:
         return self.path(sha256).exists()
 
+    def holds_whole(self, sha256: str, size: int) -> bool:
+        """Whether the object of a page of `size` bytes is stored, one whole zstd frame of
+        that length (`_whole`): what `put` trusts of a page already stored."""
+        try:
+            return _whole(self.path(sha256).read_bytes(), size)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+
     def put(self, sha256: str, data: bytes, *, compare: bool = False) -> bool:
         """Store one page's bytes under its sha256; False if already stored. A stored
         object is trusted when it is one whole zstd frame stating the page's length

@@ -37,6 +37,14 @@ def dumps(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+def scope_of(request: dict[str, Any]) -> str:
+    """The scope a page's request names (the first of SCOPE_KEYS it sets), "" for none."""
+    for key in SCOPE_KEYS:
+        if request.get(key):
+            return str(request[key])
+    return ""
+
+
 @dataclass(frozen=True)
 class Page:
     """One response. `data` is the body's bytes as read (a snapshot file's body, byte for
@@ -62,10 +70,7 @@ class Page:
 
     @property
     def scope(self) -> str:
-        for key in SCOPE_KEYS:
-            if self.request.get(key):
-                return str(self.request[key])
-        return ""
+        return scope_of(self.request)
 
     @property
     def payload(self) -> str:
@@ -122,6 +127,18 @@ class Page:
             text=self.payload,
             provenance=self.provenance,
         )
+
+    def stored_as(self, sha256: str) -> None:
+        """Remember the sha256 the landing computed over the bytes it stored (what
+        `sha256` names the page by), so it is not computed again."""
+        if not self._sha:
+            self._sha.append(sha256)
+
+    @property
+    def sha_cell(self) -> list[str]:
+        """The cell `sha256` and `stored_as` fill (empty until the page is named): kept
+        instead of the page, it gives the name later without holding the page's bytes."""
+        return self._sha
 
     @property
     def sha256(self) -> str:

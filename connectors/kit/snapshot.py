@@ -22,6 +22,9 @@ from connectors.kit import provenance as stated
 from connectors.kit.page import Page, dumps
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo_snapshot"
+# what re-encodes the body of a file laid out otherwise (`read_page`): a page read from a
+# file depends on it as on this module (warehouse.snapshot_files)
+JSON_LIBRARY = f"orjson {orjson.__version__}"
 
 
 def resolve(snapshot: str | Path) -> Path:
