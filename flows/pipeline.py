@@ -155,6 +155,10 @@ class SnapshotPages:
 
 
 _READ_AHEAD = 8  # pages read before the landing takes them: a few MB at most
+# the bytes of the pages a refresh writes, held from their landing to their parse at most
+# (warehouse.rawstore.RawStore.keep): 1M AWS spot points are ~160 MB of pages, which the
+# parse holds whole anyway; a connector parsed in batches holds none
+_KEEP_BYTES = 256 << 20
 
 
 class SpooledPages:
@@ -288,6 +292,7 @@ def load_and_publish(
         progress.done_now("warehouse", stage, timings[stage])
 
     store = RawStore.beside(path)
+    store.keep(_KEEP_BYTES)  # the pages landed now, held for their parse below
     with db.building(path) as con:
         lap("copy")
         store.discard_partial()  # under the refresh lock: a killed refresh's temp files
@@ -312,9 +317,11 @@ def load_and_publish(
             if isinstance(pages, SnapshotPages):  # the full check reads every file
                 pages = pages.recorded_in(store, reuse=not full_check)
             with progress.step(name, "land") as landing:
-                # the full check also compares each stored object with the page fetched
+                # the full check also compares each stored object with the page fetched;
+                # a connector parsed in batches reads its pages back batch by batch
                 loads = raw.land(
-                    con, run_id, name, connector.endpoints, pages, store, compare=full_check
+                    con, run_id, name, connector.endpoints, pages, store, compare=full_check,
+                    keep=connector.batched_endpoint is None,
                 )
             if isinstance(pages, SnapshotPages):
                 pages.remember()  # after the landing synced the objects its records name
@@ -363,6 +370,7 @@ def load_and_publish(
                     restage.restore(con, name, path)
             finally:
                 summaries[name].stage_seconds = round(staging_step.seconds, 3)
+        store.keep(0)  # what a provider left unparsed (unchanged, failed) is let go
         lap("parse_stage")
         sql = sql_digest()
         # what the last published refresh asserted its data with and built its views from

@@ -42,6 +42,7 @@ import os
 import time
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,7 @@ class RecordedPage:
         return scope_of(self.request)
 
 
+@cache  # the code does not change while the process runs
 def reader_digest() -> str:
     """A digest of the code a record stands for: how a snapshot file is read and split
     (with the JSON library that re-encodes a body laid out otherwise), how its provenance
