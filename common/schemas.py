@@ -343,7 +343,7 @@ BOOKKEEPING_DDL = [
 )""",
     # The spot statistics' summary of old spot history (warehouse/spot_openings.py): per
     # time-series provider, a cutoff at or before the longest statistics window's opening,
-    # and the key of each series' last point before it.
+    # the key of each series' last point before it, and the key of every series.
     """CREATE TABLE IF NOT EXISTS _spot_cutoffs (
   provider VARCHAR NOT NULL,
   cutoff TIMESTAMP NOT NULL
@@ -354,6 +354,13 @@ BOOKKEEPING_DDL = [
   zone VARCHAR,
   instance_type VARCHAR,
   observed_at TIMESTAMP NOT NULL
+)""",
+    # and the key of every series (the offer points leave the series' offers to them)
+    """CREATE TABLE IF NOT EXISTS _spot_series (
+  provider VARCHAR NOT NULL,
+  region VARCHAR,
+  zone VARCHAR,
+  instance_type VARCHAR
 )""",
     """CREATE TABLE IF NOT EXISTS alert_events (
   rule VARCHAR NOT NULL,

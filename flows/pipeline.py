@@ -32,7 +32,16 @@ from connectors import registry
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from flows import progress
-from warehouse import db, history, materialise, plausibility, raw, spot_openings, sql_runner
+from warehouse import (
+    db,
+    history,
+    materialise,
+    plausibility,
+    raw,
+    restage,
+    spot_openings,
+    sql_runner,
+)
 from warehouse.checks import Checking, assert_healthy, checked_loads
 from warehouse.db import run
 from warehouse.rawstore import DamagedObject, RawStore
@@ -146,6 +155,10 @@ class SnapshotPages:
 
 
 _READ_AHEAD = 8  # pages read before the landing takes them: a few MB at most
+# the bytes of the pages a refresh writes, held from their landing to their parse at most
+# (warehouse.rawstore.RawStore.keep): 1M AWS spot points are ~160 MB of pages, which the
+# parse holds whole anyway; a connector parsed in batches holds none
+_KEEP_BYTES = 256 << 20
 
 
 class SpooledPages:
@@ -279,6 +292,7 @@ def load_and_publish(
         progress.done_now("warehouse", stage, timings[stage])
 
     store = RawStore.beside(path)
+    store.keep(_KEEP_BYTES)  # the pages landed now, held for their parse below
     with db.building(path) as con:
         lap("copy")
         store.discard_partial()  # under the refresh lock: a killed refresh's temp files
@@ -303,9 +317,11 @@ def load_and_publish(
             if isinstance(pages, SnapshotPages):  # the full check reads every file
                 pages = pages.recorded_in(store, reuse=not full_check)
             with progress.step(name, "land") as landing:
-                # the full check also compares each stored object with the page fetched
+                # the full check also compares each stored object with the page fetched;
+                # a connector parsed in batches reads its pages back batch by batch
                 loads = raw.land(
-                    con, run_id, name, connector.endpoints, pages, store, compare=full_check
+                    con, run_id, name, connector.endpoints, pages, store, compare=full_check,
+                    keep=connector.batched_endpoint is None,
                 )
             if isinstance(pages, SnapshotPages):
                 pages.remember()  # after the landing synced the objects its records name
@@ -322,18 +338,24 @@ def load_and_publish(
                 refreshed.append(name)
         lap("land")
         for name in list(refreshed):
+            emptied = None
             try:
-                # one transaction: a provider that fails half-way keeps every staged
-                # table it had (its series and specs as well as its offers)
-                with progress.step(name, "parse/stage") as staging_step, db.transaction(con):
-                    staged = stage_provider(
-                        con,
-                        run_id,
-                        name,
-                        summaries[name],
-                        store,
-                        max_drop_pct=0.0 if name in accept_drop else checks.max_drop_pct,
-                    )
+                with progress.step(name, "parse/stage") as staging_step:
+                    # its staged offers' blocks freed for the new ones (put back from the
+                    # published file if the parse fails: warehouse.restage)
+                    emptied = restage.empty(con, name)
+                    # one transaction: a provider that fails half-way keeps every staged
+                    # table it had (its series and specs as well as its offers)
+                    with db.transaction(con):
+                        staged = stage_provider(
+                            con,
+                            run_id,
+                            name,
+                            summaries[name],
+                            store,
+                            max_drop_pct=0.0 if name in accept_drop else checks.max_drop_pct,
+                            emptied=emptied,
+                        )
                 if not staged:
                     refreshed.remove(name)  # unchanged: its staged offers and history stand
             except (PricingError, _polars_error(), DamagedObject) as exc:
@@ -344,8 +366,11 @@ def load_and_publish(
                 summaries[name].failed.append(f"parse: {one_line(exc)}")
                 summaries[name].parse_failed = True
                 refreshed.remove(name)
+                if emptied is not None:
+                    restage.restore(con, name, path)
             finally:
                 summaries[name].stage_seconds = round(staging_step.seconds, 3)
+        store.keep(0)  # what a provider left unparsed (unchanged, failed) is let go
         lap("parse_stage")
         sql = sql_digest()
         # what the last published refresh asserted its data with and built its views from

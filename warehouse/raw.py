@@ -69,13 +69,15 @@ def land(
     store: RawStore,
     *,
     compare: bool = False,
+    keep: bool = False,
 ) -> list[Load]:
     """Land pages and fetch failures for one provider: bytes into the store, one ledger
     row per page. Returns one Load per (endpoint, scope) seen, already written to
     `_loads` (with its count of unchanged pages). A page already stored costs its hash
     and a look at its object's frame (`RawStore.put`); with `compare` (the full check)
     each stored object is decompressed and compared with the page's bytes, and rewritten
-    when it differs."""
+    when it differs. `keep`: the pages written now are held for the parse that follows
+    (`RawStore.keep`)."""
     loads: dict[tuple[str, str], Load] = {}
     rows: dict[str, list[Any]] = {c: [] for c in _PAGE_TYPES if c != "sha256"}
     shas: list[str] = []
@@ -102,7 +104,7 @@ def land(
                 size = len(data)
                 # hashed, checked against its stored object or compressed and written, on
                 # a worker while the next page is read
-                pending.append(pool.submit(_put, store, item, request, data, compare))
+                pending.append(pool.submit(_put, store, item, request, data, compare, keep))
             if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
                 shas.append(pending.popleft().result())
             load.pages += 1
@@ -166,9 +168,11 @@ def land(
     return list(loads.values())
 
 
-def _put(store: RawStore, item: Any, request: str, data: bytes, compare: bool) -> str:
+def _put(
+    store: RawStore, item: Any, request: str, data: bytes, compare: bool, keep: bool
+) -> str:
     """Store one page (`RawStore.put_page`) and tell the page the name it was stored by."""
-    sha256 = store.put_page(request, data, compare=compare)
+    sha256 = store.put_page(request, data, compare=compare, keep=keep)
     if hasattr(item, "stored_as"):
         item.stored_as(sha256)
     return sha256

@@ -7,12 +7,15 @@ year of history every night for those, the refresh keeps per time-series provide
 of `int_spot_prices_unioned`) a cutoff at or before the longest window's opening (the
 provider's newest point less the longest window: `_spot_cutoffs`) and the key of each
 series' last point before it (`_spot_openings`); `int_spot_prices_recent` reads the points
-from the cutoff on and those. The figures are the same as over every point.
+from the cutoff on and those. The figures are the same as over every point. The key of
+every series is kept too (`_spot_series`): `int_spot_offer_points` leaves the offers with a
+series to it, and reading the keys from the points read the 90 days of them every night.
 
 A night moves the cutoff by the points between the old cutoff and the new one (a day's),
-not by all history. Everything is worked out again from all history when what is kept may
-no longer stand for it: on a full check (weekly, `--full-check`, a changed SQL project),
-when no cutoff was kept yet, and when a point of the loads this refresh parsed is older
+not by all history, and adds the keys of its own points to the series kept. Everything is
+worked out again from all history when what is kept may no longer stand for it: on a full
+check (weekly, `--full-check`, a changed SQL project), when no cutoff or no series was kept
+yet, and when a point of the loads this refresh parsed is older
 than its provider's cutoff (a backfill, or every stored page parsed again after the parsing
 code changed). The time series are only ever added to (`meta: {appended_by: load_id}`),
 so nothing else changes the points before a cutoff.
@@ -37,7 +40,7 @@ def advance(con: duckdb.DuckDBPyConnection, loads: Collection[str] | None) -> st
     Returns what it did: "advanced", "rebuilt" or "unchanged". Run once the views are
     built and the series staged, before the marts are."""
     old = dict(run(con, "SELECT provider, cutoff FROM _spot_cutoffs"))
-    rebuild = loads is None or not old or _older_points(con, loads)
+    rebuild = loads is None or not old or not _series_kept(con) or _older_points(con, loads)
     if rebuild:
         old = {}  # nothing kept stands: every point before the new cutoffs is read
     (longest,) = run(con, f"SELECT max(days) FROM {WINDOWS}")[0]
@@ -53,10 +56,15 @@ def advance(con: duckdb.DuckDBPyConnection, loads: Collection[str] | None) -> st
         # a provider came or went, or a newest point was withdrawn: start again
         return advance(con, None)
     if not rebuild and new == old:
+        _add_series(con, loads or ())
         return "unchanged"
     with transaction(con):
         if rebuild:
             run(con, "DELETE FROM _spot_openings")
+            run(con, "DELETE FROM _spot_series")
+            run(con, f"INSERT INTO _spot_series SELECT DISTINCT provider, {KEY} FROM {SERIES}")
+        else:
+            _add_series(con, loads or ())
         for provider, cutoff in new.items():
             if old.get(provider) != cutoff:
                 _move(con, provider, old.get(provider), cutoff)
@@ -67,6 +75,22 @@ def advance(con: duckdb.DuckDBPyConnection, loads: Collection[str] | None) -> st
             {"p": list(new), "c": list(new.values())},
         )
     return "rebuilt" if rebuild else "advanced"
+
+
+def _series_kept(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether any series key is kept (none: a warehouse written before they were)."""
+    return bool(run(con, "SELECT 1 FROM _spot_series LIMIT 1"))
+
+
+def _add_series(con: duckdb.DuckDBPyConnection, loads: Collection[str]) -> None:
+    """Keep the keys of the series the points of `loads` are in that are not kept yet
+    (DuckDB reads only the row groups whose load ids can hold them)."""
+    if loads:
+        run(con, f"""
+            INSERT INTO _spot_series
+            SELECT DISTINCT provider, {KEY} FROM {SERIES}
+            WHERE load_id IN (SELECT unnest($loads))
+            EXCEPT SELECT provider, {KEY} FROM _spot_series""", {"loads": sorted(loads)})  # fmt: skip
 
 
 def _older_points(con: duckdb.DuckDBPyConnection, loads: Collection[str]) -> bool:

@@ -214,10 +214,24 @@ def _endpoint(pages: pl.DataFrame, endpoint: str) -> pl.DataFrame:
 
 
 def _utc(expr: pl.Expr) -> pl.Expr:
-    """ISO 8601 text ("...Z", "...+00:00", optional fraction) -> naive UTC."""
+    """ISO 8601 text ("...Z", "...+00:00", optional fraction) -> naive UTC. On a column
+    (the spot points' Timestamp), a text ending in Z is read as it is and only the others
+    with their offset (the Z replaced by +00:00 in every text took 0.1 s of 0.12 s CPU at
+    1M points); any other expression is evaluated once, every Z replaced."""
+    offset = "%Y-%m-%dT%H:%M:%S%.f%:z"
+    if expr.meta.is_column():  # read three times: a column costs nothing to read again
+        return (
+            pl.when(expr.str.ends_with("Z"))
+            .then(expr.str.to_datetime("%Y-%m-%dT%H:%M:%S%.fZ", time_unit="us", strict=False))
+            .otherwise(
+                expr.str.to_datetime(offset, time_zone="UTC", strict=False)
+                .dt.replace_time_zone(None)
+                .dt.cast_time_unit("us")
+            )
+        )
     return (
         expr.str.replace(r"Z$", "+00:00")
-        .str.to_datetime("%Y-%m-%dT%H:%M:%S%.f%:z", time_zone="UTC", strict=False)
+        .str.to_datetime(offset, time_zone="UTC", strict=False)
         .dt.replace_time_zone(None)
     )
 

@@ -2,11 +2,19 @@
 -- history (one point per price period start). An offer with a point series (a
 -- time-series feed, int_spot_prices_unioned) is taken from the series only, so no point is
 -- counted twice. Illustrative or unverified prices (is_verified false, int_provenances)
--- are not points. The series' keys are read from int_spot_prices_recent, which holds a
--- point of every series (its last one before the cutoff, or its later ones), not from
--- the whole history.
+-- are not points. The series' keys are those the refresh keeps (_spot_series, each night
+-- adding its own points' keys: warehouse/spot_openings.py), not read from the 90 days of
+-- points every night; with no cutoff kept (a warehouse written before them, views built
+-- without a refresh) every point is read for them. (The refresh keeps every time-series
+-- provider's cutoff and series at once, or none.)
 with series_keys as (
-    select distinct provider, region, zone, instance_type from int_spot_prices_recent
+    select provider, region, zone, instance_type from _spot_series
+    union all
+    select distinct provider, region, zone, instance_type from int_spot_prices_unioned
+    -- no row group is read once a cutoff is kept (DuckDB skips them by this bound)
+    where observed_at >= (
+        select if(count(*) = 0, '-infinity'::timestamp, 'infinity'::timestamp)
+        from _spot_cutoffs)
 )
 
 select

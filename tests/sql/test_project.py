@@ -32,8 +32,25 @@ def test_each_relation_has_its_own_schema_file_with_docs_and_a_data_test(name):
     rel = sql_runner.relations()[name]
     assert rel.description and rel.columns, f"{schema}: no description or columns"
     # a table macro over a relation its caller names has no defaults to run data tests at:
-    # its columns are checked on its stated example call instead
-    assert rel.tests or _example_call(rel), f"{schema}: no data test"
+    # its columns are checked on its stated example call instead; a view whose rows are
+    # another relation's (`meta.tested_as`) is checked by that relation's tests
+    assert rel.tests or _example_call(rel) or _tested_as(rel), f"{schema}: no data test"
+
+
+def _tested_as(rel) -> str | None:
+    """A view of another relation's rows (a filter of them, some of its columns) may say
+    so as `meta.tested_as` in its schema file instead of testing the same rows again: that
+    relation must be one it reads, be tested, and have every column it has."""
+    doc = yaml.safe_load(rel.path.read_text())
+    entry = next((e for e in doc.get("models") or [] if e["name"] == rel.name), None)
+    other = ((entry or {}).get("meta") or {}).get("tested_as")
+    if other is None:
+        return None
+    target = sql_runner.relations()[other]
+    assert other in sql_runner.lineage_graph()[rel.name], f"{rel.name} does not read {other}"
+    assert target.tests, f"{rel.name} is tested as {other}, which has no data test"
+    assert set(rel.columns) <= set(target.columns), f"{rel.name} has columns {other} has not"
+    return other
 
 
 def test_no_schema_file_declares_several_models():

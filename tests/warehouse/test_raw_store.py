@@ -295,6 +295,38 @@ def test_pages_read_together_come_back_in_order_and_a_damaged_one_is_named(tmp_p
         store.texts(shas, requests)
 
 
+def test_pages_held_since_they_were_written_are_read_once_without_their_objects(tmp_path):
+    """`keep`: the pages a landing writes are held (within the limit) for the parse that
+    follows, which takes them without reading their objects and lets them go; a page
+    already stored, one beyond the limit, and any page once `keep(0)` is called are read
+    from the store as before."""
+    store = RawStore(tmp_path / "s")
+    requests = [canonical_json({"region": f"r{i}"}) for i in range(6)]
+    bodies = [json.dumps({"Items": [{"i": i}] * (i * 40 + 1)}).encode() for i in range(6)]
+    shas = [page_sha256(r, b) for r, b in zip(requests, bodies, strict=True)]
+    store.put_page(requests[0], bodies[0])  # stored before: not held when put again
+    store.keep(sum(map(len, bodies[:5])))  # room for pages 0-4 (page 0 takes none)
+    assert [store.put_page(r, b, keep=True) for r, b in zip(requests, bodies, strict=True)] == shas
+    for sha in shas:  # the objects gone: only what is held can still be read
+        store.path(sha).unlink()
+    store.put_page(requests[0], bodies[0])  # page 0 again, written now but not kept
+    held = [1, 2, 3, 4]  # page 5 is beyond the limit (pages 1-4 took 4 of 5 pages' room)
+    assert store.texts([shas[i] for i in held], [requests[i] for i in held]).to_pylist() == [
+        bodies[i].decode() for i in held
+    ]
+    with pytest.raises(DamagedObject, match="is missing"):  # let go once read
+        store.texts([shas[1]], [requests[1]])
+    with pytest.raises(DamagedObject, match="is missing"):
+        store.texts([shas[5]], [requests[5]])
+    assert store.texts([shas[0]], [requests[0]]).to_pylist() == [bodies[0].decode()]
+    store.keep(len(bodies[1]))
+    store.put_page(requests[1], bodies[1], keep=True)
+    store.keep(0)  # dropped: read from the store
+    store.path(shas[1]).unlink()
+    with pytest.raises(DamagedObject, match="is missing"):
+        store.texts([shas[1]], [requests[1]])
+
+
 def test_a_stored_object_is_trusted_by_its_frame_and_compared_on_the_full_check(tmp_path):
     """Landing a page already stored reads its object's zstd headers, not its content: a
     cut, extended or missing object, or one of another length, is rewritten; a changed

@@ -252,3 +252,34 @@ def _published(path: Path) -> dict[str, list]:
         return {n: db.run(con, f"SELECT * FROM {n} ORDER BY ALL") for n in names}
     finally:
         con.close()
+
+
+
+@pytest.mark.slow  # two refreshes and three commands
+def test_a_duplicate_among_the_nights_points_fails_the_nightly_check(tmp_path):
+    """The real project's checks of the spot series on the last refresh's loads: a point
+    of tonight's load repeating a stored one fails the nightly check (as it fails the full
+    one); the stored duplicate of the test above passes it."""
+    from connectors.kit import snapshot as kit_snapshot
+    from flows import pipeline
+    from gpu_pricing.cli import app
+
+    path = tmp_path / "w.duckdb"
+    for n in (1, 2):
+        pages = kit_snapshot.read_provider(spot_night(tmp_path, n), "aws")
+        assert pipeline.load_and_publish(path, {"aws": pages}, source=f"n{n}").exit_code == 0
+    con = duckdb.connect(str(path))
+    con.execute(
+        """INSERT INTO stg_aws__spot_prices SELECT * FROM stg_aws__spot_prices
+           WHERE observed_at = (SELECT max(observed_at) FROM stg_aws__spot_prices) LIMIT 1"""
+    )
+    con.close()
+    duplicates = {
+        "assert_spot_points_unique": 1,
+        "unique_combination_of_columns_int_spot_prices_unioned_provider__region__zone__"
+        "instance_type__observed_at": 1,
+    }
+    for args in ([], ["--all"]):
+        out = CliRunner().invoke(app, ["check", *args, "--warehouse", str(path), "--json"])
+        assert out.exit_code == 3, out.output
+        assert json.loads(out.stdout)["failed"] == duplicates

@@ -41,7 +41,7 @@ WHERE $n BETWEEN s.first AND s.last
 """
 
 RELATIONS = ("mart_spot_price_stats", "mart_spot_on_demand_pairs", "fct_spot_prices")
-STATE = ("_spot_cutoffs", "_spot_openings")
+STATE = ("_spot_cutoffs", "_spot_openings", "_spot_series")
 
 
 def rows(con, relation: str) -> list[tuple]:

@@ -560,3 +560,37 @@ def test_the_bundled_table_is_named_by_the_shared_rule_not_by_itself():
         "T4G",
         "TRAINIUM2",
     )
+
+
+def test_spot_timestamps_parse_to_utc_or_are_rejected():
+    """A spot point's Timestamp (read by its Z first, `shapes._utc` on a column) gives the
+    same instant as every AWS timestamp did: any fraction to the microsecond, an offset
+    applied; anything else is rejected with its reason."""
+    valid = {
+        "2026-09-27T21:03:32Z": "2026-09-27T21:03:32",
+        "2026-09-27T21:03:32.5Z": "2026-09-27T21:03:32.500000",
+        "2026-09-27T21:03:32.123456789Z": "2026-09-27T21:03:32.123456",
+        "2026-09-27T21:03:32+00:00": "2026-09-27T21:03:32",
+        "2026-09-27T23:03:32+02:00": "2026-09-27T21:03:32",
+        "2026-09-27T23:03:32-05:30": "2026-09-28T04:33:32",
+        "2026-09-27T21:03:32.25+01:00": "2026-09-27T20:03:32.250000",
+        "2026-09-27T21:03:32+0200": "2026-09-27T19:03:32",
+        " 2026-09-27T21:03:32Z": "2026-09-27T21:03:32",
+    }
+    malformed = [
+        "2026-09-27T21:03:32+02", "2026-09-27 21:03:32Z", "2026-09-27T21:03:32z",
+        "2026-09-27T21:03:32.Z", "2026-09-27T21:03:32", "2026-09-27T21:03:32Z ",
+        "2026-09-27T21:03:32+00:00Z", "2026-02-30T21:03:32Z", "Z", "x",
+    ]  # fmt: skip
+    texts = [*valid, *malformed]
+    points = [
+        aws_spot_price_item(f"us-east-1-z{i}", "g5.xlarge", "0.400000", text)
+        for i, text in enumerate(texts)
+    ]
+    frame = pages_frame([spot_page(points)])
+    parsed = parse.parse_spot_points(frame)
+    zones = {f"us-east-1-z{i}": text for i, text in enumerate(texts)}
+    got = {zones[r["zone"]]: r["observed_at"].isoformat() for r in parsed.iter_rows(named=True)}
+    assert got == valid
+    rejected = parse.parse(frame).filter(pl.col("status") == "rejected")
+    assert sorted(rejected["reason"]) == sorted(f"Timestamp {t} is not ISO 8601" for t in malformed)

@@ -367,6 +367,50 @@ def test_spot_point_uniqueness_assertion_catches_a_duplicate():
     assert db.run(con, sql) == [("us-east-1", "us-east-1a", "g5.xlarge", datetime(2026, 11, 19, 1), 3)]
 
 
+def test_spot_point_uniqueness_assertion_is_a_group_by_of_the_checked_keys():
+    """The assertion groups by the keys' hashes first: its failures are still exactly the
+    keys of the checked points stored more than once, each with its count, as a plain
+    GROUP BY of every stored point says (a full check, and a night's scoped one)."""
+    from connectors.aws.parse import SPOT_PRICES
+
+    sql = (
+        Path(__file__).parents[3] / "sql" / "tests" / "assert_spot_points_unique.sql"
+    ).read_text()
+    con = duckdb.connect()
+    db.run(con, SPOT_PRICES.ddl)
+    # 3,000 points over 40 series and 100 times, then repeats: some stored points again
+    # (load l1, twice for a few), some repeated by the night's load l2
+    db.run(con, """
+        INSERT INTO stg_aws__spot_prices
+        SELECT 'aws', 'r' || (i % 4), 'z' || (i % 8), 't' || (i % 5), 'Linux/UNIX', 1 + i,
+               TIMESTAMP '2026-11-01' + to_minutes((i // 40)::BIGINT), 'spot_price_history',
+               'l1', TIMESTAMP '2026-11-20', 'api'
+        FROM range(3000) r(i)""")  # fmt: skip
+    db.run(con, """INSERT INTO stg_aws__spot_prices
+                   SELECT * FROM stg_aws__spot_prices WHERE price_usd_per_hour % 97 = 0""")
+    db.run(con, """INSERT INTO stg_aws__spot_prices
+                   SELECT * FROM stg_aws__spot_prices WHERE price_usd_per_hour % 388 = 0""")
+    db.run(con, """INSERT INTO stg_aws__spot_prices
+                   SELECT * REPLACE ('l2' AS load_id) FROM stg_aws__spot_prices
+                   WHERE price_usd_per_hour % 301 = 0 AND load_id = 'l1'""")
+    reference = """
+        SELECT region, zone, instance_type, observed_at, count(*) AS n
+        FROM stg_aws__spot_prices t
+        WHERE (region, zone, instance_type, observed_at) IN (
+            SELECT (region, zone, instance_type, observed_at) FROM stg_aws__spot_prices
+            WHERE checked_load(load_id))
+        GROUP BY ALL HAVING count(*) > 1 ORDER BY ALL"""
+    checks.use_scope(con, scoped=False)
+    expected = db.run(con, reference)
+    assert len(expected) > 30 and {2, 4} <= {n for *_, n in expected}
+    assert db.run(con, f"SELECT * FROM ({sql}) ORDER BY ALL") == expected
+    checks.scope(con, ["l2"])
+    checks.use_scope(con, scoped=True)
+    night = db.run(con, reference)
+    assert 0 < len(night) < len(expected)
+    assert db.run(con, f"SELECT * FROM ({sql}) ORDER BY ALL") == night
+
+
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
 def test_a_new_spot_page_is_parsed_alone_and_a_parser_change_re_parses_the_history(
     tmp_path, monkeypatch
