@@ -68,6 +68,28 @@ rows = len(con.execute("select * from mart_cheapest_gpu_hour").fetchall())
 t3 = time.perf_counter()
 history = con.execute("select count(*) from snp_offers_history").fetchone()[0]
 free, block = con.execute("select free_blocks, block_size from pragma_database_size()").fetchone()
+
+
+def relation_blocks(con):
+    # per stored table, the blocks its segments occupy (a block holds segments of one
+    # table; small segments of several of its columns share one)
+    tables = con.execute(
+        "select table_name from duckdb_tables() where database_name = current_database()"
+    ).fetchall()
+    blocks = {}
+    for (table,) in tables:
+        (n,) = con.execute(
+            "select count(distinct b) from ("
+            f"select block_id as b from pragma_storage_info('{table}') "
+            "where persistent and block_id >= 0 union all "
+            f"select unnest(additional_block_ids) from pragma_storage_info('{table}'))"
+        ).fetchone()
+        if n:
+            blocks[table] = n
+    return blocks
+
+
+file_blocks = relation_blocks(con)
 con.close()
 # the same file copied compactly (what the refresh's compaction writes): its size is the
 # data the file holds, without the free blocks a build leaves
@@ -79,6 +101,9 @@ con.execute(f"ATTACH '{compact}' AS dst (STORAGE_VERSION '{db.STORAGE_COMPATIBIL
 con.execute("COPY FROM DATABASE src TO dst")
 con.execute("DETACH dst")
 con.close()
+con = duckdb.connect(str(compact), read_only=True)
+compact_blocks = relation_blocks(con)
+con.close()
 compact_mb = compact.stat().st_size / 1e6
 compact.unlink()
 print(json.dumps({"s": t1 - t0, "cpu_s": c1 - c0, "load": os.getloadavg()[0], "timings": summary.timings, "query_s": t3 - t2, "rows": rows,
@@ -86,7 +111,9 @@ print(json.dumps({"s": t1 - t0, "cpu_s": c1 - c0, "load": os.getloadavg()[0], "t
                   "pages": summary.providers[0].fetched,
                   "unchanged": summary.providers[0].unchanged,
                   "file_mb": path.stat().st_size / 1e6, "free_mb": free * block / 1e6, "compact_mb": compact_mb,
-                  "store_mb": RawStore.beside(path).size_bytes() / 1e6, "peak_rss_mib": rss}))
+                  "store_mb": RawStore.beside(path).size_bytes() / 1e6, "peak_rss_mib": rss,
+                  "blocks": {t: [file_blocks.get(t, 0), compact_blocks.get(t, 0)]
+                             for t in sorted(set(file_blocks) | set(compact_blocks))}}))
 """
 
 
@@ -249,6 +276,38 @@ def main() -> None:
             f"raw store {slope['store']:+.2f} MB a night (least-squares slopes over nights 1-"
             f"{last['night']})"
         )
+        relations(later)
+
+
+def relations(later: list[dict]) -> None:
+    """Per stored table, its blocks in the file and in the compact copy at the first and
+    last night, and their least-squares slope (blocks a night): where the growth is."""
+    x = [n["night"] for n in later]
+    first, last = later[0], later[-1]
+    names = sorted({t for n in later for t in n["blocks"]})
+    rows = []
+    for t in names:
+        file_, compact = ([n["blocks"].get(t, [0, 0])[i] for n in later] for i in (0, 1))
+        rows.append((t, file_, compact))
+    print(
+        f"{'blocks (256 KiB) per table':<34} "
+        f"{'file ' + str(first['night']):>8} {'file ' + str(last['night']):>8} {'a night':>8} "
+        f"{'compact ' + str(first['night']):>10} {'compact ' + str(last['night']):>10} {'a night':>8}"
+    )
+    for t, file_, compact in sorted(rows, key=lambda r: -r[1][-1]):
+        if max(file_ + compact) == 0:
+            continue
+        fs = statistics.linear_regression(x, file_).slope
+        cs = statistics.linear_regression(x, compact).slope
+        print(
+            f"{t:<34} {file_[0]:>8} {file_[-1]:>8} {fs:>+8.2f} {compact[0]:>10} "
+            f"{compact[-1]:>10} {cs:>+8.2f}"
+        )
+    free = [round(n["free_mb"] * 1e6 / (256 * 1024)) for n in later]
+    print(
+        f"{'(free blocks)':<34} {free[0]:>8} {free[-1]:>8} "
+        f"{statistics.linear_regression(x, free).slope:>+8.2f}"
+    )
 
 
 if __name__ == "__main__":

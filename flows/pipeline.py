@@ -32,7 +32,16 @@ from connectors import registry
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchContext, FetchFailure, Page, utc_now
 from flows import progress
-from warehouse import db, history, materialise, plausibility, raw, spot_openings, sql_runner
+from warehouse import (
+    db,
+    history,
+    materialise,
+    plausibility,
+    raw,
+    restage,
+    spot_openings,
+    sql_runner,
+)
 from warehouse.checks import Checking, assert_healthy, checked_loads
 from warehouse.db import run
 from warehouse.rawstore import DamagedObject, RawStore
@@ -332,18 +341,24 @@ def load_and_publish(
             store.keep(0)
         lap("land")
         for name in list(refreshed):
+            emptied = None
             try:
-                # one transaction: a provider that fails half-way keeps every staged
-                # table it had (its series and specs as well as its offers)
-                with progress.step(name, "parse/stage") as staging_step, db.transaction(con):
-                    staged = stage_provider(
-                        con,
-                        run_id,
-                        name,
-                        summaries[name],
-                        store,
-                        max_drop_pct=0.0 if name in accept_drop else checks.max_drop_pct,
-                    )
+                with progress.step(name, "parse/stage") as staging_step:
+                    # its staged offers' blocks freed for the new ones (put back from the
+                    # published file if the parse fails: warehouse.restage)
+                    emptied = restage.empty(con, name)
+                    # one transaction: a provider that fails half-way keeps every staged
+                    # table it had (its series and specs as well as its offers)
+                    with db.transaction(con):
+                        staged = stage_provider(
+                            con,
+                            run_id,
+                            name,
+                            summaries[name],
+                            store,
+                            max_drop_pct=0.0 if name in accept_drop else checks.max_drop_pct,
+                            emptied=emptied,
+                        )
                 if not staged:
                     refreshed.remove(name)  # unchanged: its staged offers and history stand
             except (PricingError, _polars_error(), DamagedObject) as exc:
@@ -354,6 +369,8 @@ def load_and_publish(
                 summaries[name].failed.append(f"parse: {one_line(exc)}")
                 summaries[name].parse_failed = True
                 refreshed.remove(name)
+                if emptied is not None:
+                    restage.restore(con, name, path)
             finally:
                 summaries[name].stage_seconds = round(staging_step.seconds, 3)
                 store.keep(0)  # after the first provider's parse, nothing is held

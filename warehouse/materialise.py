@@ -49,17 +49,28 @@ def materialise(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list
     files = view_files(sql_dir)
     names = materialized(sql_dir)
     kinds = relation_kinds(con)
+    declared = relations(sql_dir)
     for name in names:
-        _materialise_one(con, name, files[name], kinds)
+        _materialise_one(con, name, files[name], kinds, declared[name].cluster_by)
     if names:
         apply_comments(con, sql_dir, set(names))
     return names
 
 
 def _materialise_one(
-    con: duckdb.DuckDBPyConnection, name: str, path: Path, kinds: dict[str, str]
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    path: Path,
+    kinds: dict[str, str],
+    cluster_by: tuple[str, ...] = (),
 ) -> None:
+    """`name` stored as a table of its SQL's rows; with `cluster_by` (its schema file's
+    `config: {cluster_by: [...]}`), written in that order, so that rows alike lie together
+    and compress (the build's insert is otherwise in no order: preserve_insertion_order
+    is off)."""
     body = lineage.select_of(path)
+    if cluster_by:
+        body = f"SELECT * FROM (\n{body}\n) ORDER BY {', '.join(cluster_by)}"
     try:
         if kinds.get(name) == "VIEW":
             run(con, f"DROP VIEW {name}")
@@ -135,11 +146,12 @@ def computed_once(
     make run beside it; stopped if the block fails."""
     files = view_files(sql_dir)
     kinds = relation_kinds(con)
+    declared = relations(sql_dir)
     tables = set(materialized(sql_dir))  # built as tables by `materialise`, never held
     # nor the time series (`appended_by`): holding one copies all its history every night;
     # nor a view declared `meta: {held: false}`: a filter or a scan of one relation, which
     # each reader computes again for less than a copy of its rows costs
-    unheld = {r.name for r in relations(sql_dir).values() if r.appended_by or not r.held}
+    unheld = {r.name for r in declared.values() if r.appended_by or not r.held}
     # nor a view no other relation reads (a leaf mart): only its data tests read it, the
     # row-level ones in one pass, and computing it for them costs less than a held copy
     read = set().union(*lineage_graph(sql_dir).values(), *_asserted(sql_dir))
@@ -164,7 +176,7 @@ def computed_once(
                 checks.building(name for name, _ in steps)
             for name, table in steps:
                 if table:
-                    _materialise_one(con, name, files[name], kinds)
+                    _materialise_one(con, name, files[name], kinds, declared[name].cluster_by)
                     view = None
                 else:
                     run(con, f"CREATE TABLE {HELD}.{name} AS SELECT * FROM main.{name}")

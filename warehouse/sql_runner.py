@@ -277,6 +277,9 @@ class Relation:
     appended_by: str | None = None  # `meta: {appended_by: <column>}`: a time series
     # `meta: {held: false}`: cheaper to compute again than to hold (warehouse.materialise)
     held: bool = True
+    # `config: {cluster_by: [...]}`: a stored table's rows written in this order (for its
+    # compression; a reader never relies on it)
+    cluster_by: tuple[str, ...] = ()
 
 
 def _quote(value: object) -> str:
@@ -431,13 +434,16 @@ def _relation(entry: dict, kind: str, path: Path, docs: dict[str, str]) -> Relat
     materialized = (entry.get("config") or {}).get("materialized", "view")
     if materialized not in ("view", "table"):
         raise ValueError(f"{name}: materialized must be view or table, not {materialized!r}")
+    cluster_by = tuple((entry.get("config") or {}).get("cluster_by") or ())
+    if set(cluster_by) - set(columns) or (cluster_by and materialized != "table"):
+        raise ValueError(f"{name}: cluster_by {list(cluster_by)} needs a table's own columns")
     if scope is not None and scope not in columns:
         raise ValueError(f"{name}: meta.appended_by names {scope!r}, which is not a column")
     if meta.get("held", True) not in (True, False):
         raise ValueError(f"{name}: meta.held must be true or false, not {meta['held']!r}")
     return Relation(
         name, kind, description, columns, tuple(tests), path, materialized == "table", scope,
-        meta.get("held", True),
+        meta.get("held", True), cluster_by,
     )
 
 

@@ -211,6 +211,16 @@ def code_digest(name: str) -> str:
     return h.hexdigest()
 
 
+def parsed_from(con, name: str) -> tuple[str, str, list[tuple]]:
+    """A connector's current pages digest and parsing code digest, and what its staged
+    offers were parsed from (`_staged`: pages digest, code digest, run; none yet: [])."""
+    digest = raw.current_pages_digest(con, name, registry.get(name).endpoints)  # the ledger
+    staged = run(
+        con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
+    )
+    return digest, code_digest(name), staged
+
+
 def sql_digest() -> str:
     """A digest of the SQL a refresh builds and asserts with (views, macros, seeds,
     assertions): with no provider re-staged and the same SQL, nothing needs re-asserting."""
@@ -378,20 +388,17 @@ def stage_provider(
     store: RawStore | None = None,
     *,
     max_drop_pct: float = 0.0,
+    emptied: int | None = None,
 ) -> bool:
     """Parse and stage a provider's current pages; False (nothing done) when they and the
-    parsing code are the ones its staged offers came from. Raises `OfferDrop` when its
+    parsing code are the ones its staged offers came from (`parsed_from`). Raises `OfferDrop` when its
     offers fall by more than `max_drop_pct` percent from the ones staged (0: no limit).
     Call it in a transaction (pipeline.load_and_publish holds one per provider): the
     offers are staged batch by batch as they are parsed, and a failure on the way must
     leave every staged table as it was."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
-    digest = raw.current_pages_digest(con, name, connector.endpoints)  # the ledger only
-    code = code_digest(name)
-    staged = run(
-        con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
-    )
+    digest, code, staged = parsed_from(con, name)
     for table, _ in connector.series_tables:  # before a refresh that re-parses nothing
         _stated_points(con, table)
     if staged and staged[0][:2] == (digest, code):
@@ -412,7 +419,9 @@ def stage_provider(
     # what this refresh's checks cover: the loads of the pages parsed now (warehouse.checks)
     checks.scope(con, index["load_id"].to_list() if index.height else [])
     table = connector.staging_table
-    before = _staged_rows(con, table)  # what a fall in offers is measured from
+    # what a fall in offers is measured from (`emptied`: the rows warehouse.restage
+    # deleted before this transaction)
+    before = _staged_rows(con, table) if emptied is None else emptied
     replace_staged(con, table, pl.DataFrame())  # emptied, then filled batch by batch
 
     def stage(offers: pl.DataFrame) -> None:

@@ -14,8 +14,8 @@
 -- Cost at a million offers: the open prices and the offers are read where each step needs
 -- them (a filtered scan of the history), not held whole between the steps. cheapest_order
 -- is numbered by a window over the offers' every column, not on the ordering columns
--- joined back by key (the same CPU): the rows come out in cheapest_order, and
--- mart_gpu_offers_current, stored from them in that order, compresses to under half.
+-- joined back by key (the same CPU). The order mart_gpu_offers_current is stored in is
+-- declared in its schema file (cluster_by).
 with open_prices as not materialized (
     select * from int_offers_flagged
     where valid_to is null
