@@ -157,7 +157,8 @@ class SnapshotPages:
 _READ_AHEAD = 8  # pages read before the landing takes them: a few MB at most
 # the bytes of the pages a refresh writes, held from their landing to their parse at most
 # (warehouse.rawstore.RawStore.keep): 1M AWS spot points are ~160 MB of pages, which the
-# parse holds whole anyway; a connector parsed in batches holds none
+# parse holds whole anyway. Only the first provider's, the first parsed, unless it is
+# parsed in batches: held pages never sit in memory while another provider parses
 _KEEP_BYTES = 256 << 20
 
 
@@ -309,7 +310,7 @@ def load_and_publish(
             make_staged_tables(con)
         _add_staged_columns(con)
         refreshed = []
-        for name in list(fetched):
+        for n, name in enumerate(list(fetched)):
             connector = registry.get(name)
             summary = summaries[name] = ProviderSummary(name)
             # pop: the pages are in the raw store now, and parse reads them back from it
@@ -318,10 +319,10 @@ def load_and_publish(
                 pages = pages.recorded_in(store, reuse=not full_check)
             with progress.step(name, "land") as landing:
                 # the full check also compares each stored object with the page fetched;
-                # a connector parsed in batches reads its pages back batch by batch
+                # the first provider's pages are held for its parse (`_KEEP_BYTES`)
                 loads = raw.land(
                     con, run_id, name, connector.endpoints, pages, store, compare=full_check,
-                    keep=connector.batched_endpoint is None,
+                    keep=n == 0 and connector.batched_endpoint is None,
                 )
             if isinstance(pages, SnapshotPages):
                 pages.remember()  # after the landing synced the objects its records name
@@ -336,6 +337,8 @@ def load_and_publish(
                     summary.skipped.append(where)
             if any(ld.status == "ok" for ld in loads):
                 refreshed.append(name)
+        if refreshed[:1] != list(summaries)[:1]:  # the first provider landed is not parsed
+            store.keep(0)
         lap("land")
         for name in list(refreshed):
             emptied = None
@@ -370,7 +373,7 @@ def load_and_publish(
                     restage.restore(con, name, path)
             finally:
                 summaries[name].stage_seconds = round(staging_step.seconds, 3)
-        store.keep(0)  # what a provider left unparsed (unchanged, failed) is let go
+                store.keep(0)  # after the first provider's parse, nothing is held
         lap("parse_stage")
         sql = sql_digest()
         # what the last published refresh asserted its data with and built its views from

