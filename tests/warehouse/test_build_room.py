@@ -99,10 +99,31 @@ def test_a_build_that_fails_after_dropping_the_marts_leaves_the_published_file_a
     assert after["mart_gpu_offers_current"] != rows["mart_gpu_offers_current"]
 
 
-KILLED = """
+# a child refresh of sys.argv[2] into sys.argv[1], with `patch` (a function of the build
+# replaced by one that kills the process) applied first
+_KILLED = """
 import os, signal, sys
 from pathlib import Path
 from flows import pipeline
+{patch}
+pipeline.load_and_publish(Path(sys.argv[1]), {{"azure": pipeline.SnapshotPages(Path(sys.argv[2]), "azure")}},
+                          source="killed-test")
+"""
+
+
+def refresh_killed(patch: str, warehouse: Path, snap: Path) -> None:
+    """A refresh of `snap` into `warehouse` in a child process that `patch` kills mid-build:
+    it must end by SIGKILL."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILLED.format(patch=patch), str(warehouse), str(snap)],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+
+
+DROP_THEN_DIE = """
 from warehouse import db, materialise
 
 def drop_then_die(con, tables):
@@ -110,8 +131,6 @@ def drop_then_die(con, tables):
     os.kill(os.getpid(), signal.SIGKILL)
 
 materialise.drop_to_rewrite = drop_then_die
-pipeline.load_and_publish(Path(sys.argv[1]), {"azure": pipeline.SnapshotPages(Path(sys.argv[2]), "azure")},
-                          source="room-test")
 """
 
 
@@ -122,13 +141,7 @@ def test_a_kill_after_the_marts_are_dropped_leaves_the_published_file_and_the_ne
     warehouse = tmp_path / "w.duckdb"
     refresh(warehouse, snapshot(tmp_path / "a", 3.0))
     published, rows = sha(warehouse), marts(warehouse)
-    proc = subprocess.run(
-        [sys.executable, "-c", KILLED, str(warehouse), str(snapshot(tmp_path / "b", 4.0))],
-        cwd=ROOT,
-        check=False,
-        capture_output=True,
-    )
-    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+    refresh_killed(DROP_THEN_DIE, warehouse, snapshot(tmp_path / "b", 4.0))
     assert warehouse.with_name(warehouse.name + ".next").exists()  # killed mid-build
     assert sha(warehouse) == published
     assert marts(warehouse) == rows

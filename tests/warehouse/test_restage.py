@@ -5,16 +5,12 @@ build killed after the delete leaves the published file as it was."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
-
 import duckdb
 import pytest
 
 from common.errors import PricingError
 from flows import pipeline
-from tests.warehouse.test_build_room import ROOT, marts, refresh, sha, snapshot
+from tests.warehouse.test_build_room import marts, refresh, refresh_killed, sha, snapshot
 from warehouse import db, restage
 
 STAGED = "stg_azure__offers"
@@ -90,10 +86,7 @@ def test_a_parse_that_fails_after_the_offers_were_emptied_keeps_the_last_good_on
     assert staged(warehouse) != offers and len(staged(warehouse)) == len(offers)
 
 
-KILLED = """
-import os, signal, sys
-from pathlib import Path
-from flows import pipeline
+EMPTY_THEN_DIE = """
 from warehouse import restage
 
 real = restage.empty
@@ -104,8 +97,6 @@ def empty_then_die(con, name):
     os.kill(os.getpid(), signal.SIGKILL)
 
 restage.empty = empty_then_die
-pipeline.load_and_publish(Path(sys.argv[1]), {"azure": pipeline.SnapshotPages(Path(sys.argv[2]), "azure")},
-                          source="restage-test")
 """
 
 
@@ -114,13 +105,7 @@ def test_a_kill_after_the_offers_were_emptied_leaves_the_published_file(tmp_path
     warehouse = tmp_path / "w.duckdb"
     refresh(warehouse, snapshot(tmp_path / "a", 3.0))
     published, offers = sha(warehouse), staged(warehouse)
-    proc = subprocess.run(
-        [sys.executable, "-c", KILLED, str(warehouse), str(snapshot(tmp_path / "b", 4.0))],
-        cwd=ROOT,
-        check=False,
-        capture_output=True,
-    )
-    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+    refresh_killed(EMPTY_THEN_DIE, warehouse, snapshot(tmp_path / "b", 4.0))
     assert sha(warehouse) == published
     assert staged(warehouse) == offers
     refresh(warehouse, snapshot(tmp_path / "c", 4.0))
