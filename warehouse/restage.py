@@ -21,24 +21,12 @@ import duckdb
 
 from connectors import registry
 from warehouse.db import in_transaction, run, text_literal
-from warehouse.staging import parsed_from
+from warehouse.staging import parsed_from, staged_rows
 
 PUBLISHED = "_published"
 # a staged table in fewer blocks than this is left as it was: its checkpoint would cost
 # more than the few blocks it frees (most connectors stage a few hundred offers)
 MIN_BLOCKS = 4
-
-
-def _rows(con: duckdb.DuckDBPyConnection, table: str) -> int | None:
-    """The rows of `table` in the build's database; None when it does not exist."""
-    if not run(
-        con,
-        """SELECT 1 FROM duckdb_tables() WHERE database_name = current_database()
-           AND schema_name = 'main' AND table_name = ?""",
-        [table],
-    ):
-        return None
-    return run(con, f"SELECT count(*) FROM {table}")[0][0]
 
 
 def _blocks(con: duckdb.DuckDBPyConnection, table: str) -> int:
@@ -55,15 +43,15 @@ def empty(con: duckdb.DuckDBPyConnection, name: str) -> int | None:
     `staging.stage_provider` parses them again) and it has staged offers: delete them and
     checkpoint. Returns the rows deleted (what a fall in offers is measured from), None
     when nothing was done (unchanged, nothing staged, fewer than MIN_BLOCKS blocks of
-    them, or inside a transaction, where no checkpoint can run). Only in `building`'s copy: pair it with `restore` when the
-    parse fails."""
+    them, or inside a transaction, where no checkpoint can run). Only in `building`'s
+    copy: pair it with `restore` when the parse fails."""
     if in_transaction(con):
         return None
     digest, code, staged = parsed_from(con, name)
     if staged and staged[0][:2] == (digest, code):
         return None
     table = registry.get(name).staging_table
-    rows = _rows(con, table)
+    rows = staged_rows(con, table)
     if not rows or _blocks(con, table) < MIN_BLOCKS:
         return None
     run(con, f"DELETE FROM {table}")

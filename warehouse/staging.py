@@ -425,7 +425,7 @@ def stage_provider(
     table = connector.staging_table
     # what a fall in offers is measured from (`emptied`: the rows warehouse.restage
     # deleted before this transaction)
-    before = _staged_rows(con, table) if emptied is None else emptied
+    before = staged_rows(con, table) if emptied is None else emptied
     replace_staged(con, table, pl.DataFrame())  # emptied, then filled batch by batch
 
     def stage(offers: pl.DataFrame) -> None:
@@ -520,7 +520,7 @@ class OfferDrop(PricingError):
     previous offers are kept (a drifted or half-empty source), unless accepted."""
 
 
-def _staged_rows(con, table: str) -> int:
+def staged_rows(con, table: str) -> int:
     """The rows of a staged table, 0 when it does not exist yet."""
     if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table]):
         return 0
