@@ -34,6 +34,8 @@ from warehouse.snapshot_files import RecordedPage
 if TYPE_CHECKING:
     import polars as pl
 
+    from connectors.kit.page import Page
+
 log = logging.getLogger(__name__)
 
 
@@ -169,12 +171,11 @@ def land(
 
 
 def _put(
-    store: RawStore, item: Any, request: str, data: bytes, compare: bool, keep: bool
+    store: RawStore, item: Page, request: str, data: bytes, compare: bool, keep: bool
 ) -> str:
     """Store one page (`RawStore.put_page`) and tell the page the name it was stored by."""
     sha256 = store.put_page(request, data, compare=compare, keep=keep)
-    if hasattr(item, "stored_as"):
-        item.stored_as(sha256)
+    item.stored_as(sha256)
     return sha256
 
 
