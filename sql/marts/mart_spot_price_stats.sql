@@ -5,6 +5,10 @@
 -- * A window also counts the price each zone had when the window opened (its last point
 --   before), so a price that did not move for a week still has 7-day figures.
 -- * Figures are over points, not time-weighted: a price that changed often weighs more.
+-- * Quantiles are DuckDB's quantile_cont; the standard deviation (the sample one) is taken
+--   from the exact sums of the prices and their squares in nano-dollars, so a price with
+--   more than nine decimals counts rounded to the nano-dollar, and the figure is the same
+--   to the last digit whatever order the points are read in.
 -- * Spot discount vs on-demand: the cheapest current spot offer (any zone, from
 --   mart_gpu_offers_current) against the on-demand price it pairs with (int_offer_pairs,
 --   the one pairing rule); null where there is no on-demand price (p5e/p5en: capacity
@@ -15,8 +19,10 @@
 -- before the longest window's opening plus each series' last point before it
 -- (int_spot_prices_recent), so a night costs the windows' points, not a year of history;
 -- the figures are those of every point (tested against the whole history).
--- (all_points is read twice, each time streamed from its sources: held, the 90 days of
--- points with their names took ~400 MiB at a year of history)
+-- (all_points is read three times, each time streamed from its sources: held, the 90 days
+-- of points with their names took ~400 MiB at a year of history. No window's prices are
+-- sorted: a sort of each window's prices, for its quantiles and a standard deviation
+-- summed in sorted order, cost ~0.5 s at a year of history)
 with all_points as not materialized (
     select
         provider, region, zone, instance_type, price_usd_per_hour, observed_at,
@@ -53,6 +59,7 @@ points as not materialized (
 -- 30-day one's, 2 from the 90-day one's, 3 before; a part's figures (its last price,
 -- lowest, highest, count and the sums of its prices and their squares in nano-dollars)
 -- add up to a window's, and its last price is the zone's price when the next window opened
+-- (one pass over the points in place of one for the opening prices and one for the figures)
 parts as (
     select
         provider, region, zone, instance_type,
