@@ -56,13 +56,42 @@ def _setting(con) -> str:
     return con.execute("SELECT current_setting('disabled_compression_methods')").fetchone()[0]
 
 
+def _offers(**columns) -> pl.DataFrame:
+    """A frame with the staged columns a batch is sorted by (batches.STAGED_ORDER)."""
+    n = len(next(iter(columns.values())))
+    base = {c: [None] * n for c in batches.STAGED_ORDER}
+    return pl.DataFrame({**base, **columns}, schema_overrides={c: pl.String for c in base})
+
+
+TABLE = "CREATE TABLE t (pricing_model VARCHAR, pricing_detail VARCHAR, instance_type VARCHAR, "
+TABLE += "effective_at VARCHAR, a VARCHAR NOT NULL, b DOUBLE)"
+
+
 def test_offers_are_inserted_and_the_compression_setting_is_restored(tmp_path):
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
-    con.execute("CREATE TABLE t (a VARCHAR NOT NULL, b DOUBLE)")
+    con.execute(TABLE)
     before = _setting(con)
-    batches.insert_offers(con, "t", pl.DataFrame({"b": [1.5, 2.5], "a": ["x", "y"]}))
+    batches.insert_offers(con, "t", _offers(b=[1.5, 2.5], a=["x", "y"]))
     assert con.execute("SELECT a, b FROM t ORDER BY a").fetchall() == [("x", 1.5), ("y", 2.5)]
     assert _setting(con) == before
     with pytest.raises(duckdb.ConstraintException):  # a failed insert restores it too
-        batches.insert_offers(con, "t", pl.DataFrame({"a": [None], "b": [1.0]}))
+        batches.insert_offers(con, "t", _offers(a=[None], b=[1.0]))
     assert _setting(con) == before
+
+
+def test_a_batch_is_stored_sorted_by_pricing_model_detail_instance_type_and_date(tmp_path):
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute(TABLE)
+    batches.insert_offers(
+        con,
+        "t",
+        _offers(
+            pricing_model=["reserved_1y", "on_demand", "reserved_1y", "on_demand", "on_demand"],
+            pricing_detail=["x", None, "x", None, None],
+            instance_type=["b", "b", "a", "a", "a"],
+            effective_at=["2026-01-01", "2026-01-01", "2026-01-01", "2026-02-01", "2026-01-01"],
+            a=["1", "2", "3", "4", "5"],
+        ),
+    )
+    stored = [a for (a,) in con.execute("SELECT a FROM t ORDER BY rowid").fetchall()]
+    assert stored == ["5", "4", "2", "3", "1"]
