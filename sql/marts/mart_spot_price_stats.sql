@@ -5,6 +5,10 @@
 -- * A window also counts the price each zone had when the window opened (its last point
 --   before), so a price that did not move for a week still has 7-day figures.
 -- * Figures are over points, not time-weighted: a price that changed often weighs more.
+-- * Quantiles are DuckDB's quantile_cont; the standard deviation (the sample one) is taken
+--   from the exact sums of the prices and their squares in nano-dollars, so a price with
+--   more than nine decimals counts rounded to the nano-dollar, and the figure is the same
+--   to the last digit whatever order the points are read in.
 -- * Spot discount vs on-demand: the cheapest current spot offer (any zone, from
 --   mart_gpu_offers_current) against the on-demand price it pairs with (int_offer_pairs,
 --   the one pairing rule); null where there is no on-demand price (p5e/p5en: capacity
@@ -15,8 +19,10 @@
 -- before the longest window's opening plus each series' last point before it
 -- (int_spot_prices_recent), so a night costs the windows' points, not a year of history;
 -- the figures are those of every point (tested against the whole history).
--- (all_points is read twice, each time streamed from its sources: held, the 90 days of
--- points with their names took ~400 MiB at a year of history)
+-- (all_points is read three times, each time streamed from its sources: held, the 90 days
+-- of points with their names took ~400 MiB at a year of history. No window's prices are
+-- sorted: a sort of each window's prices, for its quantiles and a standard deviation
+-- summed in sorted order, cost ~0.5 s at a year of history)
 with all_points as not materialized (
     select
         provider, region, zone, instance_type, price_usd_per_hour, observed_at,
@@ -49,89 +55,129 @@ points as not materialized (
     from all_points p join opens o using (provider)
 ),
 
--- each zone's price when each window opened: its last point before
-opening_price as (
+-- each zone's points in four parts: 0 from the 7-day window's opening on, 1 from the
+-- 30-day one's, 2 from the 90-day one's, 3 before; a part's figures (its last price,
+-- lowest, highest, count and the sums of its prices and their squares in nano-dollars)
+-- add up to a window's, and its last price is the zone's price when the next window opened
+-- (one pass over the points in place of one for the opening prices and one for the figures)
+parts as (
     select
         provider, region, zone, instance_type,
-        arg_max(price_usd_per_hour, observed_at) filter (where observed_at < opens_7d) as open_7d,
-        arg_max(price_usd_per_hour, observed_at) filter (where observed_at < opens_30d) as open_30d,
-        arg_max(price_usd_per_hour, observed_at) filter (where observed_at < opens_90d) as open_90d,
-        bool_or(observed_at < opens_7d) as has_7d,
-        bool_or(observed_at < opens_30d) as has_30d,
-        bool_or(observed_at < opens_90d) as has_90d
-    from points
-    group by provider, region, zone, instance_type
+        case
+            when observed_at >= opens_7d then 0 when observed_at >= opens_30d then 1
+            when observed_at >= opens_90d then 2 else 3
+        end as part,
+        any_value(as_of) as as_of, any_value(gpu_name) as gpu_name,
+        any_value(gpu_memory_gib) as gpu_memory_gib, any_value(gpu_count) as gpu_count,
+        arg_max(price_usd_per_hour, observed_at) as last_price,
+        min(price_usd_per_hour) as lowest, max(price_usd_per_hour) as highest,
+        count(*) as n, sum(nano) as s1, sum(nano * nano) as s2
+    from (
+        select *, cast(round(price_usd_per_hour * 1e9) as hugeint) as nano from points
+    )
+    group by all
 ),
 
--- every point with the windows it is in, and each zone's opening price in its own window
-in_window as (
-    select
-        provider, region, instance_type, price_usd_per_hour, as_of,
-        observed_at >= opens_7d as in_7d, observed_at >= opens_30d as in_30d,
-        observed_at >= opens_90d as in_90d, gpu_name, gpu_memory_gib, gpu_count
-    from points
-    union all by name
-    select provider, region, instance_type, open_7d as price_usd_per_hour, true as in_7d,
-           false as in_30d, false as in_90d
-    from opening_price where has_7d
-    union all by name
-    select provider, region, instance_type, open_30d as price_usd_per_hour, false as in_7d,
-           true as in_30d, false as in_90d
-    from opening_price where has_30d
-    union all by name
-    select provider, region, instance_type, open_90d as price_usd_per_hour, false as in_7d,
-           false as in_30d, true as in_90d
-    from opening_price where has_90d
+-- the windows (int_spot_stats_windows'), each with the last part it holds
+spans as (
+    select days, case days when 7 then 0 when 30 then 1 when 90 then 2 end as last_part
+    from int_spot_stats_windows
 ),
 
--- each (provider, region, instance type)'s prices in each window, sorted: its lowest the
--- first, its highest the last, its quantiles DuckDB's quantile_cont over them and its
--- standard deviation taken over them in that order (a parallel stddev_samp adds in a
--- varying order, so its last digits changed on every read). A group with no point in any
--- window has no lists, one with points in another window an empty one. (One list of every
--- window's points with their windows, sorted once and split, took ~40% more CPU: sorting
--- a struct costs more than sorting the smaller windows' prices again.)
-windows_sorted as (
+-- each zone's price when each window opened: its last point before, the last price of
+-- its latest part before the window
+opening_price as (
     select
-        provider, region, instance_type, any_value(as_of) as as_of,
-        any_value(gpu_name) as gpu_name, any_value(gpu_memory_gib) as gpu_memory_gib,
-        any_value(gpu_count) as gpu_count,
-        bool_or(in_7d or in_30d or in_90d) as in_any,
-        list(price_usd_per_hour order by price_usd_per_hour) filter (where in_7d) as l_7d,
-        list(price_usd_per_hour order by price_usd_per_hour) filter (where in_30d) as l_30d,
-        list(price_usd_per_hour order by price_usd_per_hour) filter (where in_90d) as l_90d
-    from in_window
+        p.provider, p.region, p.zone, p.instance_type, w.days,
+        arg_min(p.last_price, p.part) as price_usd_per_hour
+    from parts p join spans w on p.part > w.last_part
+    group by all
+),
+
+-- each window's parts and its zones' opening prices (a part of one price each)
+window_parts as (
+    select p.provider, p.region, p.instance_type, w.days, p.lowest, p.highest, p.n, p.s1, p.s2
+    from parts p join spans w on p.part <= w.last_part
+    union all
+    select
+        provider, region, instance_type, days, price_usd_per_hour as lowest,
+        price_usd_per_hour as highest, 1 as n, nano as s1, nano * nano as s2
+    from (
+        select *, cast(round(price_usd_per_hour * 1e9) as hugeint) as nano from opening_price
+    )
+),
+
+-- per (provider, region, instance type): each window's lowest and highest price, its
+-- count, and its standard deviation from the exact sums of its prices and their squares
+-- in nano-dollars (n * sum(x^2) - sum(x)^2 is an integer: the same whatever the order the
+-- points are added in, so every read gives the same digits, with no sort)
+figures as (
+    select
+        provider, region, instance_type,
+        min(lowest) filter (where days = 7) as min_usd_per_hour_7d,
+        max(highest) filter (where days = 7) as max_usd_per_hour_7d,
+        cast(coalesce(sum(n) filter (where days = 7), 0) as bigint) as points_7d,
+        sum(s1) filter (where days = 7) as s1_7d, sum(s2) filter (where days = 7) as s2_7d,
+        min(lowest) filter (where days = 30) as min_usd_per_hour_30d,
+        max(highest) filter (where days = 30) as max_usd_per_hour_30d,
+        cast(coalesce(sum(n) filter (where days = 30), 0) as bigint) as points_30d,
+        sum(s1) filter (where days = 30) as s1_30d, sum(s2) filter (where days = 30) as s2_30d,
+        min(lowest) filter (where days = 90) as min_usd_per_hour_90d,
+        max(highest) filter (where days = 90) as max_usd_per_hour_90d,
+        cast(coalesce(sum(n) filter (where days = 90), 0) as bigint) as points_90d,
+        sum(s1) filter (where days = 90) as s1_90d, sum(s2) filter (where days = 90) as s2_90d
+    from window_parts
     group by provider, region, instance_type
 ),
 
-windows as (
+-- each window's median and 95th percentile (DuckDB's quantile_cont) over its prices
+quantiles as (
     select
-        * exclude (in_any, l_7d, l_30d, l_90d),
-        case when in_any then coalesce(l_7d, []) end as w_7d,
-        case when in_any then coalesce(l_30d, []) end as w_30d,
-        case when in_any then coalesce(l_90d, []) end as w_90d
-    from windows_sorted
+        provider, region, instance_type,
+        quantile_cont(price_usd_per_hour, [0.5, 0.95]) filter (where in_7d) as q_7d,
+        quantile_cont(price_usd_per_hour, [0.5, 0.95]) filter (where in_30d) as q_30d,
+        quantile_cont(price_usd_per_hour, [0.5, 0.95]) filter (where in_90d) as q_90d
+    from (
+        select
+            provider, region, instance_type, price_usd_per_hour,
+            observed_at >= opens_7d as in_7d, observed_at >= opens_30d as in_30d,
+            observed_at >= opens_90d as in_90d
+        from points
+        where observed_at >= opens_90d
+        union all by name
+        select
+            provider, region, instance_type, price_usd_per_hour, days = 7 as in_7d,
+            days = 30 as in_30d, days = 90 as in_90d
+        from opening_price
+    )
+    group by provider, region, instance_type
 ),
 
 stats as (
     select
-        provider, region, instance_type, as_of, gpu_name, gpu_memory_gib, gpu_count,
-        w_7d[1] as min_usd_per_hour_7d,
-        list_aggregate(w_7d, 'quantile_cont', [0.5, 0.95]) as q_7d,
-        w_7d[-1] as max_usd_per_hour_7d,
-        list_stddev_samp(w_7d) as stddev_usd_per_hour_7d,
-        len(w_7d) as points_7d,
-        w_30d[1] as min_usd_per_hour_30d,
-        list_aggregate(w_30d, 'quantile_cont', [0.5, 0.95]) as q_30d,
-        w_30d[-1] as max_usd_per_hour_30d,
-        list_stddev_samp(w_30d) as stddev_usd_per_hour_30d,
-        len(w_30d) as points_30d,
-        w_90d[1] as min_usd_per_hour_90d,
-        list_aggregate(w_90d, 'quantile_cont', [0.5, 0.95]) as q_90d,
-        w_90d[-1] as max_usd_per_hour_90d,
-        list_stddev_samp(w_90d) as stddev_usd_per_hour_90d,
-        len(w_90d) as points_90d
-    from windows
+        g.provider, g.region, g.instance_type, g.as_of, g.gpu_name, g.gpu_memory_gib,
+        g.gpu_count,
+        f.min_usd_per_hour_7d, q.q_7d, f.max_usd_per_hour_7d,
+        case when f.points_7d > 1 then sqrt(cast(f.points_7d * f.s2_7d - f.s1_7d * f.s1_7d as double)
+            / (f.points_7d * (f.points_7d - 1))) / 1e9 end as stddev_usd_per_hour_7d, f.points_7d,
+        f.min_usd_per_hour_30d, q.q_30d, f.max_usd_per_hour_30d,
+        case when f.points_30d > 1 then sqrt(cast(f.points_30d * f.s2_30d - f.s1_30d * f.s1_30d as double)
+            / (f.points_30d * (f.points_30d - 1))) / 1e9 end as stddev_usd_per_hour_30d,
+        f.points_30d,
+        f.min_usd_per_hour_90d, q.q_90d, f.max_usd_per_hour_90d,
+        case when f.points_90d > 1 then sqrt(cast(f.points_90d * f.s2_90d - f.s1_90d * f.s1_90d as double)
+            / (f.points_90d * (f.points_90d - 1))) / 1e9 end as stddev_usd_per_hour_90d,
+        f.points_90d
+    from (
+        select
+            provider, region, instance_type, any_value(as_of) as as_of,
+            any_value(gpu_name) as gpu_name, any_value(gpu_memory_gib) as gpu_memory_gib,
+            any_value(gpu_count) as gpu_count
+        from parts
+        group by provider, region, instance_type
+    ) g
+    left join figures f using (provider, region, instance_type)
+    left join quantiles q using (provider, region, instance_type)
 ),
 
 current_spot as (
