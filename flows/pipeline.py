@@ -403,8 +403,9 @@ def load_and_publish(
             # when nothing they are made from changed (staging.views_current)
             views, kept = views_current(con, built)
             if not kept:
-                sql_runner.load_seeds(con)
-                sql_runner.build_views(con)
+                with db.transaction(con):  # one commit for the seeds, views and macros
+                    sql_runner.load_seeds(con)
+                    sql_runner.build_views(con)
                 rebuilt = True
             lap("views")
             loads = None if full_check else checked_loads(con)

@@ -41,6 +41,10 @@ MORE_BAD_ROWS = [
         f"UPDATE snp_offers_history SET price_usd_per_hour = 'nan'::double WHERE rowid = {FIRST_OPEN}",
     ),
     ("assert_current_offer_traceable", f"DELETE FROM _loads WHERE load_id = {CURRENT_LOAD}"),
+    (
+        "assert_current_offer_traceable",
+        f"UPDATE _load_pages SET sha256 = '' WHERE load_id = {CURRENT_LOAD}",
+    ),
 ]
 
 
@@ -83,3 +87,21 @@ def test_a_second_open_period_is_found_by_the_history_test_alone(warehouse):
     key = "provider__region__zone__instance_type__pricing_model__pricing_detail"
     assert f"unique_combination_of_columns_snp_offers_history_{key}" in failed
     assert {name for name in failed if name.startswith("assert_")} == set()
+
+
+def test_an_untraceable_load_fails_every_current_offer_it_names(warehouse):
+    """The traceability assertion checks each load once, then counts the offers of the
+    loads that fail: as many failures as current offers name the load, and the sample
+    says why (not in the ledger)."""
+    (load, offers), = warehouse.execute(
+        f"SELECT {CURRENT_LOAD}, count(*) FROM mart_gpu_offers_current "
+        f"WHERE load_id = {CURRENT_LOAD}"
+    ).fetchall()
+    warehouse.execute("DELETE FROM _loads WHERE load_id = ?", [load])
+    materialise.materialise(warehouse)
+    (result,) = [
+        r for r in checks.run_assertions(warehouse) if r.name == "assert_current_offer_traceable"
+    ]
+    assert result.failures == offers
+    assert result.sample["load_id"].unique().to_list() == [load]
+    assert result.sample["in_ledger"].to_list() == [False] * min(offers, 5)
