@@ -23,7 +23,7 @@ from connectors.errors import UnexpectedResponse
 from connectors.kit.connector import Connector
 from connectors.kit.page import pages_frame
 from warehouse import raw
-from warehouse.db import insert_frame, run
+from warehouse.db import run
 from warehouse.rawstore import RawStore
 
 if TYPE_CHECKING:
@@ -107,18 +107,6 @@ def read_ahead(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
         while (batch := ahead.result()) is not None:
             ahead = reader.submit(next, batches, None)
             yield batch
-
-
-def insert_offers(con: duckdb.DuckDBPyConnection, table: str, offers: pl.DataFrame) -> None:
-    """Stage `offers` in `table` with DuckDB's FSST string compression left out: on 1M
-    Azure offers it chose it for no column (the same 14.2 MB either way) and trying it cost
-    ~0.35 s CPU of the ~2 s insert (measured twice, alternated). Only this insert: the
-    connection's setting is restored after it."""
-    run(con, "SET disabled_compression_methods = 'fsst'")
-    try:
-        insert_frame(con, table, offers)
-    finally:
-        run(con, "RESET disabled_compression_methods")
 
 
 def unique_offers(con: duckdb.DuckDBPyConnection, table: str) -> int:

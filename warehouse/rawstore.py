@@ -141,6 +141,7 @@ class RawStore:
         self.root = Path(root)
         self.objects = self.root / "objects"
         self._new: list[Path] = []  # written by this process, not yet fsynced
+        self._folders: set[Path] = set()  # object folders known to exist
         self.written_bytes = 0  # compressed bytes written by this process
         self.repaired: list[str] = []  # damaged objects this process rewrote
         # the bytes of pages this process wrote, held for the parse that follows (`keep`):
@@ -210,7 +211,9 @@ class RawStore:
             # the page was fetched again: its bytes replace a damaged object
             log.warning("raw store: object %s was damaged; rewritten from the page fetched", target)
             self.repaired.append(sha256)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._folders:  # one mkdir per folder, not per object
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(target.parent)
         blob = _compressor().compress(data)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
