@@ -157,8 +157,10 @@ class SnapshotPages:
 _READ_AHEAD = 8  # pages read before the landing takes them: a few MB at most
 # the bytes of the pages a refresh writes, held from their landing to their parse at most
 # (warehouse.rawstore.RawStore.keep): 1M AWS spot points are ~160 MB of pages, which the
-# parse holds whole anyway. Only the first provider's, the first parsed, unless it is
-# parsed in batches: held pages never sit in memory while another provider parses
+# parse holds whole anyway; a provider parsed in batches holds its objects instead (a
+# million Azure items, 586 MB of pages, are ~25 MB compressed), as a batch holds only its
+# own pages. Only the first provider's, the first parsed: held pages never sit in memory
+# while another provider parses
 _KEEP_BYTES = 256 << 20
 
 
@@ -293,7 +295,6 @@ def load_and_publish(
         progress.done_now("warehouse", stage, timings[stage])
 
     store = RawStore.beside(path)
-    store.keep(_KEEP_BYTES)  # the pages landed now, held for their parse below
     with db.building(path) as con:
         lap("copy")
         store.discard_partial()  # under the refresh lock: a killed refresh's temp files
@@ -317,13 +318,14 @@ def load_and_publish(
             pages = fetched.pop(name)
             if isinstance(pages, SnapshotPages):  # the full check reads every file
                 pages = pages.recorded_in(store, reuse=not full_check)
+            if n == 0:  # the first provider's pages are held for its parse (`_KEEP_BYTES`)
+                store.keep(_KEEP_BYTES, compressed=connector.batched_endpoint is not None)
             with progress.step(name, "land") as landing:
-                # the full check also compares each stored object with the page fetched;
-                # the first provider's pages are held for its parse (`_KEEP_BYTES`)
+                # the full check also compares each stored object with the page fetched
                 loads = raw.land(
                     con, run_id, name, connector.endpoints, pages, store, compare=full_check,
-                    keep=n == 0 and connector.batched_endpoint is None,
-                )
+                    keep=n == 0,
+                )  # fmt: skip
             if isinstance(pages, SnapshotPages):
                 pages.remember()  # after the landing synced the objects its records name
             summary.land_seconds = round(landing.seconds, 3)

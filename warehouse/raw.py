@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from common.redact import credential_values
 from common.schemas import canonical_json, raw_table_source, utc_now
 from connectors.kit import provenance
 from warehouse.db import query, run
@@ -85,6 +86,7 @@ def land(
     shas: list[str] = []
     pool = ThreadPoolExecutor(2)
     pending: deque[Future[str]] = deque()
+    credentials = credential_values()  # what each page's stored bytes must mask
     try:
         for item in items:
             key = (item.endpoint, str(getattr(item, "scope", "")))
@@ -102,7 +104,7 @@ def land(
                 size = item.size
                 pending.append(_named(item.sha256))
             else:
-                data = item.content  # the bytes as read: hashed and stored as they are
+                data = item.stored_bytes(credentials)  # as read: hashed and stored as they are
                 size = len(data)
                 # hashed, checked against its stored object or compressed and written, on
                 # a worker while the next page is read
