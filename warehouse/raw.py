@@ -89,6 +89,7 @@ def land(
     pool = ThreadPoolExecutor(2)
     pending: deque[Future[str]] = deque()
     credentials = credential_values()  # what each page's stored bytes must mask
+    written_before = store.written_bytes  # the store's count since it was opened
     try:
         for item in items:
             key = (item.endpoint, str(getattr(item, "scope", "")))
@@ -113,7 +114,7 @@ def land(
                 pending.append(pool.submit(_put, store, item, request, data, compare, keep))
             if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
                 shas.append(pending.popleft().result())
-            if on_write is not None and store.written_bytes:
+            if on_write is not None and store.written_bytes > written_before:
                 on_write()
                 on_write = None
             load.pages += 1
