@@ -109,6 +109,19 @@ def read_ahead(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
             yield batch
 
 
+# the order a batch's offers are staged in (for compression only: nothing reads the staged
+# rows in order). A page lists a size's hourly, spot and reserved prices one after the
+# other, so its prices change magnitude from row to row; a batch sorted by pricing model,
+# detail and instance type puts alike prices together, and by effective date the prices a
+# night changed (1M Azure items after 12 nights of list prices: 29 blocks instead of 51)
+STAGED_ORDER = ("pricing_model", "pricing_detail", "instance_type", "effective_at")
+
+
+def in_staged_order(offers: pl.DataFrame) -> pl.DataFrame:
+    """`offers` sorted by STAGED_ORDER, as a batch of them is staged."""
+    return offers.sort(STAGED_ORDER, nulls_last=True, maintain_order=True)
+
+
 def unique_offers(con: duckdb.DuckDBPyConnection, table: str) -> int:
     """One staged row per offer key (checked once, here, over the staged table; history
     relies on it): where a source lists a key twice, the latest fetch wins, then the lower

@@ -431,7 +431,7 @@ def stage_provider(
     def stage(offers: pl.DataFrame) -> None:
         if statements is not None:
             offers = provenance.apply(offers, statements)
-        insert_frame(con, table, offers)
+        insert_frame(con, table, batches.in_staged_order(offers))
 
     if connector.batched_endpoint:
         result = batches.normalise_in_batches(connector, index, store, stage)

@@ -84,3 +84,16 @@ def test_staged_rows_are_inserted_and_the_compression_setting_is_restored(tmp_pa
     with pytest.raises(duckdb.ConstraintException):  # a failed insert restores it too
         db.insert_frame(con, "t", pl.DataFrame({"a": [None], "b": [1.0]}))
     assert _setting(con) == before
+
+
+def test_a_batch_is_staged_sorted_by_pricing_model_detail_instance_type_and_date():
+    offers = pl.DataFrame(
+        {
+            "pricing_model": ["reserved_1y", "on_demand", "reserved_1y", "on_demand", "on_demand"],
+            "pricing_detail": ["x", None, "x", None, None],
+            "instance_type": ["b", "b", "a", "a", "a"],
+            "effective_at": ["2026-01-01", "2026-01-01", "2026-01-01", "2026-02-01", "2026-01-01"],
+            "n": [1, 2, 3, 4, 5],
+        }
+    )
+    assert batches.in_staged_order(offers)["n"].to_list() == [5, 4, 2, 3, 1]
