@@ -18,7 +18,7 @@ from common.schemas import raw_ddl, raw_table
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import Page, canonical_json
 from tests._warehouse import copy_warehouse, query, refresh
-from warehouse import db, staging
+from warehouse import db, raw, staging
 from warehouse.rawstore import DamagedObject, RawStore, page_sha256
 from warehouse.snapshot_export import export_snapshot
 
@@ -355,6 +355,27 @@ def test_pages_held_compressed_are_read_from_memory_within_their_compressed_limi
     ]
     with pytest.raises(DamagedObject, match="is missing"):  # let go once read
         store.texts([shas[0]], [requests[0]])
+
+
+def test_a_landing_says_once_that_it_wrote_a_page_and_an_unchanged_one_never_does(tmp_path):
+    """`land(on_write=...)`: called once when the landing has written a page not stored
+    before (the refresh then imports what the parse needs while the rest lands), never when
+    every page was stored already (an unchanged refresh imports nothing it will not use)."""
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    db.ensure_bookkeeping(con)
+    store = RawStore(tmp_path / "s")
+    pages = [
+        Page("azure", "retail_prices", None, {"region": f"r{i}"}, data=b'{"Items": [%d]}' % i)
+        for i in range(20)
+    ]
+    calls: list[str] = []
+    for run_id in ("new", "again"):
+        loads = raw.land(
+            con, run_id, "azure", ["retail_prices"], pages, store,
+            on_write=lambda run_id=run_id: calls.append(run_id),
+        )  # fmt: skip
+        assert sum(ld.pages for ld in loads) == len(pages)
+    assert calls == ["new"]
 
 
 @pytest.mark.slow  # a refresh of three demo providers
