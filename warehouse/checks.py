@@ -9,10 +9,11 @@ costs what it added, not the year of history behind it: a row-level test (not_nu
 accepted_values) and a relationship read those rows; a uniqueness test counts every stored
 row that shares a key with one of them, so a new point repeating a stored one is still
 found. An assertion file reads the same scope through the temporary macro
-`checked_load(load_id)`. Everything else (the current marts, the offer history, the
-ledger) is checked whole on every refresh. The full check (`checked` false: every row of
-every relation) runs on demand (`gpu-pricing check --all`), on the schedule's weekly full
-check, and on a refresh whose SQL changed since the last published one.
+`checked_load(load_id)` (and `every_load_checked()`, true in a full check). Everything
+else (the current marts, the offer history, the ledger) is checked whole on every
+refresh. The full check (`checked` false: every row of every relation) runs on demand
+(`gpu-pricing check --all`), on the schedule's weekly full check, and on a refresh whose
+SQL changed since the last published one.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from warehouse import checking, lineage
 from warehouse.db import query, run
 from warehouse.sql_runner import (
     CHECKED,
+    EVERY_LOAD_CHECKED,
     SQL_DIR,
     DataTest,
     lineage_graph,
@@ -63,13 +65,15 @@ def checked_loads(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 def use_scope(con: duckdb.DuckDBPyConnection, scoped: bool) -> None:
     """Define `checked_load(load_id)` for this connection: true for the loads `scope`
-    named (`scoped`), for every load otherwise."""
+    named (`scoped`), for every load otherwise; and `every_load_checked()`: false, or true
+    (a constant: an assertion's branch for the other case is planned away)."""
     if scoped:
         scope(con)
         body = f"id IN (SELECT load_id FROM temp.{CHECKED_LOADS})"
     else:
         body = "true"
     run(con, f"CREATE OR REPLACE TEMPORARY MACRO {CHECKED}(id) AS {body}")
+    run(con, f"CREATE OR REPLACE TEMPORARY MACRO {EVERY_LOAD_CHECKED}() AS {not scoped}")
 
 
 def data_tests(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[DataTest]:

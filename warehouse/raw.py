@@ -17,7 +17,7 @@ import hashlib
 import logging
 import uuid
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from common.redact import credential_values
 from common.schemas import canonical_json, raw_table_source, utc_now
 from connectors.kit import provenance
 from warehouse.db import query, run
@@ -72,6 +73,7 @@ def land(
     *,
     compare: bool = False,
     keep: bool = False,
+    on_write: Callable[[], None] | None = None,
 ) -> list[Load]:
     """Land pages and fetch failures for one provider: bytes into the store, one ledger
     row per page. Returns one Load per (endpoint, scope) seen, already written to
@@ -79,12 +81,15 @@ def land(
     and a look at its object's frame (`RawStore.put`); with `compare` (the full check)
     each stored object is decompressed and compared with the page's bytes, and rewritten
     when it differs. `keep`: the pages written now are held for the parse that follows
-    (`RawStore.keep`)."""
+    (`RawStore.keep`). `on_write` is called once, as soon as a page not stored before has
+    been written (a parse will follow: an unchanged landing never calls it)."""
     loads: dict[tuple[str, str], Load] = {}
     rows: dict[str, list[Any]] = {c: [] for c in _PAGE_TYPES if c != "sha256"}
     shas: list[str] = []
     pool = ThreadPoolExecutor(2)
     pending: deque[Future[str]] = deque()
+    credentials = credential_values()  # what each page's stored bytes must mask
+    written_before = store.written_bytes  # the store's count since it was opened
     try:
         for item in items:
             key = (item.endpoint, str(getattr(item, "scope", "")))
@@ -102,13 +107,16 @@ def land(
                 size = item.size
                 pending.append(_named(item.sha256))
             else:
-                data = item.content  # the bytes as read: hashed and stored as they are
+                data = item.stored_bytes(credentials)  # as read: hashed and stored as they are
                 size = len(data)
                 # hashed, checked against its stored object or compressed and written, on
                 # a worker while the next page is read
                 pending.append(pool.submit(_put, store, item, request, data, compare, keep))
             if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
                 shas.append(pending.popleft().result())
+            if on_write is not None and store.written_bytes > written_before:
+                on_write()
+                on_write = None
             load.pages += 1
             for column, value in zip(
                 rows,

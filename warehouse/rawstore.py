@@ -15,7 +15,8 @@ What is checked when:
 - every read given the page's request (the ledger's `_load_pages.request`: a parse, `snapshot
   export`) checks that the object decompresses and that the request and bytes hash to the
   object's name, so a damaged object fails the provider that reads it (`DamagedObject`)
-  instead of changing its prices silently;
+  instead of changing its prices silently (a page this process has just written and holds
+  for its parse, `RawStore.keep`, is taken as held: its bytes were hashed as it was put);
 - a landing that meets a page already stored checks that its object is one whole zstd frame
   of the page's length (`_whole`: its header and block headers, no decompression): a
   missing, cut or extended object is rewritten from the bytes just fetched. An unchanged
@@ -140,11 +141,14 @@ class RawStore:
         self.root = Path(root)
         self.objects = self.root / "objects"
         self._new: list[Path] = []  # written by this process, not yet fsynced
+        self._folders: set[Path] = set()  # object folders known to exist
         self.written_bytes = 0  # compressed bytes written by this process
         self.repaired: list[str] = []  # damaged objects this process rewrote
-        # the bytes of pages this process wrote, held for the parse that follows (`keep`)
-        self._kept: dict[str, bytes] = {}
+        # the bytes of pages this process wrote, held for the parse that follows (`keep`):
+        # as they are, or as their compressed objects (`compressed`)
+        self._kept: dict[str, tuple[bytes, bool]] = {}  # sha256 -> (bytes, compressed)
         self._keep_left = 0
+        self._keep_compressed = False
         self._keep_lock = threading.Lock()
 
     @classmethod
@@ -157,23 +161,30 @@ class RawStore:
     def has(self, sha256: str) -> bool:
         return self.path(sha256).exists()
 
-    def keep(self, limit_bytes: int) -> None:
+    def keep(self, limit_bytes: int, *, compressed: bool = False) -> None:
         """Hold the bytes of the pages written from now on (`put(keep=True)`), up to
         `limit_bytes` in all, for `texts` to take instead of reading their objects back: a
         refresh parses the pages it has just landed, and their bytes were hashed to their
         names as they were put (no read, decompression or hash again: ~0.3 s CPU per
-        million AWS spot points). `keep(0)` stops and drops what is held. A page already
-        stored is not held: an unchanged refresh parses nothing and holds nothing."""
+        million AWS spot points). With `compressed`, each page is held as the object just
+        written (a few % of its bytes: ~25 MB for a million Azure items, where the pages
+        themselves would add ~600 MB to a refresh's peak): `texts` then only decompresses
+        it, from memory (no file read, no hash again: ~0.8 s CPU per million Azure items).
+        `keep(0)` stops and drops what is held. A page already stored is not held: an
+        unchanged refresh parses nothing and holds nothing."""
         with self._keep_lock:
             self._keep_left = limit_bytes
+            self._keep_compressed = compressed
             if not limit_bytes:
                 self._kept.clear()
 
-    def _hold(self, sha256: str, data: bytes) -> None:
+    def _hold(self, sha256: str, data: bytes, blob: bytes) -> None:
+        """Hold a page just written: `data`, or its object `blob` (`keep(compressed=True)`)."""
         with self._keep_lock:
-            if len(data) <= self._keep_left:
-                self._kept[sha256] = data
-                self._keep_left -= len(data)
+            held = blob if self._keep_compressed else data
+            if len(held) <= self._keep_left:
+                self._kept[sha256] = (held, self._keep_compressed)
+                self._keep_left -= len(held)
 
     def holds_whole(self, sha256: str, size: int) -> bool:
         """Whether the object of a page of `size` bytes is stored, one whole zstd frame of
@@ -183,9 +194,7 @@ class RawStore:
         except (FileNotFoundError, NotADirectoryError):
             return False
 
-    def put(
-        self, sha256: str, data: bytes, *, compare: bool = False, keep: bool = False
-    ) -> bool:
+    def put(self, sha256: str, data: bytes, *, compare: bool = False, keep: bool = False) -> bool:
         """Store one page's bytes under its sha256; False if already stored. A stored
         object is trusted when it is one whole zstd frame stating the page's length
         (`_whole`: a header and a block walk, no decompression); with `compare` (the full
@@ -202,7 +211,9 @@ class RawStore:
             # the page was fetched again: its bytes replace a damaged object
             log.warning("raw store: object %s was damaged; rewritten from the page fetched", target)
             self.repaired.append(sha256)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._folders:  # one mkdir per folder, not per object
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(target.parent)
         blob = _compressor().compress(data)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
@@ -215,7 +226,7 @@ class RawStore:
         self._new.append(target)
         self.written_bytes += len(blob)
         if keep:
-            self._hold(sha256, data)
+            self._hold(sha256, data, blob)
         return True
 
     def put_page(
@@ -302,16 +313,24 @@ class RawStore:
         decompressed and checked on a worker and copied into its place in one buffer, sized
         from the objects' frame headers: no single-threaded join of every page afterwards
         (~0.35 s CPU per million Azure items, measured). A page held since it was written
-        (`keep`) is taken as held (and let go), its object not read."""
+        (`keep`) is taken as held (and let go), its object not read, its name not checked
+        again: as it is, or decompressed when held compressed."""
         import pyarrow as pa
 
         shas = list(shas)
         reqs = list(requests) if requests is not None else [None] * len(shas)
         with self._keep_lock:
-            held = [self._kept.pop(s, None) for s in shas]
+            kept = [self._kept.pop(s, None) for s in shas]
+        # a page held as it is; else its object, held (its name not checked again) or read
+        held = [k[0] if k is not None and not k[1] else None for k in kept]
+        reqs = [None if k is not None else r for k, r in zip(kept, reqs, strict=True)]
 
         def read(i: int) -> bytes | None:
-            return None if held[i] is not None else self._read(shas[i])
+            if kept[i] is not None:
+                blob, compressed = kept[i]
+                kept[i] = None
+                return blob if compressed else None
+            return self._read(shas[i])
 
         with ThreadPoolExecutor(_THREADS) as pool:
             blobs = list(pool.map(read, range(len(shas))))  # compressed: a few % of the pages
@@ -327,7 +346,7 @@ class RawStore:
                 page = held[i]
                 if page is None:
                     page = self._decompress(shas[i], blobs[i], reqs[i])
-                held[i] = None  # let go as it is copied
+                held[i] = blobs[i] = None  # let go as it is copied
                 if len(page) != sizes[i]:
                     raise DamagedObject(
                         shas[i], self.path(shas[i]), "is damaged: its frame misstates its length"

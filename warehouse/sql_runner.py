@@ -247,6 +247,9 @@ def run_snapshot(
 # such a relation on the rows of the loads it staged (`checked_load(load_id)`, a temporary
 # macro over the loads of the check: warehouse.checks), not over all its history.
 CHECKED = "checked_load"
+# true when every load is checked (a full check): a check may then read the relation whole
+# instead of matching its rows to the checked ones (`every_load_checked()`, warehouse.checks)
+EVERY_LOAD_CHECKED = "every_load_checked"
 
 
 @dataclass(frozen=True)

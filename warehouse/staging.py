@@ -365,7 +365,7 @@ def _append_rows(con, table: StagedTable, series: Series, rows: pl.DataFrame) ->
     if rows.is_empty():
         return
     ((before,),) = run(con, f"SELECT count(*) FROM {table.name}")
-    con.register("_new_rows", rows.to_arrow())
+    con.register("_new_rows", db.arrow_of(rows))
     try:
         same = " AND ".join(f"t.{c} IS NOT DISTINCT FROM n.{c}" for c in series.key)
         run(
@@ -431,7 +431,7 @@ def stage_provider(
     def stage(offers: pl.DataFrame) -> None:
         if statements is not None:
             offers = provenance.apply(offers, statements)
-        batches.insert_offers(con, table, offers)
+        insert_frame(con, table, batches.in_staged_order(offers))
 
     if connector.batched_endpoint:
         result = batches.normalise_in_batches(connector, index, store, stage)

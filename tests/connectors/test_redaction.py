@@ -69,6 +69,29 @@ def test_values_of_credential_variables_are_masked_wherever_they_appear(monkeypa
     assert text == "echo: ***; ***; ***; ***"
 
 
+def test_the_masked_values_follow_the_environment_and_registrations_between_pages(monkeypatch):
+    """`credential_values` is worked out once per state of the process (a landing asks per
+    page), and again as soon as a variable is set, changed or removed, or a value or a
+    variable name is registered: a page stored after the change is masked by it."""
+    monkeypatch.delenv("LAMBDA_API_KEY", raising=False)
+    before = kit_redact.credential_values()
+    assert "lambda_cached_value_1" not in before
+    assert kit_redact.credential_values() is before  # nothing changed: the same values
+    monkeypatch.setenv("LAMBDA_API_KEY", "lambda_cached_value_1")
+    assert "lambda_cached_value_1" in kit_redact.credential_values()
+    monkeypatch.setenv("LAMBDA_API_KEY", "lambda_cached_value_2")
+    assert "lambda_cached_value_1" not in kit_redact.credential_values()
+    assert kit_redact.mask_credentials("echo lambda_cached_value_2") == "echo ***"
+    monkeypatch.delenv("LAMBDA_API_KEY")
+    assert "lambda_cached_value_2" not in kit_redact.credential_values()
+    monkeypatch.setenv("PLAIN_SETTING_4", "plain-setting-value-4")  # not named as a secret
+    assert "plain-setting-value-4" not in kit_redact.credential_values()
+    kit_redact.register_env("PLAIN_SETTING_4")
+    assert "plain-setting-value-4" in kit_redact.credential_values()
+    kit_redact.register("registered-value-4")
+    assert "registered-value-4" in kit_redact.credential_values()
+
+
 def test_a_notify_url_variable_is_masked_with_its_parts(monkeypatch):
     monkeypatch.setenv("OPS_HOOK", "json://u:Pa55word-x@hooks.example.com/path/T0KEN-abcdef")
     kit_redact.register_env("OPS_HOOK")

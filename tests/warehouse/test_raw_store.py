@@ -18,7 +18,7 @@ from common.schemas import raw_ddl, raw_table
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import Page, canonical_json
 from tests._warehouse import copy_warehouse, query, refresh
-from warehouse import db, staging
+from warehouse import db, raw, staging
 from warehouse.rawstore import DamagedObject, RawStore, page_sha256
 from warehouse.snapshot_export import export_snapshot
 
@@ -94,7 +94,9 @@ def test_one_changed_region_re_parses_the_provider(azure_warehouse, tmp_path):
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_snapshot_export_writes_the_stored_bytes_and_replays_to_the_same_pages(azure_warehouse, tmp_path):
+def test_snapshot_export_writes_the_stored_bytes_and_replays_to_the_same_pages(
+    azure_warehouse, tmp_path
+):
     path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     con = db.connect_readonly(path)
     try:
@@ -240,13 +242,17 @@ def test_the_first_refresh_of_a_warehouse_with_raw_tables_moves_them(azure_wareh
     for sha, payload in payloads.iter_rows():
         assert store.get(sha) == payload.encode()
     for mart, rows in before.items():  # the same prices, re-parsed from the store
-        assert query(path, f"SELECT * FROM {mart} ORDER BY ALL").drop("load_id", strict=False).equals(
-            rows.drop("load_id", strict=False)
+        assert (
+            query(path, f"SELECT * FROM {mart} ORDER BY ALL")
+            .drop("load_id", strict=False)
+            .equals(rows.drop("load_id", strict=False))
         ), mart
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
-def test_a_failed_migration_leaves_the_old_warehouse_as_it_was(azure_warehouse, tmp_path, monkeypatch):
+def test_a_failed_migration_leaves_the_old_warehouse_as_it_was(
+    azure_warehouse, tmp_path, monkeypatch
+):
     path = copy_warehouse(azure_warehouse, tmp_path / "w.duckdb")
     downgrade(path)
     published = path.read_bytes()
@@ -327,6 +333,51 @@ def test_pages_held_since_they_were_written_are_read_once_without_their_objects(
         store.texts([shas[1]], [requests[1]])
 
 
+def test_pages_held_compressed_are_read_from_memory_within_their_compressed_limit(tmp_path):
+    """`keep(compressed=True)`: each page written is held as its object (its compressed
+    bytes count against the limit), and `texts` decompresses it from memory, its object not
+    read; beside pages read from the store, in the order asked."""
+    store = RawStore(tmp_path / "s")
+    requests = [canonical_json({"region": f"r{i}"}) for i in range(4)]
+    bodies = [json.dumps({"Items": [{"i": i, "sku": "x" * 50}] * 2000}).encode() for i in range(4)]
+    shas = [page_sha256(r, b) for r, b in zip(requests, bodies, strict=True)]
+    blobs = [RawStore(tmp_path / "t").put_page(r, b) for r, b in zip(requests, bodies, strict=True)]
+    sizes = [(tmp_path / "t").joinpath("objects", s[:2], f"{s}.zst").stat().st_size for s in blobs]
+    assert sizes[0] * 10 < len(bodies[0])  # the room a page takes is its object's
+    store.keep(sum(sizes[:3]), compressed=True)  # room for three objects, not for one page
+    for r, b in zip(requests, bodies, strict=True):
+        store.put_page(r, b, keep=True)
+    for sha in shas[:3]:  # held: their objects are not read
+        store.path(sha).unlink()
+    order = [2, 3, 0, 1]  # page 3 was beyond the limit: read from its object
+    assert store.texts([shas[i] for i in order], [requests[i] for i in order]).to_pylist() == [
+        bodies[i].decode() for i in order
+    ]
+    with pytest.raises(DamagedObject, match="is missing"):  # let go once read
+        store.texts([shas[0]], [requests[0]])
+
+
+def test_a_landing_says_once_that_it_wrote_a_page_and_an_unchanged_one_never_does(tmp_path):
+    """`land(on_write=...)`: called once when the landing has written a page not stored
+    before (the refresh then imports what the parse needs while the rest lands), never when
+    every page was stored already (an unchanged refresh imports nothing it will not use)."""
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    db.ensure_bookkeeping(con)
+    store = RawStore(tmp_path / "s")
+    pages = [
+        Page("azure", "retail_prices", None, {"region": f"r{i}"}, data=b'{"Items": [%d]}' % i)
+        for i in range(20)
+    ]
+    calls: list[str] = []
+    for run_id in ("new", "again"):
+        loads = raw.land(
+            con, run_id, "azure", ["retail_prices"], pages, store,
+            on_write=lambda run_id=run_id: calls.append(run_id),
+        )  # fmt: skip
+        assert sum(ld.pages for ld in loads) == len(pages)
+    assert calls == ["new"]
+
+
 @pytest.mark.slow  # a refresh of three demo providers
 def test_a_refresh_holds_only_the_first_providers_pages_and_only_until_its_parse(
     tmp_path, monkeypatch
@@ -338,8 +389,8 @@ def test_a_refresh_holds_only_the_first_providers_pages_and_only_until_its_parse
     during: list[tuple[int, int]] = []  # (pages asked for, pages held) at each read
     hold, texts = RawStore._hold, RawStore.texts
 
-    def spy_hold(self, sha256, data):
-        hold(self, sha256, data)
+    def spy_hold(self, sha256, data, blob):
+        hold(self, sha256, data, blob)
         held.extend(s for s in [sha256] if s in self._kept)
 
     def spy_texts(self, shas, requests=None):
@@ -357,7 +408,48 @@ def test_a_refresh_holds_only_the_first_providers_pages_and_only_until_its_parse
     assert during[0] == (len(held), len(held))  # its parse took them all
     assert all(n_held == 0 for _, n_held in during[1:])  # and nothing was held after
 
-    monkeypatch.setattr(RawStore, "_hold", lambda self, sha256, data: None)  # none held
+    monkeypatch.setattr(RawStore, "_hold", lambda self, sha256, data, blob: None)  # none held
+    again = refresh(tmp_path / "none.duckdb", pages)
+    assert again.exit_code == 0
+    for mart in MARTS:
+        rows = [
+            query(w, f"SELECT * FROM {mart}").select(pl.exclude("^.*load_id$")).sort(pl.all())
+            for w in (tmp_path / "w.duckdb", tmp_path / "none.duckdb")
+        ]
+        assert rows[0].equals(rows[1]), mart
+
+
+@pytest.mark.slow  # two refreshes of two demo providers
+def test_a_first_provider_parsed_in_batches_holds_its_objects_and_reads_none_back(
+    tmp_path, monkeypatch
+):
+    """Azure first (parsed in batches): its pages are held compressed from their landing,
+    and its parse reads no object from the store; the published rows are the same as a
+    refresh that holds nothing."""
+    held: list[bool] = []  # each page held: whether as its object
+    read: list[str] = []  # objects read from the store
+    hold, read_object = RawStore._hold, RawStore._read
+
+    def spy_hold(self, sha256, data, blob):
+        hold(self, sha256, data, blob)
+        held.append(self._kept[sha256][1])
+
+    def spy_read(self, sha256):
+        read.append(sha256)
+        return read_object(self, sha256)
+
+    monkeypatch.setattr(RawStore, "_hold", spy_hold)
+    monkeypatch.setattr(RawStore, "_read", spy_read)
+    pages = {
+        p: list(kit_snapshot.read_provider(kit_snapshot.DEMO_DIR, p)) for p in ("azure", "runpod")
+    }
+    summary = refresh(tmp_path / "w.duckdb", pages)
+    assert summary.exit_code == 0
+    assert held and all(held) and len(held) == len(pages["azure"])
+    runpod = {p.sha256 for p in pages["runpod"]}
+    assert read and set(read) <= runpod  # only the second provider's pages were read back
+
+    monkeypatch.setattr(RawStore, "_hold", lambda self, sha256, data, blob: None)  # none held
     again = refresh(tmp_path / "none.duckdb", pages)
     assert again.exit_code == 0
     for mart in MARTS:

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from connectors.kit.normalise import Normalised
-from warehouse import batches
+from warehouse import batches, db
 
 
 def _results(n: int, parsed: list[int]):
@@ -56,13 +56,44 @@ def _setting(con) -> str:
     return con.execute("SELECT current_setting('disabled_compression_methods')").fetchone()[0]
 
 
-def test_offers_are_inserted_and_the_compression_setting_is_restored(tmp_path):
+def test_staged_rows_are_inserted_and_the_compression_setting_is_restored(tmp_path):
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     con.execute("CREATE TABLE t (a VARCHAR NOT NULL, b DOUBLE)")
     before = _setting(con)
-    batches.insert_offers(con, "t", pl.DataFrame({"b": [1.5, 2.5], "a": ["x", "y"]}))
+    db.insert_frame(con, "t", pl.DataFrame({"b": [1.5, 2.5], "a": ["x", "y"]}))
     assert con.execute("SELECT a, b FROM t ORDER BY a").fetchall() == [("x", 1.5), ("y", 2.5)]
     assert _setting(con) == before
+    # every Arrow shape a parse hands over reads back as it was (strings as views, a
+    # categorical, lists, structs, bytes)
+    con.execute("CREATE TABLE u (s VARCHAR, c VARCHAR, l BIGINT[], r STRUCT(k VARCHAR), b BLOB)")
+    frame = pl.DataFrame(
+        {
+            "s": ["x", None, "a longer text than twelve bytes"],
+            "c": pl.Series(["p", "q", None]).cast(pl.Categorical),
+            "l": [[1], [2, 3], None],
+            "r": [{"k": "v"}, None, {"k": None}],
+            "b": [b"1", None, b"\x00"],
+        }
+    )
+    assert db.insert_frame(con, "u", frame) == 3
+    assert con.execute("SELECT * FROM u").fetchall() == [
+        ("x", "p", [1], {"k": "v"}, b"1"),
+        (None, "q", [2, 3], None, None),
+        ("a longer text than twelve bytes", None, None, {"k": None}, b"\x00"),
+    ]
     with pytest.raises(duckdb.ConstraintException):  # a failed insert restores it too
-        batches.insert_offers(con, "t", pl.DataFrame({"a": [None], "b": [1.0]}))
+        db.insert_frame(con, "t", pl.DataFrame({"a": [None], "b": [1.0]}))
     assert _setting(con) == before
+
+
+def test_a_batch_is_staged_sorted_by_pricing_model_detail_instance_type_and_date():
+    offers = pl.DataFrame(
+        {
+            "pricing_model": ["reserved_1y", "on_demand", "reserved_1y", "on_demand", "on_demand"],
+            "pricing_detail": ["x", None, "x", None, None],
+            "instance_type": ["b", "b", "a", "a", "a"],
+            "effective_at": ["2026-01-01", "2026-01-01", "2026-01-01", "2026-02-01", "2026-01-01"],
+            "n": [1, 2, 3, 4, 5],
+        }
+    )
+    assert batches.in_staged_order(offers)["n"].to_list() == [5, 4, 2, 3, 1]
