@@ -110,11 +110,13 @@ def read_ahead(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
 
 
 # the order a batch's offers are staged in (for compression only: nothing reads the staged
-# rows in order). A page lists a size's hourly, spot and reserved prices one after the
-# other, so its prices change magnitude from row to row; a batch sorted by pricing model,
-# detail and instance type puts alike prices together, and by effective date the prices a
-# night changed (1M Azure items after 12 nights of list prices: 29 blocks instead of 51)
-STAGED_ORDER = ("pricing_model", "pricing_detail", "instance_type", "effective_at")
+# rows in order): by effective date, so the prices a night changed lie together instead of
+# breaking the runs of the unchanged ones, then by pricing model, detail and instance type,
+# since a page lists a size's hourly, spot and reserved prices one after the other and its
+# prices change magnitude from row to row (1M Azure items after 12 nights of list prices,
+# inserted a batch at a time: 46 blocks instead of 67 in page order, 51 by pricing model
+# first)
+STAGED_ORDER = ("effective_at", "pricing_model", "pricing_detail", "instance_type")
 
 
 def in_staged_order(offers: pl.DataFrame) -> pl.DataFrame:

@@ -86,7 +86,7 @@ def test_staged_rows_are_inserted_and_the_compression_setting_is_restored(tmp_pa
     assert _setting(con) == before
 
 
-def test_a_batch_is_staged_sorted_by_pricing_model_detail_instance_type_and_date():
+def test_a_batch_is_staged_sorted_by_date_pricing_model_detail_and_instance_type():
     offers = pl.DataFrame(
         {
             "pricing_model": ["reserved_1y", "on_demand", "reserved_1y", "on_demand", "on_demand"],
@@ -96,4 +96,4 @@ def test_a_batch_is_staged_sorted_by_pricing_model_detail_instance_type_and_date
             "n": [1, 2, 3, 4, 5],
         }
     )
-    assert batches.in_staged_order(offers)["n"].to_list() == [5, 4, 2, 3, 1]
+    assert batches.in_staged_order(offers)["n"].to_list() == [5, 2, 3, 1, 4]
