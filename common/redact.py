@@ -142,31 +142,9 @@ def known_values() -> frozenset[str]:
 def credential_values() -> frozenset[str]:
     """The whole values of the credentials this process holds (environment and
     registered), each also JSON-escaped: what `mask_credentials` masks in data. Parts of a
-    URL-shaped secret are left out: a path segment such as "services" is also data.
-    Worked out again only when the environment or what is registered changed (a landing
-    asks once per page: ~0.1 ms each, ~0.1 s of a million Azure items' landing)."""
-    # the names and values registered only grow: their counts tell a change
-    global _values_cache
-    key = (len(_registered), len(_env_names), _environment())
-    cached = _values_cache  # one read: a key and its values together, whatever other threads do
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    values = _credential_values()
-    _values_cache = (key, values)
-    return values
-
-
-def _environment() -> tuple:
-    """The process environment as it is now, cheaply comparable: CPython's raw form (not
-    decoded variable by variable), else the decoded items."""
-    raw = getattr(os.environ, "_data", None)
-    return tuple(raw.items()) if isinstance(raw, dict) else tuple(os.environ.items())
-
-
-_values_cache: tuple | None = None  # (key, values) of the last `credential_values`
-
-
-def _credential_values() -> frozenset[str]:
+    URL-shaped secret are left out: a path segment such as "services" is also data. Walks
+    the environment on every call: a landing reads them once for all its pages
+    (`Page.stored_bytes`)."""
     values = {v.strip() for v in _registered}
     for name, value in os.environ.items():
         value = value.strip()
