@@ -146,7 +146,7 @@ class RawStore:
         self.repaired: list[str] = []  # damaged objects this process rewrote
         # the bytes of pages this process wrote, held for the parse that follows (`keep`):
         # as they are, or as their compressed objects (`compressed`)
-        self._kept: dict[str, tuple[bytes, bool]] = {}  # sha256 -> (bytes, compressed)
+        self._kept: dict[str, bytes] = {}  # sha256 -> the page, or its object (`compressed`)
         self._keep_left = 0
         self._keep_compressed = False
         self._keep_lock = threading.Lock()
@@ -170,20 +170,20 @@ class RawStore:
         written (a few % of its bytes: ~25 MB for a million Azure items, where the pages
         themselves would add ~600 MB to a refresh's peak): `texts` then only decompresses
         it, from memory (no file read, no hash again: ~0.8 s CPU per million Azure items).
-        `keep(0)` stops and drops what is held. A page already stored is not held: an
-        unchanged refresh parses nothing and holds nothing."""
+        `keep(0)` stops and drops what is held, and so does a keep of the other kind. A page
+        already stored is not held: an unchanged refresh parses nothing and holds nothing."""
         with self._keep_lock:
+            if not limit_bytes or compressed != self._keep_compressed:
+                self._kept.clear()  # what is held is of one kind: `texts` reads it as such
             self._keep_left = limit_bytes
             self._keep_compressed = compressed
-            if not limit_bytes:
-                self._kept.clear()
 
     def _hold(self, sha256: str, data: bytes, blob: bytes) -> None:
         """Hold a page just written: `data`, or its object `blob` (`keep(compressed=True)`)."""
         with self._keep_lock:
             held = blob if self._keep_compressed else data
             if len(held) <= self._keep_left:
-                self._kept[sha256] = (held, self._keep_compressed)
+                self._kept[sha256] = held
                 self._keep_left -= len(held)
 
     def holds_whole(self, sha256: str, size: int) -> bool:
@@ -321,14 +321,14 @@ class RawStore:
         reqs = list(requests) if requests is not None else [None] * len(shas)
         with self._keep_lock:
             kept = [self._kept.pop(s, None) for s in shas]
+            compressed = self._keep_compressed
         # a page held as it is; else its object, held (its name not checked again) or read
-        held = [k[0] if k is not None and not k[1] else None for k in kept]
+        held = [None if compressed else k for k in kept]
         reqs = [None if k is not None else r for k, r in zip(kept, reqs, strict=True)]
 
         def read(i: int) -> bytes | None:
-            if kept[i] is not None:
-                blob, compressed = kept[i]
-                kept[i] = None
+            blob, kept[i] = kept[i], None
+            if blob is not None:
                 return blob if compressed else None
             return self._read(shas[i])
 

@@ -424,7 +424,7 @@ def test_a_first_provider_parsed_in_batches_holds_its_objects_and_reads_none_bac
 
     def spy_hold(self, sha256, data, blob):
         hold(self, sha256, data, blob)
-        held.append(self._kept[sha256][1])
+        held.append(sha256 in self._kept and self._keep_compressed)
 
     def spy_read(self, sha256):
         read.append(sha256)
