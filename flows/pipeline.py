@@ -46,6 +46,7 @@ from warehouse import (
 )
 from warehouse.checks import Checking, assert_healthy, checked_loads
 from warehouse.db import run
+from warehouse.parse_ahead import ParseAhead
 from warehouse.rawstore import DamagedObject, RawStore
 from warehouse.snapshot_files import RecordedPage, SnapshotFiles
 from warehouse.staging import (
@@ -317,7 +318,9 @@ def load_and_publish(
         progress.done_now("warehouse", stage, timings[stage])
 
     store = RawStore.beside(path)
-    with db.building(path) as con:
+    # the first provider's batches parsed while its pages land (joined before the publish)
+    aheads: dict[str, ParseAhead] = {}
+    with db.building(path) as con, contextlib.ExitStack() as parsing_ahead:
         lap("copy")
         store.discard_partial()  # under the refresh lock: a killed refresh's temp files
         if raw.legacy_tables(con):  # written before the raw store: moved out, once
@@ -342,12 +345,18 @@ def load_and_publish(
                 pages = pages.recorded_in(store, reuse=not full_check)
             if n == 0:  # the first provider's pages are held for its parse (`_KEEP_BYTES`)
                 store.keep(_KEEP_BYTES, compressed=connector.batched_endpoint is not None)
+                if connector.batched_endpoint and not connector.series_tables:
+                    aheads[name] = parsing_ahead.enter_context(ParseAhead(con, connector, store))
+            ahead = aheads.get(name)
             with progress.step(name, "land") as landing:
                 # the full check also compares each stored object with the page fetched
                 loads = raw.land(
                     con, run_id, name, connector.endpoints, pages, store, compare=full_check,
                     keep=n == 0, on_write=partial(_import_for_parse, connector),
+                    follow=ahead and ahead.follow,
                 )  # fmt: skip
+            if ahead is not None:
+                ahead.landed()
             if isinstance(pages, SnapshotPages):
                 pages.remember()  # after the landing synced the objects its records name
             summary.land_seconds = round(landing.seconds, 3)
@@ -382,6 +391,7 @@ def load_and_publish(
                             store,
                             max_drop_pct=0.0 if name in accept_drop else checks.max_drop_pct,
                             emptied=emptied,
+                            ahead=aheads.get(name),
                         )
                 if not staged:
                     refreshed.remove(name)  # unchanged: its staged offers and history stand
