@@ -172,7 +172,10 @@ class SpooledPages:
     back one at a time as it is landed: the fetch ends before the warehouse is written (the
     network is not held open meanwhile) and no crawl sits in memory whole, only each page's
     request and fetch time. A downloaded file (`Page.path`) stays where it is; a failure is
-    kept as it is. The folder goes with the object (after the landing)."""
+    kept as it is. They are landed in the order the ledger lists them (`raw.load_order`:
+    by endpoint and scope, each scope's pages as fetched), so a batched endpoint's pages
+    can be parsed while they land (warehouse.parse_ahead) whatever order the walks ran in.
+    The folder goes with the object (after the landing)."""
 
     def __init__(self, items: Iterable[Page | FetchFailure]) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="gpu-pricing-fetch-")
@@ -186,6 +189,7 @@ class SpooledPages:
                     body.write_bytes(item.compact().content)
                     item = (replace(item, body=None, text=None, data=None), body)
             self._items.append(item)
+        self._items.sort(key=_landing_order)  # stable: a scope's pages stay as fetched
 
     def __iter__(self) -> Iterator[Page | FetchFailure]:
         for item in self._items:
@@ -194,6 +198,11 @@ class SpooledPages:
                 yield replace(page, data=body.read_bytes())
             else:
                 yield item
+
+
+def _landing_order(item: Page | FetchFailure | tuple[Page, Path]) -> str:
+    page = item[0] if isinstance(item, tuple) else item
+    return raw.load_order(page.endpoint, str(page.scope))
 
 
 def _import_for_parse(connector: Connector) -> None:

@@ -80,7 +80,13 @@ def new_run_id() -> str:
 
 
 def _load_id(run_id: str, provider: str, endpoint: str, scope: str) -> str:
-    return f"{run_id}:{provider}:{endpoint}:{scope or '-'}"
+    return f"{run_id}:{provider}:{endpoint}:{load_order(endpoint, scope)}"
+
+
+def load_order(endpoint: str, scope: str) -> str:
+    """How a run's loads of one provider sort (the tail of their ids): the order in which
+    the ledger lists their pages (`current_index`)."""
+    return f"{endpoint}:{scope or '-'}"
 
 
 def land(

@@ -17,6 +17,7 @@ from common.errors import InvalidInput
 from connectors.errors import MissingCredentials, SourceUnavailable
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import FetchFailure
+from flows import pipeline
 from samples.azure import azure_retail_item, azure_retail_page
 from tests._warehouse import refresh as pipeline_refresh
 from tests.warehouse.test_build_room import MARTS, marts, refresh, refresh_killed, sha
@@ -221,6 +222,19 @@ def test_a_fetch_failure_of_another_endpoint_keeps_the_parse_ahead_one_of_its_ow
     not_ahead(monkeypatch)
     pipeline_refresh(after, {"azure": pages})
     assert staged(ahead)["offers"] == staged(other)["offers"] == staged(after)["offers"]
+
+
+def test_a_live_walk_of_scopes_in_any_order_is_parsed_ahead_in_the_ledger_order(
+    tmp_path, monkeypatch, ahead_used
+):
+    pages = list(kit_snapshot.read_provider(snapshot(tmp_path / "s", 3.0), "azure"))
+    walked = [*pages[4:], *reversed(pages[:4])]  # regions walked in their own order
+    ahead, after = tmp_path / "ahead.duckdb", tmp_path / "after.duckdb"
+    pipeline_refresh(ahead, {"azure": pipeline.SpooledPages(walked)})
+    assert ahead_used == [True]
+    not_ahead(monkeypatch)
+    pipeline_refresh(after, {"azure": pages})
+    assert staged(ahead) == staged(after)
 
 
 # killed once the first batch is parsed ahead, its landing still under way
