@@ -94,11 +94,15 @@ class ParseAhead:
         """Whether pages are being parsed ahead (and may still be used)."""
         return self._state in ("running", "landed")
 
-    def follow(self, page: raw.Landed | FetchFailure) -> None:
+    def follow(self, page: raw.Landed | FetchFailure) -> bool:
         """One page as the landing stored it, or a fetch failure (one of another endpoint
-        changes none of the current pages: a failed load lists none)."""
-        if self._state not in ("waiting", "running"):
-            return
+        changes none of the current pages: a failed load lists none). Returns whether the
+        next pages are still followed."""
+        if self._state in ("waiting", "running"):
+            self._take(page)
+        return self._state in ("waiting", "running")
+
+    def _take(self, page: raw.Landed | FetchFailure) -> None:
         if not isinstance(page, raw.Landed):
             if page.endpoint == self._connector.batched_endpoint:
                 self._stop()  # its scope's current pages are its last good load's

@@ -100,7 +100,7 @@ def land(
     compare: bool = False,
     keep: bool = False,
     on_write: Callable[[], None] | None = None,
-    follow: Callable[[Any], None] | None = None,
+    follow: Callable[[Any], bool] | None = None,
 ) -> list[Load]:
     """Land pages and fetch failures for one provider: bytes into the store, one ledger
     row per page. Returns one Load per (endpoint, scope) seen, already written to
@@ -112,7 +112,8 @@ def land(
     been written (a parse will follow: an unchanged landing never calls it). `follow` is
     called with each page once its object is stored (`Landed`, in landing order, before
     the objects are synced and the ledger written: what it starts must not stage before the
-    ledger names the pages), and with each fetch failure as it comes."""
+    ledger names the pages), and with each fetch failure as it comes, until it returns
+    False."""
     loads: dict[tuple[str, str], Load] = {}
     rows: dict[str, list[Any]] = {c: [] for c in _PAGE_TYPES if c != "sha256"}
     shas: list[str] = []
@@ -131,8 +132,8 @@ def land(
             if hasattr(item, "error"):  # a FetchFailure: skipped (no credentials) or failed
                 load.status = "skipped" if item.skipped else "failed"
                 load.error = str(item.error)
-                if follow is not None:
-                    follow(item)
+                if follow is not None and not follow(item):
+                    follow = None
                 continue
             request = canonical_json(item.request)
             load.pages += 1
@@ -153,7 +154,9 @@ def land(
                 )  # fmt: skip
             pending.append((stored, landed))
             if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
-                shas.append(_stored(*pending.popleft(), follow))
+                sha256, following = _stored(*pending.popleft(), follow)
+                shas.append(sha256)
+                follow = follow if following else None
             if on_write is not None and store.written_bytes > written_before:
                 on_write()
                 on_write = None
@@ -176,7 +179,10 @@ def land(
                 item.request.get("source_version") if isinstance(item.request, dict) else None
             )
             load.source_version = version or load.source_version
-        shas.extend(_stored(*entry, follow) for entry in pending)
+        for entry in pending:
+            sha256, following = _stored(*entry, follow)
+            shas.append(sha256)
+            follow = follow if following else None
     finally:
         pool.shutdown(cancel_futures=True)
     store.sync()  # the objects are durable before the ledger naming them is published
@@ -236,13 +242,14 @@ def _named(sha256: str) -> Future[tuple[str, bool]]:
 def _stored(
     stored: Future[tuple[str, bool]],
     landed: Landed | None,
-    follow: Callable[[Any], None] | None,
-) -> str:
-    """A page's sha256 once its object is stored, the page handed to `follow`."""
+    follow: Callable[[Any], bool] | None,
+) -> tuple[str, bool]:
+    """A page's sha256 once its object is stored, the page handed to `follow`; and whether
+    `follow` still wants the next pages."""
     sha256, written = stored.result()
     if follow is not None and landed is not None:
-        follow(replace(landed, sha256=sha256, written=written))
-    return sha256
+        return sha256, follow(replace(landed, sha256=sha256, written=written))
+    return sha256, follow is not None
 
 
 def _columns(types: dict[str, str]) -> str:

@@ -82,7 +82,7 @@ def ahead_used(monkeypatch) -> list[bool]:
 
 def not_ahead(monkeypatch) -> None:
     """The parse after the landing only: the landing is not followed."""
-    monkeypatch.setattr(ParseAhead, "follow", lambda self, page: None)
+    monkeypatch.setattr(ParseAhead, "follow", lambda self, page: False)
 
 
 def staged(warehouse: Path) -> dict[str, list]:
@@ -129,6 +129,7 @@ def test_batches_parsed_while_the_pages_land_stage_what_a_parse_after_the_landin
 ):
     snap = snapshot(tmp_path / "s", 3.0)
     ahead, after = tmp_path / "ahead.duckdb", tmp_path / "after.duckdb"
+    follow = ParseAhead.follow
     summary = refresh(ahead, snap)
     assert ahead_used == [True]
     not_ahead(monkeypatch)
@@ -138,9 +139,13 @@ def test_batches_parsed_while_the_pages_land_stage_what_a_parse_after_the_landin
     assert mine == staged(after)
     assert len(mine["quarantine"]) == PAGES and mine["loads"][0][1:4] == (1, 19, 1)
     assert published(ahead) == published(after)
-    # unchanged: nothing is written, so nothing is parsed ahead (nor at all)
+    # unchanged: nothing is written, so nothing is parsed ahead (nor at all), and the
+    # landing stops handing pages on at the first
+    followed: list = []
+    monkeypatch.setattr(ParseAhead, "follow", lambda self, p: followed.append(p) or follow(self, p))
     again = refresh(ahead, snap)
     assert again.providers[0].reused and ahead_used == [True, False]
+    assert len(followed) == 1 and not followed[0].written
     assert not [t for t in threading.enumerate() if t.name == "parse-ahead"]
 
 
@@ -247,13 +252,14 @@ real = parse_ahead.ParseAhead.follow
 followed = []
 
 def follow_then_die(self, page):
-    real(self, page)
+    following = real(self, page)
     followed.append(page)
     if len(followed) == 4:
         for _ in range(600):
             if self._out.qsize():
                 os.kill(os.getpid(), signal.SIGKILL)
             time.sleep(0.05)
+    return following
 
 parse_ahead.ParseAhead.follow = follow_then_die
 """
