@@ -158,9 +158,7 @@ def _watermarks(con, provider: str) -> dict[tuple[str, str], datetime]:
         {"p": provider, "version_format": connector.source_version_format},
     )
     for table, series in connector.series_tables:
-        if not db.run(
-            con, "SELECT 1 FROM duckdb_tables() WHERE table_name = $t", {"t": table.name}
-        ):
+        if not db.relation_exists(con, table.name):
             continue
         points = db.query(
             con,
@@ -312,7 +310,7 @@ def _stated_points(con, table: StagedTable) -> None:
     whose points are all stated (staging states each new one) it finds nothing to do."""
     if not _stated(table):
         return  # a series whose points state nothing: no column to fill
-    if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table.name]):
+    if not db.relation_exists(con, table.name):
         return  # not staged yet: created with the column
     run(con, f"ALTER TABLE {table.name} ADD COLUMN IF NOT EXISTS provenance VARCHAR")
     # a statement's selectors name these of a point's columns (the series declares them)
@@ -522,7 +520,7 @@ class OfferDrop(PricingError):
 
 def staged_rows(con, table: str) -> int:
     """The rows of a staged table, 0 when it does not exist yet."""
-    if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table]):
+    if not db.relation_exists(con, table):
         return 0
     return run(con, f"SELECT count(*) FROM {table}")[0][0]
 
