@@ -434,6 +434,8 @@ def load_and_publish(
             lap("views")
             loads = None if full_check else checked_loads(con)
             hold_back(con, refreshed, summaries, checks, loads)
+            # the stored marts' blocks freed before the history's changes are written
+            materialise.make_room(con)
             merged = history.merge(con, refreshed, utc_now())
             spot_openings.advance(con, loads)  # what the spot statistics keep of old points
             lap("history")
