@@ -408,10 +408,7 @@ def verify(con: duckdb.DuckDBPyConnection, store: RawStore) -> dict[str, Any]:
         for r in pages.filter(pl.col("sha256").is_in(list(by_sha))).iter_rows(named=True)
     ]
     named = set(pages["sha256"].to_list())
-    unreferenced = sorted(
-        p.name.removesuffix(".zst") for p in store.iter_objects()
-        if p.name.removesuffix(".zst") not in named
-    )
+    unreferenced = sorted(store.names() - named)
     return {
         "store": str(store.root),
         "checked": pages.height,
