@@ -288,13 +288,12 @@ class RawStore:
 
     def put_page(
         self, request: str, data: bytes, *, compare: bool = False, keep: bool = False
-    ) -> str:
+    ) -> tuple[str, bool]:
         """Name a page (`page_sha256` of its request and bytes) and `put` it: the hash and
         the object check release the GIL, so a landing runs this on workers. Returns the
-        page's sha256."""
+        page's sha256 and whether its object was written now (`put`)."""
         sha256 = page_sha256(request, data)
-        self.put(sha256, data, compare=compare, keep=keep)
-        return sha256
+        return sha256, self.put(sha256, data, compare=compare, keep=keep)
 
     @staticmethod
     def _holds(blob: bytes, data: bytes) -> bool:
