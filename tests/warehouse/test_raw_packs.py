@@ -34,7 +34,9 @@ def _pages(n: int, tag: str = "") -> tuple[list[str], list[bytes], list[str]]:
 def test_a_large_landing_packs_its_objects_and_every_page_reads_back(tmp_path, pack_after_two):
     store = RawStore(tmp_path / "s")
     requests, bodies, shas = _pages(7)
-    assert [store.put_page(r, b) for r, b in zip(requests, bodies, strict=True)] == shas
+    assert [store.put_page(r, b) for r, b in zip(requests, bodies, strict=True)] == [
+        (sha, True) for sha in shas
+    ]
     # readable within the landing, before the pack is finished
     assert store.texts(shas, requests).to_pylist() == [b.decode() for b in bodies]
     store.sync()
