@@ -288,12 +288,13 @@ class RawStore:
 
     def put_page(
         self, request: str, data: bytes, *, compare: bool = False, keep: bool = False
-    ) -> tuple[str, bool]:
+    ) -> str:
         """Name a page (`page_sha256` of its request and bytes) and `put` it: the hash and
         the object check release the GIL, so a landing runs this on workers. Returns the
-        page's sha256 and whether its object was written now (`put`)."""
+        page's sha256."""
         sha256 = page_sha256(request, data)
-        return sha256, self.put(sha256, data, compare=compare, keep=keep)
+        self.put(sha256, data, compare=compare, keep=keep)
+        return sha256
 
     @staticmethod
     def _holds(blob: bytes, data: bytes) -> bool:

@@ -53,8 +53,6 @@ from warehouse.rawstore import RawStore
 if TYPE_CHECKING:
     import polars as pl
 
-    from warehouse.parse_ahead import ParseAhead
-
 
 def replace_staged(
     con: duckdb.DuckDBPyConnection, table: str, offers: pl.DataFrame, ddl: str | None = None
@@ -390,15 +388,13 @@ def stage_provider(
     *,
     max_drop_pct: float = 0.0,
     emptied: int | None = None,
-    ahead: ParseAhead | None = None,
 ) -> bool:
     """Parse and stage a provider's current pages; False (nothing done) when they and the
     parsing code are the ones its staged offers came from (`parsed_from`). Raises `OfferDrop` when its
     offers fall by more than `max_drop_pct` percent from the ones staged (0: no limit).
     Call it in a transaction (pipeline.load_and_publish holds one per provider): the
     offers are staged batch by batch as they are parsed, and a failure on the way must
-    leave every staged table as it was. `ahead`: the batches already parsed while the
-    pages landed, used if they are the current pages (warehouse.parse_ahead)."""
+    leave every staged table as it was."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
     digest, code, staged = parsed_from(con, name)
@@ -436,8 +432,7 @@ def stage_provider(
         insert_frame(con, table, batches.in_staged_order(offers))
 
     if connector.batched_endpoint:
-        parsed = ahead.parsed(index) if ahead is not None else None
-        result = batches.normalise_in_batches(connector, index, store, stage, parsed)
+        result = batches.normalise_in_batches(connector, index, store, stage)
     else:
         pages = pages_frame(raw.with_payloads(index, store))
         parsed = connector.parse(pages, None if since is None else _latest(con, connector))
