@@ -85,8 +85,18 @@ class Writing:
             os.fsync(self.fd)
         finally:
             os.close(self.fd)
-        os.replace(self.pack.path, self.final)  # whole or absent, whatever kills us
+        # whole or absent, whatever kills us; and, for a parse reading the pack while the
+        # landing syncs (warehouse.parse_ahead), under `pack.path` at every moment: the
+        # final name is linked before the temporary one goes (`read_frame` looks again)
+        tmp = self.pack.path
+        try:
+            os.link(tmp, self.final)
+        except OSError:  # a file system without hard links
+            os.replace(tmp, self.final)
+            self.pack.path = self.final
+            return
         self.pack.path = self.final
+        tmp.unlink()
 
     def abandon(self) -> None:
         os.close(self.fd)
@@ -135,12 +145,17 @@ def read_index(path: Path) -> dict[str, tuple[Pack, int, int]]:
 
 def read_frame(pack: Pack, offset: int, length: int) -> bytes | None:
     """An object's frame as the pack holds it (shorter when the file was cut); None when
-    the pack is gone."""
-    try:
-        fd = os.open(pack.path, os.O_RDONLY)
-    except FileNotFoundError:
-        return None
-    try:
-        return os.pread(fd, length, offset)
-    finally:
-        os.close(fd)
+    the pack is gone. A pack renamed into place (`Writing.finish`) between the look at its
+    name and the open is read under its new name."""
+    while True:
+        path = pack.path
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            if pack.path == path:
+                return None
+            continue
+        try:
+            return os.pread(fd, length, offset)
+        finally:
+            os.close(fd)

@@ -21,7 +21,7 @@ from flows import pipeline
 from samples.azure import azure_retail_item, azure_retail_page
 from tests._warehouse import refresh as pipeline_refresh
 from tests.warehouse.test_build_room import MARTS, marts, refresh, refresh_killed, sha
-from warehouse import batches
+from warehouse import batches, rawpack
 from warehouse.parse_ahead import ParseAhead
 from warehouse.rawstore import RawStore
 
@@ -147,6 +147,23 @@ def test_batches_parsed_while_the_pages_land_stage_what_a_parse_after_the_landin
     assert again.providers[0].reused and ahead_used == [True, False]
     assert len(followed) == 1 and not followed[0].written
     assert not [t for t in threading.enumerate() if t.name == "parse-ahead"]
+
+
+def test_pages_parsed_ahead_are_read_from_the_pack_being_written_when_not_held(
+    tmp_path, monkeypatch, ahead_used
+):
+    """Nothing held for the parse (`RawStore.keep`), most objects packed: the batches
+    parsed while the pages land read them from the landing's unfinished pack."""
+    monkeypatch.setattr(pipeline, "_KEEP_BYTES", 0)
+    monkeypatch.setattr(rawpack, "PACK_AFTER", 2)
+    snap = snapshot(tmp_path / "s", 3.0)
+    ahead, after = tmp_path / "ahead.duckdb", tmp_path / "after.duckdb"
+    refresh(ahead, snap)
+    assert ahead_used == [True]
+    assert list(RawStore.beside(ahead).packs.glob("*.pack"))
+    not_ahead(monkeypatch)
+    refresh(after, snap)
+    assert staged(ahead) == staged(after)
 
 
 def test_a_page_stored_before_stops_the_parse_ahead_and_the_parse_after_the_landing_runs(

@@ -182,3 +182,27 @@ def test_the_architecture_doc_states_the_packs_threshold_the_store_uses():
 
     doc = (Path(__file__).parents[2] / "docs" / "architecture.md").read_text()
     assert f"A landing's first {rawpack.PACK_AFTER} new objects" in doc
+
+
+def test_a_pack_renamed_into_place_while_a_page_is_read_is_read_under_its_new_name(
+    tmp_path, pack_after_two, monkeypatch
+):
+    """A parse may read a packed page while the landing syncs (warehouse.parse_ahead): the
+    pack renamed from its temporary name between the look at its name and the open is read
+    under its final name, never taken for missing."""
+    store = RawStore(tmp_path / "s")
+    requests, bodies, shas = _pages(4)
+    for r, b in zip(requests, bodies, strict=True):
+        store.put_page(r, b)
+    opened = rawpack.os.open
+    renamed: list[bool] = []
+
+    def open_after_the_rename(path, flags, *args):
+        if not renamed:  # the landing finishes its pack just as the read opens it
+            renamed.append(True)
+            store.sync()
+        return opened(path, flags, *args)
+
+    monkeypatch.setattr(rawpack.os, "open", open_after_the_rename)
+    assert store.get(shas[3], requests[3]) == bodies[3]
+    assert renamed and not list(store.packs.glob(".*"))
