@@ -173,3 +173,10 @@ def test_a_refresh_with_packed_objects_publishes_what_one_with_files_does(
     again = refresh_from(packed, "demo", "aws", "azure")
     assert all(p.unchanged == p.fetched for p in again.providers)
     assert cli("check", "--all", "--warehouse", packed).exit_code == 0
+
+
+def test_the_architecture_doc_states_the_packs_threshold_the_store_uses():
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "architecture.md").read_text()
+    assert f"A landing's first {rawpack.PACK_AFTER} new objects" in doc
