@@ -46,6 +46,7 @@ from warehouse import (
 )
 from warehouse.checks import Checking, assert_healthy, checked_loads
 from warehouse.db import run
+from warehouse.parse_ahead import ParseAhead
 from warehouse.rawstore import DamagedObject, RawStore
 from warehouse.snapshot_files import RecordedPage, SnapshotFiles
 from warehouse.staging import (
@@ -171,7 +172,10 @@ class SpooledPages:
     back one at a time as it is landed: the fetch ends before the warehouse is written (the
     network is not held open meanwhile) and no crawl sits in memory whole, only each page's
     request and fetch time. A downloaded file (`Page.path`) stays where it is; a failure is
-    kept as it is. The folder goes with the object (after the landing)."""
+    kept as it is. They are landed in the order the ledger lists them (`raw.load_order`:
+    by endpoint and scope, each scope's pages as fetched), so a batched endpoint's pages
+    can be parsed while they land (warehouse.parse_ahead) whatever order the walks ran in.
+    The folder goes with the object (after the landing)."""
 
     def __init__(self, items: Iterable[Page | FetchFailure]) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="gpu-pricing-fetch-")
@@ -185,6 +189,7 @@ class SpooledPages:
                     body.write_bytes(item.compact().content)
                     item = (replace(item, body=None, text=None, data=None), body)
             self._items.append(item)
+        self._items.sort(key=_landing_order)  # stable: a scope's pages stay as fetched
 
     def __iter__(self) -> Iterator[Page | FetchFailure]:
         for item in self._items:
@@ -193,6 +198,11 @@ class SpooledPages:
                 yield replace(page, data=body.read_bytes())
             else:
                 yield item
+
+
+def _landing_order(item: Page | FetchFailure | tuple[Page, Path]) -> str:
+    page = item[0] if isinstance(item, tuple) else item
+    return raw.load_order(page.endpoint, str(page.scope))
 
 
 def _import_for_parse(connector: Connector) -> None:
@@ -317,7 +327,9 @@ def load_and_publish(
         progress.done_now("warehouse", stage, timings[stage])
 
     store = RawStore.beside(path)
-    with db.building(path) as con:
+    # the first provider's batches parsed while its pages land (joined before the publish)
+    aheads: dict[str, ParseAhead] = {}
+    with db.building(path) as con, contextlib.ExitStack() as parsing_ahead:
         lap("copy")
         store.discard_partial()  # under the refresh lock: a killed refresh's temp files
         if raw.legacy_tables(con):  # written before the raw store: moved out, once
@@ -342,12 +354,18 @@ def load_and_publish(
                 pages = pages.recorded_in(store, reuse=not full_check)
             if n == 0:  # the first provider's pages are held for its parse (`_KEEP_BYTES`)
                 store.keep(_KEEP_BYTES, compressed=connector.batched_endpoint is not None)
+                if connector.batched_endpoint and not connector.series_tables:
+                    aheads[name] = parsing_ahead.enter_context(ParseAhead(con, connector, store))
+            ahead = aheads.get(name)
             with progress.step(name, "land") as landing:
                 # the full check also compares each stored object with the page fetched
                 loads = raw.land(
                     con, run_id, name, connector.endpoints, pages, store, compare=full_check,
                     keep=n == 0, on_write=partial(_import_for_parse, connector),
+                    follow=ahead and ahead.follow,
                 )  # fmt: skip
+            if ahead is not None:
+                ahead.landed()
             if isinstance(pages, SnapshotPages):
                 pages.remember()  # after the landing synced the objects its records name
             summary.land_seconds = round(landing.seconds, 3)
@@ -382,6 +400,7 @@ def load_and_publish(
                             store,
                             max_drop_pct=0.0 if name in accept_drop else checks.max_drop_pct,
                             emptied=emptied,
+                            ahead=aheads.get(name),
                         )
                 if not staged:
                     refreshed.remove(name)  # unchanged: its staged offers and history stand
@@ -434,6 +453,8 @@ def load_and_publish(
             lap("views")
             loads = None if full_check else checked_loads(con)
             hold_back(con, refreshed, summaries, checks, loads)
+            # the stored marts' blocks freed before the history's changes are written
+            materialise.make_room(con)
             merged = history.merge(con, refreshed, utc_now())
             spot_openings.advance(con, loads)  # what the spot statistics keep of old points
             lap("history")

@@ -9,6 +9,7 @@ modules: tests/connectors/test_kit_boundary.py):
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -262,3 +263,16 @@ def test_models_use_duckdb_in_memory_only():
                     and node.func.attr == "connect"):
                 assert not node.args and all(k.arg != "database" for k in node.keywords), (
                     f"{path.relative_to(ROOT)}:{node.lineno} connects to a database file")
+
+
+def test_whether_a_relation_exists_is_asked_in_one_place():
+    """"Is this table or view created yet?" is `db.relation_exists`; a second spelling of it
+    over the catalog functions would drift (one forgot the views, another the database)."""
+    asked = re.compile(r"duckdb_(tables|views)\(\)\s+WHERE\s+(\w+\s*=\s*\S+\s+AND\s+)*"
+                       r"(table|view)_name\s*=", re.IGNORECASE)
+    found = sorted(
+        str(p.relative_to(ROOT))
+        for p in repo_python_files()
+        if "tests" not in p.relative_to(ROOT).parts and asked.search(p.read_text(encoding="utf-8"))
+    )
+    assert found == [], f"ask db.relation_exists instead: {found}"

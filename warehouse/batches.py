@@ -41,36 +41,62 @@ def normalise_in_batches(
     index: pl.DataFrame,
     store: RawStore,
     stage: Callable[[pl.DataFrame], None],
+    parsed: Iterable[Normalised] | None = None,
 ) -> Normalised:
     """Parse the batched endpoint's pages ~BATCH_BYTES at a time, read straight from the
     raw store (each batch with every page of the other endpoints), each batch's offers
     handed to `stage` as soon as they are normalised, so neither a million-item crawl nor
-    its parsed offers sit in memory whole. Returns the rest of the result (its `offers`
-    empty: they are staged)."""
+    its parsed offers sit in memory whole. `parsed`: those batches' results already under
+    way, parsed from the same pages while they landed (warehouse.parse_ahead). Returns the
+    rest of the result (its `offers` empty: they are staged)."""
     import polars as pl
 
     from connectors.kit.normalise import combine
 
     big = connector.batched_endpoint
-    rest = pages_frame(raw.with_payloads(index.filter(pl.col("endpoint") != big), store))
-    index = index.filter(pl.col("endpoint") == big)
-
-    def parsed() -> Iterator[Normalised]:
-        for batch in read_ahead(raw.iter_batches(index, store, BATCH_BYTES)):
-            pages = pages_frame(batch)
-            del batch
-            if rest.height:
-                pages = pl.concat([rest, pages], how="vertical")
-            result = connector.parse(pages).normalised()
-            del pages  # the payloads: gone before the next batch is read
-            yield result
-
-    batches = stage_behind(parsed(), stage)
-    if not batches and rest.height:  # only the other endpoints have pages
-        batches.append(staged(connector.parse(rest).normalised(), stage))
+    rest = None
+    if parsed is None:
+        rest = other_pages(connector, index, store)
+        parsed = parse_batches(
+            connector,
+            rest,
+            raw.iter_batches(index.filter(pl.col("endpoint") == big), store, BATCH_BYTES),
+        )
+    batches = stage_behind(parsed, stage)
+    if not batches:  # only the other endpoints have pages
+        rest = other_pages(connector, index, store) if rest is None else rest
+        if rest.height:
+            batches.append(staged(connector.parse(rest).normalised(), stage))
     if not batches:
         raise UnexpectedResponse(connector.name, big, "no current pages to parse")
     return combine(batches)
+
+
+def other_pages(connector: Connector, index: pl.DataFrame, store: RawStore) -> pl.DataFrame:
+    """The pages frame of `index`'s pages outside the batched endpoint, with their
+    payloads: what rides along with every batch."""
+    import polars as pl
+
+    other = index.filter(pl.col("endpoint") != connector.batched_endpoint)
+    return pages_frame(raw.with_payloads(other, store))
+
+
+def parse_batches(
+    connector: Connector, rest: pl.DataFrame, batches: Iterator[pl.DataFrame]
+) -> Iterator[Normalised]:
+    """Each batch of the batched endpoint's pages (index rows with their payloads, the next
+    one read on a worker meanwhile: `read_ahead`) parsed and normalised with the other
+    endpoints' pages (`rest`, a pages frame)."""
+    import polars as pl
+
+    for batch in read_ahead(batches):
+        pages = pages_frame(batch)
+        del batch
+        if rest.height:
+            pages = pl.concat([rest, pages], how="vertical")
+        result = connector.parse(pages).normalised()
+        del pages  # the payloads: gone before the next batch is read
+        yield result
 
 
 def staged(result: Normalised, stage: Callable[[pl.DataFrame], None]) -> Normalised:

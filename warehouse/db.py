@@ -168,6 +168,21 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> list[tu
     return result.fetchall()
 
 
+def relation_exists(
+    con: duckdb.DuckDBPyConnection, name: str, *, database: str | None = None
+) -> bool:
+    """Whether a table or view of this name is in `database` (any attached one when None):
+    the one statement of "created yet?" for code that meets warehouses of earlier versions."""
+    where = "WHERE {kind}_name = $n" + (
+        "" if database is None else " AND database_name = $d AND schema_name = 'main'"
+    )
+    sql = " UNION ALL ".join(
+        f"SELECT 1 FROM duckdb_{kind}s() " + where.format(kind=kind) for kind in ("table", "view")
+    )
+    params = {"n": name} if database is None else {"n": name, "d": database}
+    return bool(run(con, sql, params))
+
+
 def text_literal(text: str | Path) -> str:
     """`text` as a SQL string literal, for the statements that take no parameter where a
     file's path goes (ATTACH): a path may hold a quote."""

@@ -79,6 +79,18 @@ def _materialise_one(
         raise WarehouseError(f"table {name} ({path}) failed to build: {exc}") from exc
 
 
+def make_room(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR) -> list[str]:
+    """Drop the stored marts a build is about to rebuild and checkpoint
+    (`db.drop_to_rewrite`), before the build's other changes are written: a checkpoint
+    writes a changed table's new segments before it frees the old ones, so the history's
+    (its closed periods' `valid_to`, its last row group) written at the checkpoint that
+    also freed the marts needed blocks of their own, appended to the file every night
+    (at a million Azure items ~6 blocks a night, kept free afterwards). Freed first, the
+    marts' blocks take the history's new segments, and the history's old ones the marts
+    `computed_once` builds after its own checkpoint. Returns the marts dropped."""
+    return drop_to_rewrite(con, materialized(sql_dir))
+
+
 # the layers whose views are computed once per build (`computed_once`); the alert inputs
 # read alert_events, which the alerts check writes inside the same build
 COMPUTED_ONCE_LAYERS = ("intermediate", "marts")
@@ -168,7 +180,10 @@ def computed_once(
         )
     ]
     held: list[str] = []
-    if materialise_marts:  # their blocks reused for the tables built now (db.drop_to_rewrite)
+    if materialise_marts:
+        # their blocks, and those of what the build changed before (its history: the
+        # refresh drops the marts before that, `make_room`), reused for the tables
+        # built now (db.drop_to_rewrite)
         drop_to_rewrite(con, sorted(tables))
     with _scratch(con):
         try:

@@ -40,7 +40,7 @@ import duckdb
 
 from common.schemas import MAX_USD_PER_GPU_HOUR
 from warehouse import series_newest
-from warehouse.db import query, run
+from warehouse.db import query, relation_exists, run
 
 if TYPE_CHECKING:
     import polars as pl
@@ -156,12 +156,6 @@ class Held:
     offers: dict[str, int] = field(default_factory=dict)  # connector -> offers taken out
 
 
-def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return bool(run(con, "SELECT 1 FROM duckdb_views() WHERE view_name = $n "
-                         "UNION ALL SELECT 1 FROM duckdb_tables() WHERE table_name = $n",
-                    {"n": name}))
-
-
 def hold_back(
     con: duckdb.DuckDBPyConnection,
     connectors: list[str],
@@ -178,7 +172,7 @@ def hold_back(
     import polars as pl
 
     held = Held({}, {})
-    if not connectors or not _exists(con, "int_offers_unioned"):
+    if not connectors or not relation_exists(con, "int_offers_unioned"):
         return held
     params = {
         "connectors": connectors,
@@ -194,7 +188,7 @@ def hold_back(
     )
     points = pl.DataFrame()
     mine = [s for s in series if s.connector in connectors]
-    if mine and _exists(con, "int_spot_prices_unioned"):
+    if mine and relation_exists(con, "int_spot_prices_unioned"):
         sql, extra = _POINTS_SQL.replace("{loads}", ""), {}
         if loads is not None:
             sql = _POINTS_SQL.replace("{loads}", "AND load_id IN (SELECT unnest($loads))")

@@ -19,7 +19,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -54,13 +54,39 @@ class Load:
     source_version: str | None = None
 
 
+@dataclass(frozen=True)
+class Landed:
+    """A page as the landing stored it, in landing order (`land(follow=...)`): the row
+    the ledger's current pages will give it if no earlier load listed it (`current_index`'s
+    columns, named as they are), its place in its load (`seq`), and whether its object was
+    written now (`written`: False for a page already stored)."""
+
+    endpoint: str
+    load_id: str
+    seq: int
+    fetched_at: datetime
+    scope: str
+    source_url: str | None
+    request: str
+    payload_bytes: int
+    sha256: str
+    provenance: str | None
+    written: bool
+
+
 def new_run_id() -> str:
     # microseconds: run ids (and so load ids) sort in time order even within a second
     return f"{utc_now():%Y%m%dT%H%M%S.%fZ}-{uuid.uuid4().hex[:8]}"
 
 
 def _load_id(run_id: str, provider: str, endpoint: str, scope: str) -> str:
-    return f"{run_id}:{provider}:{endpoint}:{scope or '-'}"
+    return f"{run_id}:{provider}:{endpoint}:{load_order(endpoint, scope)}"
+
+
+def load_order(endpoint: str, scope: str) -> str:
+    """How a run's loads of one provider sort (the tail of their ids): the order in which
+    the ledger lists their pages (`current_index`)."""
+    return f"{endpoint}:{scope or '-'}"
 
 
 def land(
@@ -74,6 +100,7 @@ def land(
     compare: bool = False,
     keep: bool = False,
     on_write: Callable[[], None] | None = None,
+    follow: Callable[[Any], bool] | None = None,
 ) -> list[Load]:
     """Land pages and fetch failures for one provider: bytes into the store, one ledger
     row per page. Returns one Load per (endpoint, scope) seen, already written to
@@ -82,12 +109,16 @@ def land(
     each stored object is decompressed and compared with the page's bytes, and rewritten
     when it differs. `keep`: the pages written now are held for the parse that follows
     (`RawStore.keep`). `on_write` is called once, as soon as a page not stored before has
-    been written (a parse will follow: an unchanged landing never calls it)."""
+    been written (a parse will follow: an unchanged landing never calls it). `follow` is
+    called with each page once its object is stored (`Landed`, in landing order, before
+    the objects are synced and the ledger written: what it starts must not stage before the
+    ledger names the pages), and with each fetch failure as it comes, until it returns
+    False."""
     loads: dict[tuple[str, str], Load] = {}
     rows: dict[str, list[Any]] = {c: [] for c in _PAGE_TYPES if c != "sha256"}
     shas: list[str] = []
     pool = ThreadPoolExecutor(2)
-    pending: deque[Future[str]] = deque()
+    pending: deque[tuple[Future[tuple[str, bool]], Landed | None]] = deque()
     credentials = credential_values()  # what each page's stored bytes must mask
     written_before = store.written_bytes  # the store's count since it was opened
     try:
@@ -101,23 +132,34 @@ def land(
             if hasattr(item, "error"):  # a FetchFailure: skipped (no credentials) or failed
                 load.status = "skipped" if item.skipped else "failed"
                 load.error = str(item.error)
+                if follow is not None and not follow(item):
+                    follow = None
                 continue
             request = canonical_json(item.request)
+            load.pages += 1
             if isinstance(item, RecordedPage):  # its file and object as recorded: not read
                 size = item.size
-                pending.append(_named(item.sha256))
+                stored = _named(item.sha256)
             else:
                 data = item.stored_bytes(credentials)  # as read: hashed and stored as they are
                 size = len(data)
                 # hashed, checked against its stored object or compressed and written, on
                 # a worker while the next page is read
-                pending.append(pool.submit(_put, store, item, request, data, compare, keep))
+                stored = pool.submit(_put, store, item, request, data, compare, keep)
+            landed = None
+            if follow is not None:
+                landed = Landed(
+                    item.endpoint, load.load_id, load.pages, item.fetched_at, key[1],
+                    item.source_url, request, size, "", provenance.text(item.provenance), False,
+                )  # fmt: skip
+            pending.append((stored, landed))
             if len(pending) >= _IN_FLIGHT:  # bound the pages held in memory
-                shas.append(pending.popleft().result())
+                sha256, following = _stored(*pending.popleft(), follow)
+                shas.append(sha256)
+                follow = follow if following else None
             if on_write is not None and store.written_bytes > written_before:
                 on_write()
                 on_write = None
-            load.pages += 1
             for column, value in zip(
                 rows,
                 (
@@ -137,7 +179,10 @@ def land(
                 item.request.get("source_version") if isinstance(item.request, dict) else None
             )
             load.source_version = version or load.source_version
-        shas.extend(future.result() for future in pending)
+        for entry in pending:
+            sha256, following = _stored(*entry, follow)
+            shas.append(sha256)
+            follow = follow if following else None
     finally:
         pool.shutdown(cancel_futures=True)
     store.sync()  # the objects are durable before the ledger naming them is published
@@ -180,17 +225,31 @@ def land(
 
 def _put(
     store: RawStore, item: Page, request: str, data: bytes, compare: bool, keep: bool
-) -> str:
-    """Store one page (`RawStore.put_page`) and tell the page the name it was stored by."""
-    sha256 = store.put_page(request, data, compare=compare, keep=keep)
+) -> tuple[str, bool]:
+    """Store one page (`RawStore.put_page`) and tell the page the name it was stored by:
+    its sha256, and whether its object was written now."""
+    sha256, written = store.put_page(request, data, compare=compare, keep=keep)
     item.stored_as(sha256)
-    return sha256
+    return sha256, written
 
 
-def _named(sha256: str) -> Future[str]:
-    done: Future[str] = Future()
-    done.set_result(sha256)
+def _named(sha256: str) -> Future[tuple[str, bool]]:
+    done: Future[tuple[str, bool]] = Future()
+    done.set_result((sha256, False))
     return done
+
+
+def _stored(
+    stored: Future[tuple[str, bool]],
+    landed: Landed | None,
+    follow: Callable[[Any], bool] | None,
+) -> tuple[str, bool]:
+    """A page's sha256 once its object is stored, the page handed to `follow`; and whether
+    `follow` still wants the next pages."""
+    sha256, written = stored.result()
+    if follow is not None and landed is not None:
+        return sha256, follow(replace(landed, sha256=sha256, written=written))
+    return sha256, follow is not None
 
 
 def _columns(types: dict[str, str]) -> str:
@@ -349,10 +408,7 @@ def verify(con: duckdb.DuckDBPyConnection, store: RawStore) -> dict[str, Any]:
         for r in pages.filter(pl.col("sha256").is_in(list(by_sha))).iter_rows(named=True)
     ]
     named = set(pages["sha256"].to_list())
-    unreferenced = sorted(
-        p.name.removesuffix(".zst") for p in store.iter_objects()
-        if p.name.removesuffix(".zst") not in named
-    )
+    unreferenced = sorted(store.names() - named)
     return {
         "store": str(store.root),
         "checked": pages.height,
@@ -379,9 +435,15 @@ def iter_batches(
 
     if index.is_empty():
         return
-    batch = (pl.col("payload_bytes").cum_sum() - pl.col("payload_bytes")) // max(1, batch_bytes)
+    batch = batch_of(pl.col("payload_bytes").cum_sum() - pl.col("payload_bytes"), batch_bytes)
     for _, part in index.with_columns(_batch=batch).group_by("_batch", maintain_order=True):
         yield with_payloads(part.drop("_batch"), store)
+
+
+def batch_of(before, batch_bytes: int):
+    """The batch a page falls in (`iter_batches`), given the payload bytes of the pages
+    before it in the index (`before`: a number, or a Polars expression of them)."""
+    return before // max(1, batch_bytes)
 
 
 def pages_digest(pages: pl.DataFrame | Iterable[tuple[str, str, str | None]]) -> str:

@@ -1,9 +1,12 @@
 """The raw store: every page's body bytes as received, beside the warehouse file.
 
     <warehouse>.raw/objects/<sha[:2]>/<sha>.zst      (or $GPU_PRICING_RAW_STORE/objects/...)
+    <warehouse>.raw/packs/<name>.pack                (a large landing's objects: rawpack)
 
-One zstd-compressed file per distinct page, named by the page's sha256 (request identity +
-body bytes, `common.schemas.page_sha256`). Append-only and content-addressed: a page
+One zstd frame per distinct page (its object), named by the page's sha256 (request
+identity + body bytes, `common.schemas.page_sha256`): a file of its own, or, past a
+landing's first `rawpack.PACK_AFTER` new pages, one frame of the landing's pack (the same
+bytes, found through the pack's index; warehouse.rawpack). Append-only and content-addressed: a page
 whose object exists is not written again, an object is never modified, and a refresh never
 copies the store (only the small analytics file is copied and published). Each object is
 written to a temporary name and renamed into place, so a refresh killed at any moment
@@ -26,12 +29,12 @@ What is checked when:
   with the bytes just fetched, so a changed byte inside an object is rewritten too;
 - `gpu-pricing raw verify` (`verify`) decompresses and hashes every object the ledger names.
 
-Why one file per page rather than one segment file per load: measured on 200 pages of
-the real Azure shape (122 MB), writing objects costs 0.03 s (+0.08 s to fsync them all)
-against 0.01 s for one segment, and reading them back 0.10 s against 0.03 s: both are
-small next to parsing. Files per page need no index (an object's name is its address, so
-"already stored" is one `stat`), are idempotent when a refresh is retried after a crash,
-and never leave a half-used segment behind.
+Why files per page for a small landing and a pack for a large one: a file needs no index
+(an object's name is its address, so "already stored" is one `stat`), but each costs the
+kernel an inode: 1,008 objects (a million AWS spot points) as files took ~0.4 s of system
+CPU, as one pack 0.02 s. A pack is written whole or not at all, like a file (warehouse.rawpack),
+and is idempotent too: a refresh retried after a crash finds the objects of the packs
+that were finished, and writes the others again.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ import zstandard
 
 from common.errors import WarehouseError
 from common.schemas import page_sha256
+from warehouse import rawpack
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -140,7 +144,14 @@ class RawStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self.objects = self.root / "objects"
+        self.packs = self.root / "packs"
         self._new: list[Path] = []  # written by this process, not yet fsynced
+        # the objects of the finished packs (read on the first look for one) and of the
+        # pack being written: sha256 -> (pack, offset, length)
+        self._packed: dict[str, tuple[rawpack.Pack, int, int]] | None = None
+        self._writing: rawpack.Writing | None = None
+        self._written_now = 0  # new objects since the last `sync`: past PACK_AFTER, packed
+        self._pack_lock = threading.RLock()
         self._folders: set[Path] = set()  # object folders known to exist
         self.written_bytes = 0  # compressed bytes written by this process
         self.repaired: list[str] = []  # damaged objects this process rewrote
@@ -159,7 +170,34 @@ class RawStore:
         return self.objects / sha256[:2] / f"{sha256}.zst"
 
     def has(self, sha256: str) -> bool:
-        return self.path(sha256).exists()
+        return self.path(sha256).exists() or sha256 in self._index()
+
+    def _index(self) -> dict[str, tuple[rawpack.Pack, int, int]]:
+        """The packed objects (every finished pack's index read once per process)."""
+        with self._pack_lock:
+            if self._packed is None:
+                found: dict[str, tuple[rawpack.Pack, int, int]] = {}
+                if self.packs.is_dir():
+                    for pack in sorted(self.packs.glob("*.pack")):
+                        found.update(rawpack.read_index(pack))
+                self._packed = found
+            return self._packed
+
+    def _stored(self, sha256: str) -> bytes | None:
+        """An object's bytes as stored: its own file's, else its frame in a pack; None when
+        neither holds it."""
+        try:
+            return self.path(sha256).read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        where = self._index().get(sha256)
+        return None if where is None else rawpack.read_frame(*where)
+
+    def where(self, sha256: str) -> Path:
+        """The file an object is in (for messages): its own, or its pack."""
+        own = self.path(sha256)
+        packed = None if own.exists() else self._index().get(sha256)
+        return own if packed is None else packed[0].path
 
     def keep(self, limit_bytes: int, *, compressed: bool = False) -> None:
         """Hold the bytes of the pages written from now on (`put(keep=True)`), up to
@@ -189,10 +227,8 @@ class RawStore:
     def holds_whole(self, sha256: str, size: int) -> bool:
         """Whether the object of a page of `size` bytes is stored, one whole zstd frame of
         that length (`_whole`): what `put` trusts of a page already stored."""
-        try:
-            return _whole(self.path(sha256).read_bytes(), size)
-        except (FileNotFoundError, NotADirectoryError):
-            return False
+        blob = self._stored(sha256)
+        return blob is not None and _whole(blob, size)
 
     def put(self, sha256: str, data: bytes, *, compare: bool = False, keep: bool = False) -> bool:
         """Store one page's bytes under its sha256; False if already stored. A stored
@@ -201,20 +237,27 @@ class RawStore:
         check) it must decompress to `data`. An object that fails is rewritten from `data`.
         `keep`: a page written now is held for `texts` (within the limit `keep` set)."""
         target = self.path(sha256)
-        try:
-            blob = target.read_bytes()
-        except FileNotFoundError:
-            blob = None
-        if blob is not None:
+        blob = self._stored(sha256)
+        repair = blob is not None
+        if repair:
             if self._holds(blob, data) if compare else _whole(blob, len(data)):
                 return False
-            # the page was fetched again: its bytes replace a damaged object
-            log.warning("raw store: object %s was damaged; rewritten from the page fetched", target)
+            # the page was fetched again: its bytes replace a damaged object (as a file of
+            # its own, which reads prefer to a pack's frame)
+            log.warning(
+                "raw store: object %s was damaged; rewritten from the page fetched",
+                self.where(sha256),
+            )
             self.repaired.append(sha256)
+        blob = _compressor().compress(data)
+        if not repair and self._pack(sha256, blob):
+            self.written_bytes += len(blob)
+            if keep:
+                self._hold(sha256, data, blob)
+            return True
         if target.parent not in self._folders:  # one mkdir per folder, not per object
             target.parent.mkdir(parents=True, exist_ok=True)
             self._folders.add(target.parent)
-        blob = _compressor().compress(data)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
             with tmp.open("wb") as fh:
@@ -229,15 +272,28 @@ class RawStore:
             self._hold(sha256, data, blob)
         return True
 
+    def _pack(self, sha256: str, blob: bytes) -> bool:
+        """Append a new object to this landing's pack, once the landing has written
+        `PACK_AFTER` objects as files; False for one of those (the caller writes it)."""
+        with self._pack_lock:
+            self._written_now += 1
+            if self._written_now <= rawpack.PACK_AFTER:
+                return False
+            index = self._index()  # read before this pack's objects join it
+            if self._writing is None:
+                self._writing = rawpack.Writing.open(self.packs)
+            offset, length = self._writing.append(sha256, blob)
+            index[sha256] = (self._writing.pack, offset, length)
+            return True
+
     def put_page(
         self, request: str, data: bytes, *, compare: bool = False, keep: bool = False
-    ) -> str:
+    ) -> tuple[str, bool]:
         """Name a page (`page_sha256` of its request and bytes) and `put` it: the hash and
         the object check release the GIL, so a landing runs this on workers. Returns the
-        page's sha256."""
+        page's sha256 and whether its object was written now (`put`)."""
         sha256 = page_sha256(request, data)
-        self.put(sha256, data, compare=compare, keep=keep)
-        return sha256
+        return sha256, self.put(sha256, data, compare=compare, keep=keep)
 
     @staticmethod
     def _holds(blob: bytes, data: bytes) -> bool:
@@ -255,16 +311,17 @@ class RawStore:
 
     def _read(self, sha256: str) -> bytes:
         """An object's compressed bytes (`DamagedObject` when it is missing)."""
-        path = self.path(sha256)
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
+        blob = self._stored(sha256)
+        if blob is None:
             raise DamagedObject(
-                sha256, path, "is missing (the store must travel with the warehouse file)"
-            ) from None
+                sha256,
+                self.where(sha256),
+                "is missing (the store must travel with the warehouse file)",
+            )
+        return blob
 
     def _decompress(self, sha256: str, blob: bytes, request: str | None) -> bytes:
-        path = self.path(sha256)
+        path = self.where(sha256)
         try:
             data = _decompressor().decompress(blob)
         except zstandard.ZstdError as exc:
@@ -279,7 +336,9 @@ class RawStore:
         try:
             size = zstandard.frame_content_size(blob)
         except zstandard.ZstdError as exc:
-            raise DamagedObject(sha256, self.path(sha256), f"does not decompress ({exc})") from None
+            raise DamagedObject(
+                sha256, self.where(sha256), f"does not decompress ({exc})"
+            ) from None
         return size if size >= 0 else len(self._decompress(sha256, blob, None))
 
     def get_many(
@@ -349,7 +408,7 @@ class RawStore:
                 held[i] = blobs[i] = None  # let go as it is copied
                 if len(page) != sizes[i]:
                     raise DamagedObject(
-                        shas[i], self.path(shas[i]), "is damaged: its frame misstates its length"
+                        shas[i], self.where(shas[i]), "is damaged: its frame misstates its length"
                     )
                 view[offsets[i] : offsets[i + 1]] = page
 
@@ -360,27 +419,41 @@ class RawStore:
         return binary.cast(pa.large_string())  # checks UTF-8
 
     def sync(self) -> None:
-        """fsync every object this process wrote, and their folders: called before the
-        ledger that names them is published."""
-        if not self._new:
+        """fsync every object this process wrote, and their folders, and finish the pack
+        being written (rawpack.Writing.finish): called before the ledger that names them is
+        published. The next landing starts its count of objects written as files again."""
+        with self._pack_lock:
+            writing, self._writing, self._written_now = self._writing, None, 0
+        folders: set[Path] = set()
+        if writing is not None:
+            writing.finish()
+            folders |= {self.packs, self.root}
+        if not self._new and not folders:
             return
-        folders = {p.parent for p in self._new}
+        folders |= {p.parent for p in self._new}
         with ThreadPoolExecutor(_THREADS) as pool:  # the journal commits them together
             list(pool.map(_fsync, self._new))
-            list(pool.map(_fsync, [*folders, self.objects]))
+            list(pool.map(_fsync, [*folders, *([self.objects] if self._new else [])]))
         self._new.clear()
 
     def discard_partial(self) -> int:
         """Remove temporary files a killed writer left (never visible as objects). Call
         only under the refresh lock, when no other writer can be mid-write."""
         stale = list(self.objects.glob("*/.*.tmp")) if self.objects.is_dir() else []
+        stale += list(self.packs.glob(".*.tmp")) if self.packs.is_dir() else []
         for p in stale:
             p.unlink(missing_ok=True)
         return len(stale)
 
     def size_bytes(self) -> int:
-        return sum(p.stat().st_size for p in self.iter_objects())
+        packs = self.packs.glob("*.pack") if self.packs.is_dir() else []
+        return sum(p.stat().st_size for p in [*self.iter_objects(), *packs])
 
     def iter_objects(self) -> Iterator[Path]:
+        """The objects stored as files of their own (`names` also has the packed ones)."""
         if self.objects.is_dir():
             yield from self.objects.glob("*/*.zst")
+
+    def names(self) -> set[str]:
+        """The sha256 of every object stored, as a file or in a pack."""
+        return {p.name.removesuffix(".zst") for p in self.iter_objects()} | set(self._index())

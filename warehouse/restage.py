@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 
 from connectors import registry
-from warehouse.db import in_transaction, run, text_literal
+from warehouse.db import in_transaction, relation_exists, run, text_literal
 from warehouse.staging import parsed_from, staged_rows
 
 PUBLISHED = "_published"
@@ -68,13 +68,7 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, published: Path) -> int:
         return 0
     run(con, f"ATTACH {text_literal(published)} AS {PUBLISHED} (READ_ONLY)")
     try:
-        present = run(
-            con,
-            """SELECT 1 FROM duckdb_tables() WHERE database_name = ? AND schema_name = 'main'
-               AND table_name = ?""",
-            [PUBLISHED, table],
-        )
-        if not present:
+        if not relation_exists(con, table, database=PUBLISHED):
             return 0
         run(con, f"DELETE FROM {table}")
         run(con, f"INSERT INTO {table} BY NAME SELECT * FROM {PUBLISHED}.main.{table}")

@@ -53,6 +53,8 @@ from warehouse.rawstore import RawStore
 if TYPE_CHECKING:
     import polars as pl
 
+    from warehouse.parse_ahead import ParseAhead
+
 
 def replace_staged(
     con: duckdb.DuckDBPyConnection, table: str, offers: pl.DataFrame, ddl: str | None = None
@@ -158,9 +160,7 @@ def _watermarks(con, provider: str) -> dict[tuple[str, str], datetime]:
         {"p": provider, "version_format": connector.source_version_format},
     )
     for table, series in connector.series_tables:
-        if not db.run(
-            con, "SELECT 1 FROM duckdb_tables() WHERE table_name = $t", {"t": table.name}
-        ):
+        if not db.relation_exists(con, table.name):
             continue
         points = db.query(
             con,
@@ -312,7 +312,7 @@ def _stated_points(con, table: StagedTable) -> None:
     whose points are all stated (staging states each new one) it finds nothing to do."""
     if not _stated(table):
         return  # a series whose points state nothing: no column to fill
-    if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table.name]):
+    if not db.relation_exists(con, table.name):
         return  # not staged yet: created with the column
     run(con, f"ALTER TABLE {table.name} ADD COLUMN IF NOT EXISTS provenance VARCHAR")
     # a statement's selectors name these of a point's columns (the series declares them)
@@ -390,13 +390,15 @@ def stage_provider(
     *,
     max_drop_pct: float = 0.0,
     emptied: int | None = None,
+    ahead: ParseAhead | None = None,
 ) -> bool:
     """Parse and stage a provider's current pages; False (nothing done) when they and the
     parsing code are the ones its staged offers came from (`parsed_from`). Raises `OfferDrop` when its
     offers fall by more than `max_drop_pct` percent from the ones staged (0: no limit).
     Call it in a transaction (pipeline.load_and_publish holds one per provider): the
     offers are staged batch by batch as they are parsed, and a failure on the way must
-    leave every staged table as it was."""
+    leave every staged table as it was. `ahead`: the batches already parsed while the
+    pages landed, used if they are the current pages (warehouse.parse_ahead)."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
     digest, code, staged = parsed_from(con, name)
@@ -434,7 +436,8 @@ def stage_provider(
         insert_frame(con, table, batches.in_staged_order(offers))
 
     if connector.batched_endpoint:
-        result = batches.normalise_in_batches(connector, index, store, stage)
+        parsed = ahead.parsed(index) if ahead is not None else None
+        result = batches.normalise_in_batches(connector, index, store, stage, parsed)
     else:
         pages = pages_frame(raw.with_payloads(index, store))
         parsed = connector.parse(pages, None if since is None else _latest(con, connector))
@@ -522,7 +525,7 @@ class OfferDrop(PricingError):
 
 def staged_rows(con, table: str) -> int:
     """The rows of a staged table, 0 when it does not exist yet."""
-    if not run(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = ?", [table]):
+    if not db.relation_exists(con, table):
         return 0
     return run(con, f"SELECT count(*) FROM {table}")[0][0]
 

@@ -1,6 +1,7 @@
 """A live fetch's pages are spooled to disk as they arrive (flows.pipeline.SpooledPages) and
-read back one at a time when landed: the same pages (bytes, sha256, order, failures), and
-no crawl held in memory."""
+read back one at a time when landed: the same pages (bytes, sha256, failures) in the order
+the ledger lists them (by endpoint and scope, a scope's pages as fetched), and no crawl
+held in memory."""
 
 from __future__ import annotations
 
@@ -25,14 +26,17 @@ def live(tmp_path: Path):
     yield FetchFailure("aws", "spot_price_history", "eu-west-1", RuntimeError("503"))
     yield Page("aws", "price_list", AT, {"region": "us-east-1"}, path=csv)
     yield Page("aws", "spot_price_history", AT, {"region": "us-west-2"}, text='{"p":[]}')
+    yield Page("aws", "spot_price_history", AT, {"region": "us-east-1"}, body={"p": [3, 1.5]})
 
 
 def test_spooled_pages_are_the_fetched_pages_read_back_from_disk(tmp_path):
-    expected = [i.compact() if isinstance(i, Page) else i for i in live(tmp_path)]
+    fetched = [i.compact() if isinstance(i, Page) else i for i in live(tmp_path)]
+    # landed by endpoint and scope (as the ledger lists them), a scope's pages as fetched
+    expected = [fetched[i] for i in (2, 1, 0, 4, 3)]
     spooled = SpooledPages(live(tmp_path))
-    assert spooled.pages == 3
+    assert spooled.pages == 4
     folder = Path(spooled._folder.name)
-    assert sorted(p.name for p in folder.iterdir()) == ["0.json", "3.json"]
+    assert sorted(p.name for p in folder.iterdir()) == ["0.json", "3.json", "4.json"]
     for _ in range(2):  # read again (a retried landing) gives the same pages
         got = list(spooled)
         assert [type(i) for i in got] == [type(i) for i in expected]

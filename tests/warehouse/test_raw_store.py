@@ -315,7 +315,9 @@ def test_pages_held_since_they_were_written_are_read_once_without_their_objects(
     shas = [page_sha256(r, b) for r, b in zip(requests, bodies, strict=True)]
     store.put_page(requests[0], bodies[0])  # stored before: not held when put again
     store.keep(sum(map(len, bodies[:5])))  # room for pages 0-4 (page 0 takes none)
-    assert [store.put_page(r, b, keep=True) for r, b in zip(requests, bodies, strict=True)] == shas
+    assert [
+        store.put_page(r, b, keep=True) for r, b in zip(requests, bodies, strict=True)
+    ] == [(sha, i > 0) for i, sha in enumerate(shas)]  # page 0 was stored: not written
     for sha in shas:  # the objects gone: only what is held can still be read
         store.path(sha).unlink()
     store.put_page(requests[0], bodies[0])  # page 0 again, written now but not kept
@@ -344,7 +346,7 @@ def test_pages_held_compressed_are_read_from_memory_within_their_compressed_limi
     requests = [canonical_json({"region": f"r{i}"}) for i in range(4)]
     bodies = [json.dumps({"Items": [{"i": i, "sku": "x" * 50}] * 2000}).encode() for i in range(4)]
     shas = [page_sha256(r, b) for r, b in zip(requests, bodies, strict=True)]
-    blobs = [RawStore(tmp_path / "t").put_page(r, b) for r, b in zip(requests, bodies, strict=True)]
+    blobs = [RawStore(tmp_path / "t").put_page(r, b)[0] for r, b in zip(requests, bodies, strict=True)]
     sizes = [(tmp_path / "t").joinpath("objects", s[:2], f"{s}.zst").stat().st_size for s in blobs]
     assert sizes[0] * 10 < len(bodies[0])  # the room a page takes is its object's
     store.keep(sum(sizes[:3]), compressed=True)  # room for three objects, not for one page
@@ -468,7 +470,7 @@ def test_a_stored_object_is_trusted_by_its_frame_and_compared_on_the_full_check(
     store = RawStore(tmp_path / "s")
     request = canonical_json({"region": "r"})
     data = orjson.dumps([{"price": i, "sku": f"sku-{i}"} for i in range(20_000)])
-    sha = store.put_page(request, data)
+    sha, _ = store.put_page(request, data)
     assert sha == Page("p", "e", None, {"region": "r"}, data=data).sha256  # the page's name
     obj = store.path(sha)
     whole = obj.read_bytes()
