@@ -150,9 +150,8 @@ def test_a_kill_after_the_marts_are_dropped_leaves_the_published_file_and_the_ne
     assert not warehouse.with_name(warehouse.name + ".next").exists()
 
 
-def _night(con: duckdb.DuckDBPyConnection, night: int, *, drop_first: bool) -> None:
-    """A build's writes in miniature: staged rows replaced, a few history rows added, a
-    stored mart rebuilt from the staged rows."""
+def _stage(con: duckdb.DuckDBPyConnection, night: int) -> None:
+    """A night's staged rows, replacing the last night's."""
     with db.transaction(con):
         db.run(con, "DELETE FROM stg")
         db.run(
@@ -161,6 +160,12 @@ def _night(con: duckdb.DuckDBPyConnection, night: int, *, drop_first: bool) -> N
             " FROM range($rows) t(i)",
             {"n": night, "rows": ROWS},
         )
+
+
+def _night(con: duckdb.DuckDBPyConnection, night: int, *, drop_first: bool) -> None:
+    """A build's writes in miniature: staged rows replaced, a few history rows added, a
+    stored mart rebuilt from the staged rows."""
+    _stage(con, night)
     db.run(con, "INSERT INTO hist SELECT i, $n FROM range(2000) t(i)", {"n": night})
     if drop_first:
         db.drop_to_rewrite(con, ["mart"])
@@ -228,14 +233,7 @@ def test_a_refresh_merges_its_history_once_the_stored_marts_are_dropped(tmp_path
 def _night_with_history(con: duckdb.DuckDBPyConnection, night: int, *, room_first: bool) -> None:
     """A build's writes in miniature, with a history whose column a night updates in every
     row group (as closing periods updates `valid_to`): the mart dropped before or after it."""
-    with db.transaction(con):
-        db.run(con, "DELETE FROM stg")
-        db.run(
-            con,
-            "INSERT INTO stg SELECT i, hash(i, $n) % 100000 / 100, 'offer ' || hash(i, $n) % 997"
-            " FROM range($rows) t(i)",
-            {"n": night, "rows": ROWS},
-        )
+    _stage(con, night)
     if room_first:
         db.drop_to_rewrite(con, ["mart"])
     db.run(con, "UPDATE hist SET v = v + 1 WHERE id % 50 = $n", {"n": night % 50})
@@ -245,7 +243,10 @@ def _night_with_history(con: duckdb.DuckDBPyConnection, night: int, *, room_firs
 
 
 def _sizes_with_history(path: Path, nights: int, *, room_first: bool) -> list[int]:
+    """The file's size after each night; one thread, so the blocks each write takes do
+    not depend on how the machine schedules DuckDB's threads."""
     with db.building(path) as con:
+        db.run(con, "SET threads = 1")
         db.run(con, "CREATE TABLE stg (id BIGINT, price DOUBLE, name VARCHAR)")
         db.run(
             con, "CREATE TABLE hist AS SELECT i AS id, hash(i) / 1e9 AS v FROM range(400000) t(i)"
@@ -253,6 +254,7 @@ def _sizes_with_history(path: Path, nights: int, *, room_first: bool) -> list[in
     sizes = []
     for night in range(nights):
         with db.building(path) as con:
+            db.run(con, "SET threads = 1")
             _night_with_history(con, night, room_first=room_first)
         sizes.append(path.stat().st_size)
     return sizes

@@ -8,6 +8,7 @@ it did; and a refresh whose objects are packed publishes what one of files does.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -22,6 +23,17 @@ from warehouse.rawstore import DamagedObject, RawStore, page_sha256
 @pytest.fixture
 def pack_after_two(monkeypatch):
     monkeypatch.setattr(rawpack, "PACK_AFTER", 2)
+
+
+def _one_pack(root: Path, n: int) -> tuple[list[str], list[bytes], list[str], Path]:
+    """`n` pages landed and synced in one store: its pages and the one pack they made."""
+    store = RawStore(root)
+    requests, bodies, shas = _pages(n)
+    for r, b in zip(requests, bodies, strict=True):
+        store.put_page(r, b)
+    store.sync()
+    (pack,) = store.packs.glob("*.pack")
+    return requests, bodies, shas, pack
 
 
 def _pages(n: int, tag: str = "") -> tuple[list[str], list[bytes], list[str]]:
@@ -89,12 +101,7 @@ def test_a_killed_landings_pack_is_never_read_and_is_discarded(tmp_path, pack_af
 def test_a_damaged_packed_object_is_named_by_its_pack_and_rewritten_as_a_file(
     tmp_path, pack_after_two
 ):
-    store = RawStore(tmp_path / "s")
-    requests, bodies, shas = _pages(5)
-    for r, b in zip(requests, bodies, strict=True):
-        store.put_page(r, b)
-    store.sync()
-    (pack,) = store.packs.glob("*.pack")
+    requests, bodies, shas, pack = _one_pack(tmp_path / "s", 5)
     _, offset, length = RawStore(tmp_path / "s")._index()[shas[3]]
     data = bytearray(pack.read_bytes())
     data[offset + length // 2 : offset + length] = b"\0" * (length - length // 2)
@@ -115,12 +122,7 @@ def test_a_damaged_packed_object_is_named_by_its_pack_and_rewritten_as_a_file(
 def test_a_pack_whose_index_does_not_read_counts_its_objects_missing(
     tmp_path, pack_after_two, caplog
 ):
-    store = RawStore(tmp_path / "s")
-    requests, bodies, shas = _pages(3)
-    for r, b in zip(requests, bodies, strict=True):
-        store.put_page(r, b)
-    store.sync()
-    (pack,) = store.packs.glob("*.pack")
+    requests, _, shas, pack = _one_pack(tmp_path / "s", 3)
     pack.write_bytes(pack.read_bytes()[:-3])  # the trailer cut
     later = RawStore(tmp_path / "s")
     with pytest.raises(DamagedObject, match="is missing") as caught:
