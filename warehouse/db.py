@@ -104,9 +104,17 @@ def explain(path: Path, exc: duckdb.Error) -> WarehouseError:
             "connection, or open the file read-only (`duckdb -readonly`, "
             "`duckdb.connect(path, read_only=True)`); nothing was changed"
         )
-    if "not a valid DuckDB database" in text or "Could not read enough bytes" in text:
+    # a read past a truncated end may surface as the first line, or inside a fatal error
+    # whose rollback failed on the same read ("Original Error: IO Error: ...")
+    unreadable = [
+        line.removeprefix("Original Error: ")
+        for line in str(exc).splitlines()
+        if "not a valid DuckDB database" in line or "Could not read enough bytes" in line
+    ]
+    if unreadable:
         return WarehouseError(
-            f"warehouse {path} is not a readable DuckDB file (truncated or corrupt: {text}); "
+            f"warehouse {path} is not a readable DuckDB file (truncated or corrupt: "
+            f"{unreadable[0]}); "
             "it was left as it is: restore it from a backup, or move it aside and refresh "
             "to start a new one"
         )
@@ -490,7 +498,11 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
                 raise _full(path, exc) from exc
             if _interrupted(exc):  # DuckDB turns Ctrl-C inside a query into its own error
                 raise KeyboardInterrupt from exc
-            if isinstance(exc, duckdb.IOException):  # e.g. a block past a truncated end
+            # e.g. a block past a truncated end; DuckDB raises it as fatal when the
+            # rollback that follows reads the same block
+            if isinstance(exc, duckdb.IOException) or (
+                isinstance(exc, duckdb.FatalException) and "IO Error" in str(exc)
+            ):
                 raise explain(path, exc) from exc
             raise
         with nxt.open("rb") as fh:
