@@ -199,6 +199,11 @@ class RawStore:
         packed = None if own.exists() else self._index().get(sha256)
         return own if packed is None else packed[0].path
 
+    def _damaged(self, sha256: str, cause: str) -> DamagedObject:
+        """The error for an object that failed, naming the file it is in (looked up only
+        now: a read that succeeds asks the file system nothing more)."""
+        return DamagedObject(sha256, self.where(sha256), cause)
+
     def keep(self, limit_bytes: int, *, compressed: bool = False) -> None:
         """Hold the bytes of the pages written from now on (`put(keep=True)`), up to
         `limit_bytes` in all, for `texts` to take instead of reading their objects back: a
@@ -314,21 +319,18 @@ class RawStore:
         """An object's compressed bytes (`DamagedObject` when it is missing)."""
         blob = self._stored(sha256)
         if blob is None:
-            raise DamagedObject(
-                sha256,
-                self.where(sha256),
-                "is missing (the store must travel with the warehouse file)",
+            raise self._damaged(
+                sha256, "is missing (the store must travel with the warehouse file)"
             )
         return blob
 
     def _decompress(self, sha256: str, blob: bytes, request: str | None) -> bytes:
-        path = self.where(sha256)
         try:
             data = _decompressor().decompress(blob)
         except zstandard.ZstdError as exc:
-            raise DamagedObject(sha256, path, f"does not decompress ({exc})") from None
+            raise self._damaged(sha256, f"does not decompress ({exc})") from None
         if request is not None and page_sha256(request, data) != sha256:
-            raise DamagedObject(sha256, path, "is damaged: its bytes do not hash to its name")
+            raise self._damaged(sha256, "is damaged: its bytes do not hash to its name")
         return data
 
     def _size(self, sha256: str, blob: bytes) -> int:
@@ -337,9 +339,7 @@ class RawStore:
         try:
             size = zstandard.frame_content_size(blob)
         except zstandard.ZstdError as exc:
-            raise DamagedObject(
-                sha256, self.where(sha256), f"does not decompress ({exc})"
-            ) from None
+            raise self._damaged(sha256, f"does not decompress ({exc})") from None
         return size if size >= 0 else len(self._decompress(sha256, blob, None))
 
     def get_many(
@@ -408,9 +408,7 @@ class RawStore:
                     page = self._decompress(shas[i], blobs[i], reqs[i])
                 held[i] = blobs[i] = None  # let go as it is copied
                 if len(page) != sizes[i]:
-                    raise DamagedObject(
-                        shas[i], self.where(shas[i]), "is damaged: its frame misstates its length"
-                    )
+                    raise self._damaged(shas[i], "is damaged: its frame misstates its length")
                 view[offsets[i] : offsets[i + 1]] = page
 
             list(pool.map(place, range(len(shas))))
