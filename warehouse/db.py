@@ -181,14 +181,12 @@ def relation_exists(
 ) -> bool:
     """Whether a table or view of this name is in `database` (any attached one when None):
     the one statement of "created yet?" for code that meets warehouses of earlier versions."""
-    where = "WHERE {kind}_name = $n" + (
-        "" if database is None else " AND database_name = $d AND schema_name = 'main'"
-    )
-    sql = " UNION ALL ".join(
-        f"SELECT 1 FROM duckdb_{kind}s() " + where.format(kind=kind) for kind in ("table", "view")
-    )
-    params = {"n": name} if database is None else {"n": name, "d": database}
-    return bool(run(con, sql, params))
+    sql = """SELECT 1 FROM (SELECT database_name, schema_name, table_name AS name
+                             FROM duckdb_tables()
+                             UNION ALL SELECT database_name, schema_name, view_name
+                             FROM duckdb_views())
+             WHERE name = $n AND ($d IS NULL OR database_name = $d AND schema_name = 'main')"""
+    return bool(run(con, sql, {"n": name, "d": database}))
 
 
 def text_literal(text: str | Path) -> str:
