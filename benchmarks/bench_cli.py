@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,12 +133,18 @@ def paired(
     return out
 
 
-def tree_of(name: str) -> str:
-    """The group of a step `refresh_steps` names: its tree (`label: ...`; this checkout's
-    steps unlabelled), each yardstick and peer alone."""
-    if ": " in name:
-        return name.split(": ", 1)[0]
-    return "" if name.startswith("refresh") else name
+def by_tree(alone: Collection[str] = ()) -> Callable[[str], str]:
+    """`paired`'s groups for steps named per tree (`label: ...`; this checkout's steps
+    unlabelled): a tree's steps together, each step named in `alone` (a yardstick, a peer)
+    on its own."""
+
+    def group(name: str) -> str:
+        if name in alone:
+            return name
+        label, _, rest = name.partition(": ")
+        return label if rest else ""
+
+    return group
 
 
 def tree_command(tree: Path | None) -> tuple[list[str], dict[str, str]]:
@@ -191,7 +197,7 @@ def compare(
             fresh(target)
 
     steps = refresh_steps(snap, provider, warehouse, yardstick, trees, peers)
-    got = paired(args.runs, steps, clean, tree_of)
+    got = paired(args.runs, steps, clean, by_tree({"DuckDB read_json", *peers}))
     duck = got["DuckDB read_json"]
     ratios = {}
     for label in ["", *(label for label, _ in trees)]:
@@ -283,7 +289,7 @@ def demo(args) -> None:
             fresh(target)
 
     # the floor reads this checkout's demo warehouse: it runs with this checkout's steps
-    got = paired(args.runs, steps, clean, lambda name: name.split(": ", 1)[0] if ": " in name else "")
+    got = paired(args.runs, steps, clean, by_tree())
     ratios = {}
     for label in ["", *(label for label, _ in trees)]:
         prefix = f"{label}: " if label else ""
