@@ -5,6 +5,7 @@ tests/_cli.py."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -13,12 +14,33 @@ import polars as pl
 
 from connectors.kit.page import FetchContext, FetchFailure, Page
 from flows import pipeline
+from samples.azure import azure_retail_item, azure_retail_page
 from warehouse import db
 
 
 def snapshot_pages(snapshot: str | Path, *providers: str) -> dict[str, list[Page | FetchFailure]]:
     """Each provider's pages from a snapshot directory (or "demo", the bundled one)."""
     return {p: pipeline.fetch_pages(p, snapshot, FetchContext()) for p in providers}
+
+
+def retail_pages(n: int) -> list[Page]:
+    """`n` pages of Azure's Retail Prices API in its page shape (samples/azure.py), one
+    region and one A100 price each: pages a landing stores, each of its own request and
+    bytes."""
+    pages = []
+    for i in range(n):
+        region = f"region{i:03d}"
+        item = azure_retail_item(
+            arm_sku="Standard_NC24ads_A100_v4",
+            display="NC24ads A100 v4",
+            series="NCadsA100_v4",
+            region=region,
+            location="X",
+            price=3.67 + i,
+        )
+        body = json.dumps(azure_retail_page([item], None)).encode()
+        pages.append(Page("azure", "retail_prices", None, {"region": region}, data=body))
+    return pages
 
 
 def refresh(

@@ -13,9 +13,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from connectors.kit.page import Page, canonical_json
+from connectors.kit.page import canonical_json
 from tests._cli import cli, cli_json
-from tests._warehouse import query, refresh_from
+from tests._warehouse import query, refresh_from, retail_pages
 from warehouse import db, raw, rawpack
 from warehouse.rawstore import DamagedObject, RawStore, page_sha256
 
@@ -137,10 +137,7 @@ def test_a_landing_packs_what_it_writes_and_the_ledger_names_every_page(
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     db.ensure_bookkeeping(con)
     store = RawStore(tmp_path / "s")
-    pages = [
-        Page("azure", "retail_prices", None, {"region": f"r{i}"}, data=b'{"Items": [%d]}' % i)
-        for i in range(6)
-    ]
+    pages = retail_pages(6)
     raw.land(con, "new", "azure", ["retail_prices"], pages, store)
     listed = con.sql("SELECT sha256, request FROM _load_pages ORDER BY seq").fetchall()
     assert len(listed) == 6 and len(list(store.packs.glob("*.pack"))) == 1
@@ -178,7 +175,5 @@ def test_a_refresh_with_packed_objects_publishes_what_one_with_files_does(
 
 
 def test_the_architecture_doc_states_the_packs_threshold_the_store_uses():
-    from pathlib import Path
-
     doc = (Path(__file__).parents[2] / "docs" / "architecture.md").read_text()
     assert f"A landing's first {rawpack.PACK_AFTER} new objects" in doc

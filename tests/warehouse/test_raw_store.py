@@ -17,7 +17,7 @@ import zstandard
 from common.schemas import raw_ddl, raw_table
 from connectors.kit import snapshot as kit_snapshot
 from connectors.kit.page import Page, canonical_json
-from tests._warehouse import copy_warehouse, query, refresh
+from tests._warehouse import copy_warehouse, query, refresh, retail_pages
 from warehouse import db, raw, staging
 from warehouse.rawstore import DamagedObject, RawStore, page_sha256
 from warehouse.snapshot_export import export_snapshot
@@ -367,10 +367,7 @@ def test_a_landing_says_once_that_it_wrote_a_page_and_an_unchanged_one_never_doe
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     db.ensure_bookkeeping(con)
     store = RawStore(tmp_path / "s")
-    pages = [
-        Page("azure", "retail_prices", None, {"region": f"r{i}"}, data=b'{"Items": [%d]}' % i)
-        for i in range(20)
-    ]
+    pages = retail_pages(20)
     calls: list[str] = []
     for run_id in ("new", "again"):
         loads = raw.land(
