@@ -14,12 +14,18 @@ from collections.abc import Iterator, MutableMapping
 from functools import cache
 from typing import Annotated
 
-import typer
-import typer.core
-import typer.main
+from gpu_pricing.cli._bytecode import keep_in_environment
 
-from common.redact import RedactingStream, install_logging
-from gpu_pricing.cli import _coerce, _common
+# before the imports below: where Python writes no bytecode, the command's modules are
+# compiled once into its virtual environment rather than on every run (see _bytecode)
+keep_in_environment()
+
+import typer  # noqa: E402
+import typer.core  # noqa: E402
+import typer.main  # noqa: E402
+
+from common.redact import RedactingStream, install_logging  # noqa: E402
+from gpu_pricing.cli import _coerce, _common  # noqa: E402
 
 # One registration style: each group module of this package defines its Typer app(s); this
 # table names where each command of the root lives, in the order of `--help`: (module,
