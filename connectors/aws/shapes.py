@@ -49,10 +49,12 @@ INSTANCE_TYPE = pl.Struct(
 )
 INSTANCE_TYPES_PAGE = pl.Struct({"InstanceTypes": pl.List(INSTANCE_TYPE), "NextToken": pl.String})
 
+# the fields of a spot price point the parse reads (and a rejected point's record holds);
+# the others (AvailabilityZoneId) are not declared: each declared field costs its share of
+# the decode (a million points: 0.75 -> 0.67 s cpu without that one)
 SPOT_PRICE = pl.Struct(
     {
         "AvailabilityZone": pl.String,
-        "AvailabilityZoneId": pl.String,
         "InstanceType": pl.String,
         "ProductDescription": pl.String,
         "SpotPrice": pl.String,
