@@ -22,7 +22,11 @@
 -- (all_points is read three times, each time streamed from its sources: held, the 90 days
 -- of points with their names took ~400 MiB at a year of history. No window's prices are
 -- sorted: a sort of each window's prices, for its quantiles and a standard deviation
--- summed in sorted order, cost ~0.5 s at a year of history)
+-- summed in sorted order, cost ~0.5 s at a year of history. The figures are grouped per
+-- (provider, region, instance type) twice, the quantiles from the points and the rest from
+-- the zones' parts: 1M Azure items are 166,670 groups, each grouping and join of them
+-- ~0.1-0.2 s; one grouping of both, each of the 90 days' points passing every figure's
+-- aggregate, cost ~0.25 s more at a year)
 with all_points as not materialized (
     select
         provider, region, zone, instance_type, price_usd_per_hour, observed_at,
@@ -94,39 +98,48 @@ opening_price as (
     group by all
 ),
 
--- each window's parts and its zones' opening prices (a part of one price each)
-window_parts as (
-    select p.provider, p.region, p.instance_type, w.days, p.lowest, p.highest, p.n, p.s1, p.s2
-    from parts p join spans w on p.part <= w.last_part
-    union all
+-- what each window's figures add up, each row with the windows it counts in: each zone's
+-- parts (the 7-day window holds part 0, the 30-day one parts 0-1, the 90-day one 0-2:
+-- spans) and its opening prices (a part of one price each)
+window_rows as (
     select
-        provider, region, instance_type, days, price_usd_per_hour as lowest,
-        price_usd_per_hour as highest, 1 as n, nano as s1, nano * nano as s2
+        p.provider, p.region, p.instance_type, p.as_of, p.gpu_name, p.gpu_memory_gib,
+        p.gpu_count, p.part <= 0 as in_7d, p.part <= 1 as in_30d, p.part <= 2 as in_90d,
+        p.lowest, p.highest, p.n, p.s1, p.s2
+    from parts p
+    union all by name
+    select
+        provider, region, instance_type, days = 7 as in_7d, days = 30 as in_30d,
+        days = 90 as in_90d, price_usd_per_hour as lowest, price_usd_per_hour as highest,
+        1 as n, nano as s1, nano * nano as s2
     from (
         select *, cast(round(price_usd_per_hour * 1e9) as hugeint) as nano from opening_price
     )
 ),
 
--- per (provider, region, instance type): each window's lowest and highest price, its
--- count, and its standard deviation from the exact sums of its prices and their squares
--- in nano-dollars (n * sum(x^2) - sum(x)^2 is an integer: the same whatever the order the
--- points are added in, so every read gives the same digits, with no sort)
+-- per (provider, region, instance type): its GPU, "now", and each window's lowest and
+-- highest price, its count and the exact sums of its prices and their squares in
+-- nano-dollars (n * sum(x^2) - sum(x)^2, below, is an integer: the same whatever the order
+-- the points are added in, so every read gives the same standard deviation, to the last
+-- digit, with no sort). One pass over the parts, not one per window and one for the GPU.
 figures as (
     select
-        provider, region, instance_type,
-        min(lowest) filter (where days = 7) as min_usd_per_hour_7d,
-        max(highest) filter (where days = 7) as max_usd_per_hour_7d,
-        cast(coalesce(sum(n) filter (where days = 7), 0) as bigint) as points_7d,
-        sum(s1) filter (where days = 7) as s1_7d, sum(s2) filter (where days = 7) as s2_7d,
-        min(lowest) filter (where days = 30) as min_usd_per_hour_30d,
-        max(highest) filter (where days = 30) as max_usd_per_hour_30d,
-        cast(coalesce(sum(n) filter (where days = 30), 0) as bigint) as points_30d,
-        sum(s1) filter (where days = 30) as s1_30d, sum(s2) filter (where days = 30) as s2_30d,
-        min(lowest) filter (where days = 90) as min_usd_per_hour_90d,
-        max(highest) filter (where days = 90) as max_usd_per_hour_90d,
-        cast(coalesce(sum(n) filter (where days = 90), 0) as bigint) as points_90d,
-        sum(s1) filter (where days = 90) as s1_90d, sum(s2) filter (where days = 90) as s2_90d
-    from window_parts
+        provider, region, instance_type, any_value(as_of) as as_of,
+        any_value(gpu_name) as gpu_name, any_value(gpu_memory_gib) as gpu_memory_gib,
+        any_value(gpu_count) as gpu_count,
+        min(lowest) filter (where in_7d) as min_usd_per_hour_7d,
+        max(highest) filter (where in_7d) as max_usd_per_hour_7d,
+        cast(coalesce(sum(n) filter (where in_7d), 0) as bigint) as points_7d,
+        sum(s1) filter (where in_7d) as s1_7d, sum(s2) filter (where in_7d) as s2_7d,
+        min(lowest) filter (where in_30d) as min_usd_per_hour_30d,
+        max(highest) filter (where in_30d) as max_usd_per_hour_30d,
+        cast(coalesce(sum(n) filter (where in_30d), 0) as bigint) as points_30d,
+        sum(s1) filter (where in_30d) as s1_30d, sum(s2) filter (where in_30d) as s2_30d,
+        min(lowest) filter (where in_90d) as min_usd_per_hour_90d,
+        max(highest) filter (where in_90d) as max_usd_per_hour_90d,
+        cast(coalesce(sum(n) filter (where in_90d), 0) as bigint) as points_90d,
+        sum(s1) filter (where in_90d) as s1_90d, sum(s2) filter (where in_90d) as s2_90d
+    from window_rows
     group by provider, region, instance_type
 ),
 
@@ -155,8 +168,8 @@ quantiles as (
 
 stats as (
     select
-        g.provider, g.region, g.instance_type, g.as_of, g.gpu_name, g.gpu_memory_gib,
-        g.gpu_count,
+        f.provider, f.region, f.instance_type, f.as_of, f.gpu_name, f.gpu_memory_gib,
+        f.gpu_count,
         f.min_usd_per_hour_7d, q.q_7d, f.max_usd_per_hour_7d,
         case when f.points_7d > 1 then sqrt(cast(f.points_7d * f.s2_7d - f.s1_7d * f.s1_7d as double)
             / (f.points_7d * (f.points_7d - 1))) / 1e9 end as stddev_usd_per_hour_7d, f.points_7d,
@@ -168,34 +181,30 @@ stats as (
         case when f.points_90d > 1 then sqrt(cast(f.points_90d * f.s2_90d - f.s1_90d * f.s1_90d as double)
             / (f.points_90d * (f.points_90d - 1))) / 1e9 end as stddev_usd_per_hour_90d,
         f.points_90d
-    from (
-        select
-            provider, region, instance_type, any_value(as_of) as as_of,
-            any_value(gpu_name) as gpu_name, any_value(gpu_memory_gib) as gpu_memory_gib,
-            any_value(gpu_count) as gpu_count
-        from parts
-        group by provider, region, instance_type
-    ) g
-    left join figures f using (provider, region, instance_type)
+    from figures f
     left join quantiles q using (provider, region, instance_type)
 ),
 
-current_spot as (
+-- each (provider, region, instance type)'s cheapest current spot offer (any zone), how
+-- many zones offer it, and the on-demand price its offers are compared with (the one
+-- pairing rule, int_offer_pairs: same provider, region and instance type, same zone where
+-- both are zonal), in one pass over both
+offers_now as (
     select
         provider, region, instance_type,
-        min(price_usd_per_hour) as spot_usd_per_hour_now, count(*) as zones_now
-    from mart_gpu_offers_current
-    where pricing_model = 'spot' and is_verified
-    group by all
-),
-
--- the on-demand price each spot offer is compared with: the one pairing rule
--- (int_offer_pairs: same provider, region and instance type, same zone where both are zonal)
-on_demand as (
-    select provider, region, instance_type, min(on_demand_usd_per_hour) as on_demand_usd_per_hour
-    from int_offer_pairs
-    where pricing_model = 'spot' and is_verified
-    group by all
+        min(price_usd_per_hour) filter (where is_spot) as spot_usd_per_hour_now,
+        nullif(count(*) filter (where is_spot), 0) as zones_now,
+        min(on_demand_usd_per_hour) as on_demand_usd_per_hour
+    from (
+        select provider, region, instance_type, price_usd_per_hour, true as is_spot
+        from mart_gpu_offers_current
+        where pricing_model = 'spot' and is_verified
+        union all by name
+        select provider, region, instance_type, on_demand_usd_per_hour, false as is_spot
+        from int_offer_pairs
+        where pricing_model = 'spot' and is_verified
+    )
+    group by provider, region, instance_type
 ),
 
 interruptions as (
@@ -211,10 +220,9 @@ select
     s.max_usd_per_hour_30d, s.stddev_usd_per_hour_30d, s.points_30d,
     s.min_usd_per_hour_90d, s.q_90d[1] as p50_usd_per_hour_90d, s.q_90d[2] as p95_usd_per_hour_90d,
     s.max_usd_per_hour_90d, s.stddev_usd_per_hour_90d, s.points_90d,
-    c.spot_usd_per_hour_now, c.zones_now, d.on_demand_usd_per_hour,
-    100 * (1 - c.spot_usd_per_hour_now / d.on_demand_usd_per_hour) as spot_discount_pct,
+    c.spot_usd_per_hour_now, c.zones_now, c.on_demand_usd_per_hour,
+    100 * (1 - c.spot_usd_per_hour_now / c.on_demand_usd_per_hour) as spot_discount_pct,
     i.interruption_bucket, i.interruption_rate_max_pct, i.advisor_savings_pct
 from stats s
-left join current_spot c using (provider, region, instance_type)
-left join on_demand d using (provider, region, instance_type)
+left join offers_now c using (provider, region, instance_type)
 left join interruptions i using (provider, region, instance_type)
