@@ -189,10 +189,19 @@ class Stopped:
     cleanup_error: str | None = None
 
 
+# How long after the pause the scheduled runs must stay gone: the server's scheduler may be
+# inserting runs for the deployment it read before the pause (seen 0.4 s after, loaded)
+_SETTLE_S = 2.0
+
+
 def _unschedule(deployment_id) -> int:
     """Pause the deployment (the server then deletes its auto-scheduled runs) and delete
-    the scheduled runs left (runs asked for by hand): nothing is left waiting for a runner
-    that has stopped. Returns how many scheduled runs there were."""
+    the scheduled runs left (runs asked for by hand, and those the server's scheduler was
+    inserting as the pause came), until none is left _SETTLE_S after the pause: nothing
+    is left waiting for a runner that has stopped. Returns how many scheduled runs there
+    were."""
+    import time
+
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import (
         DeploymentFilter,
@@ -215,12 +224,15 @@ def _unschedule(deployment_id) -> int:
     with get_client(sync_client=True) as client:
         count = len(scheduled(client))
         client.pause_deployment(deployment_id)
-        for _ in range(20):  # 200 a page; a schedule pre-creates up to ~100
+        paused = time.monotonic()
+        for _ in range(100):  # 200 a page; a schedule pre-creates up to ~100
             left = scheduled(client)
-            if not left:
-                break
             for run in left:
                 client.delete_flow_run(run.id)
+            if not left:
+                if time.monotonic() - paused >= _SETTLE_S:
+                    break
+                time.sleep(0.25)
     return count
 
 
