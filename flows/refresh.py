@@ -7,6 +7,7 @@ command line runs the same body directly (flows.direct), without importing Prefe
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -200,8 +201,6 @@ def _unschedule(deployment_id) -> int:
     inserting as the pause came), until none is left _SETTLE_S after the pause: nothing
     is left waiting for a runner that has stopped. Returns how many scheduled runs there
     were."""
-    import time
-
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import (
         DeploymentFilter,
