@@ -72,6 +72,17 @@ def direct_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
 
 
+def yardstick_env(out: Path) -> dict[str, str] | None:
+    """A yardstick's or peer's environment, on the same footing as the command line's: where
+    Python writes no bytecode, `gpu-pricing` keeps its modules' bytecode in its virtual
+    environment (gpu_pricing.cli._bytecode), so a yardstick or peer gets a bytecode folder
+    of its own under `out` (PYTHONPYCACHEPREFIX): none of them compiles its modules (DuckDB's
+    ~150, gpuhunt's) on every run but the first. Elsewhere the environment as it is."""
+    if not sys.dont_write_bytecode or os.environ.get("PYTHONPYCACHEPREFIX"):
+        return None
+    return {**os.environ, "PYTHONPYCACHEPREFIX": str(out / "yardstick-pycache")}
+
+
 def fresh(warehouse: Path) -> None:
     for p in warehouse.parent.glob(warehouse.name + "*"):
         shutil.rmtree(p) if p.is_dir() else p.unlink()
@@ -159,9 +170,10 @@ def tree_command(tree: Path | None) -> tuple[list[str], dict[str, str]]:
 
 def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str], trees,
                   peers: dict[str, list[str]]):  # fmt: skip
-    steps = {"DuckDB read_json": lambda: run(yardstick)}
+    env = yardstick_env(warehouse.parent)
+    steps = {"DuckDB read_json": lambda: run(yardstick, env)}
     for name, argv in peers.items():
-        steps[name] = lambda a=argv: run(a)
+        steps[name] = lambda a=argv: run(a, env)
     for label, tree in [("", None), *trees]:
         cli, env = tree_command(tree)
         target = warehouse.with_name(f"{label or 'this'}-{warehouse.name}")
@@ -282,7 +294,8 @@ def demo(args) -> None:
         steps[f"{prefix}refresh demo, again"] = lambda a=refresh, e=env, c=cwd: run(a, e, c)
         steps[f"{prefix}rates --gpu H100"] = lambda a=rates, e=env, c=cwd: run(a, e, c)
     floor = [sys.executable, "-c", DEMO_FLOOR, str(targets[0])]
-    steps["DuckDB + Polars, one query (floor)"] = lambda: run(floor)
+    floor_env = yardstick_env(Path(args.out))
+    steps["DuckDB + Polars, one query (floor)"] = lambda: run(floor, floor_env)
 
     def clean() -> None:
         for target in targets:
