@@ -170,10 +170,11 @@ def tree_command(tree: Path | None) -> tuple[list[str], dict[str, str]]:
 
 def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[str], trees,
                   peers: dict[str, list[str]]):  # fmt: skip
-    env = yardstick_env(warehouse.parent)
-    steps = {"DuckDB read_json": lambda: run(yardstick, env)}
+    # bound now: each step runs later, after the loop below has set its own names
+    alone = yardstick_env(warehouse.parent)
+    steps = {"DuckDB read_json": lambda e=alone: run(yardstick, e)}
     for name, argv in peers.items():
-        steps[name] = lambda a=argv: run(a, env)
+        steps[name] = lambda a=argv, e=alone: run(a, e)
     for label, tree in [("", None), *trees]:
         cli, env = tree_command(tree)
         target = warehouse.with_name(f"{label or 'this'}-{warehouse.name}")

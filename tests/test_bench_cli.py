@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 
+from benchmarks import bench_cli
 from benchmarks.bench_cli import yardstick_env
 
 
@@ -26,3 +27,22 @@ def test_elsewhere_the_environment_is_left_as_it_is(monkeypatch, tmp_path):
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(tmp_path / "mine"))
     assert yardstick_env(tmp_path) is None
+
+
+def test_the_yardstick_and_peers_run_in_their_own_environment_beside_other_trees(
+    monkeypatch, tmp_path
+):
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    seen = {}
+    monkeypatch.setattr(
+        bench_cli, "run", lambda argv, env=None, cwd=None: seen.setdefault(argv[0], env) or {}
+    )
+    steps = bench_cli.refresh_steps(
+        tmp_path / "s", "azure", tmp_path / "w.duckdb", ["duckdb-bare"],
+        [("before", tmp_path / "before")], {"peer": ["peer-parse"]},
+    )  # fmt: skip
+    steps["DuckDB read_json"]()
+    steps["peer"]()
+    for name in ("duckdb-bare", "peer-parse"):
+        assert seen[name] == yardstick_env(tmp_path), name  # not the last tree's
