@@ -10,6 +10,7 @@ import itertools
 import time
 import uuid
 from contextlib import contextmanager
+from types import SimpleNamespace
 
 import prefect.client.orchestration as orchestration
 import pytest
@@ -34,7 +35,7 @@ class Server:
         ):
             self.runs |= {next(self.ids) for _ in range(self.late)}
             self.late = 0
-        return [type("Run", (), {"id": i}) for i in sorted(self.runs)]
+        return [SimpleNamespace(id=i) for i in sorted(self.runs)]
 
     def pause_deployment(self, _id):
         self.paused_at = time.monotonic()
