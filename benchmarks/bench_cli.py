@@ -80,7 +80,8 @@ def yardstick_env(out: Path) -> dict[str, str] | None:
     ~150, gpuhunt's) on every run but the first. Elsewhere the environment as it is."""
     if not sys.dont_write_bytecode or os.environ.get("PYTHONPYCACHEPREFIX"):
         return None
-    return {**os.environ, "PYTHONPYCACHEPREFIX": str(out / "yardstick-pycache")}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPYCACHEPREFIX": str(out / "yardstick-pycache")}
 
 
 def fresh(warehouse: Path) -> None:

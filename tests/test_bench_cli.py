@@ -15,9 +15,11 @@ def test_where_python_writes_no_bytecode_a_yardstick_gets_a_folder_of_its_own(
     monkeypatch, tmp_path
 ):
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
     env = yardstick_env(tmp_path)
     assert env["PYTHONPYCACHEPREFIX"] == str(tmp_path / "yardstick-pycache")
+    assert "PYTHONDONTWRITEBYTECODE" not in env  # else Python reads the folder, never fills it
     assert env["PATH"]  # the rest of the environment kept
 
 
