@@ -148,11 +148,15 @@ def test_progress_shows_on_a_terminal_and_json_stays_alone_on_stdout(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_direct_refresh_and_a_read_command_do_not_import_prefect_or_httpx(tmp_path):
+def test_a_direct_refresh_and_a_read_command_do_not_import_prefect_httpx_or_arrow_compute(
+    tmp_path,
+):
     """Importing Prefect costs about a second: more than a small refresh. Without a Prefect
     API neither `refresh` nor a read command loads it. Nor httpx (with the click, rich and
     pygments its command-line module pulls in, ~0.17 s): a snapshot replay fetches
-    nothing, so only a live fetch loads it (connectors.kit.http)."""
+    nothing, so only a live fetch loads it (connectors.kit.http). Nor pyarrow.compute
+    (~0.2 s, more beside the landing's threads): the pages reach Polars through the Arrow
+    C interface (warehouse.raw.with_payloads)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
     path = tmp_path / "w.duckdb"
@@ -161,7 +165,7 @@ def test_a_direct_refresh_and_a_read_command_do_not_import_prefect_or_httpx(tmp_
         "from gpu_pricing.cli import main\n"
         "sys.argv = ['gpu-pricing', *sys.argv[1:]]\n"
         "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-        "loaded = [m for m in ('prefect', 'httpx') if m in sys.modules]\n"
+        "loaded = [m for m in ('prefect', 'httpx', 'pyarrow.compute') if m in sys.modules]\n"
         "sys.stderr.write(f'LOADED {loaded}' if loaded else 'neither loaded')\n"
     )
     for args in (["refresh", "--snapshot", "demo"], ["rates"]):

@@ -484,3 +484,16 @@ def test_a_stored_object_is_trusted_by_its_frame_and_compared_on_the_full_check(
     assert store.put(sha, data, compare=True)  # the full check compares: rewritten
     assert obj.read_bytes() == whole and not store.put(sha, data, compare=True)
     assert store.repaired == [sha] * 5  # the missing one was simply written
+
+
+def test_a_page_that_is_not_utf8_is_refused_as_text(tmp_path):
+    """`texts` checks the pages are UTF-8 once, for the whole column: a JSON page that is
+    not fails there (Arrow's error), not later as garbled text."""
+    import pyarrow as pa
+
+    store = RawStore(tmp_path / "raw")
+    good, bad = b'{"Items": []}', b'{"name": "caf\xe9"}'  # Latin-1, not UTF-8
+    shas = [store.put_page("{}", good), store.put_page('{"p": 2}', bad)]
+    assert store.texts(shas[:1], ["{}"]).to_pylist() == [good.decode()]
+    with pytest.raises(pa.ArrowInvalid, match="UTF8"):
+        store.texts(shas, ["{}", '{"p": 2}'])
