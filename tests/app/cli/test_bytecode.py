@@ -66,3 +66,30 @@ def test_every_other_setting_is_left_as_it_is(bare, tmp_path, monkeypatch, setti
     assert _bytecode.folder() is None
     _bytecode.keep_in_environment()
     assert (sys.pycache_prefix, sys.dont_write_bytecode) == before
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_the_switch_comes_before_any_module_of_the_project():
+    """`gpu_pricing` (the package the command line sits in, imported first) loads nothing:
+    every module of the project a command imports comes after the switch, so none but the
+    two packages on the way to it is compiled again on every command."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[3]
+    ours = sorted(p.name for p in root.iterdir() if (p / "__init__.py").exists())
+    code = (
+        "import sys\n"
+        "order = []\n"
+        "class Seen:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        order.append(name)\n"
+        "sys.meta_path.insert(0, Seen())\n"
+        "import gpu_pricing.cli\n"
+        "before = order[: order.index('gpu_pricing.cli._bytecode')]\n"
+        f"print(' '.join(m for m in before if m.split('.')[0] in {ours!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["gpu_pricing", "gpu_pricing.cli"]
