@@ -35,7 +35,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,7 @@ import duckdb
 import connectors
 from common.errors import WarehouseError
 from common.schemas import SEED_DDL
-from warehouse import lineage
+from warehouse import lineage, sql_cache
 from warehouse.db import run, text_literal, transaction
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
@@ -71,7 +70,13 @@ def macro_files(sql_dir: Path = SQL_DIR) -> dict[str, Path]:
 
 def lineage_graph(sql_dir: Path = SQL_DIR) -> dict[str, set[str]]:
     """Every view and table macro -> the relations it reads (views, macros, seeds, sources,
-    snapshots), from DuckDB's parse of each statement (warehouse.lineage)."""
+    snapshots), from DuckDB's parse of each statement (warehouse.lineage; kept while the
+    files stay as they are: warehouse.sql_cache)."""
+    graph = sql_cache.kept("lineage", sql_dir, lambda: _lineage_graph(sql_dir))
+    return {name: set(reads) for name, reads in graph.items()}
+
+
+def _lineage_graph(sql_dir: Path) -> dict[str, set[str]]:
     return lineage.graph(
         {name: path.read_text() for name, path in view_files(sql_dir).items()},
         {name: path.read_text() for name, path in macro_files(sql_dir).items()},
@@ -477,11 +482,9 @@ def schema_files(sql_dir: Path = SQL_DIR) -> list[Path]:
     return own + connector_sources() if whole else own
 
 
-@cache
 def _schema_doc(text: str) -> Any:
-    """A schema file's YAML, parsed once per text in a process (a refresh reads the
-    declared relations six times); read, never changed, by its callers. (PyYAML is loaded
-    here: a refresh that rebuilds nothing reads no schema file.)"""
+    """A schema file's YAML. (PyYAML is loaded here: a refresh that rebuilds nothing, or
+    finds the project kept, reads no schema file.)"""
     import yaml
 
     # libyaml's safe loader when PyYAML has it (30x faster: the schema files are read on
@@ -490,7 +493,12 @@ def _schema_doc(text: str) -> Any:
 
 
 def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
-    """Every relation the schema files declare, by name."""
+    """Every relation the schema files declare, by name (kept while the files stay as they
+    are: warehouse.sql_cache)."""
+    return dict(sql_cache.kept("relations", sql_dir, lambda: _relations(sql_dir)))
+
+
+def _relations(sql_dir: Path) -> dict[str, Relation]:
     import yaml
 
     out: dict[str, Relation] = {}
