@@ -51,6 +51,7 @@ from warehouse.snapshot_files import RecordedPage, SnapshotFiles
 from warehouse.staging import (
     ProviderSummary,
     hold_back,
+    parsed_from,
     sql_digest,
     stage_provider,
     views_current,
@@ -370,7 +371,9 @@ def load_and_publish(
                 with progress.step(name, "parse/stage") as staging_step:
                     # its staged offers' blocks freed for the new ones (put back from the
                     # published file if the parse fails: warehouse.restage)
-                    emptied = restage.empty(con, name)
+                    # what its staged offers were parsed from: asked once, of the ledger
+                    parsed = parsed_from(con, name)
+                    emptied = restage.empty(con, name, parsed)
                     # one transaction: a provider that fails half-way keeps every staged
                     # table it had (its series and specs as well as its offers)
                     with db.transaction(con):
@@ -382,6 +385,7 @@ def load_and_publish(
                             store,
                             max_drop_pct=0.0 if name in accept_drop else checks.max_drop_pct,
                             emptied=emptied,
+                            parsed=parsed,
                         )
                 if not staged:
                     refreshed.remove(name)  # unchanged: its staged offers and history stand

@@ -230,8 +230,10 @@ _LOADS_TYPES = {
 }
 
 
-# the one row of each stored page that carries its lineage: the load that first stored it
-_FIRST_STORED = "QUALIFY row_number() OVER (PARTITION BY p.sha256 ORDER BY p.load_id, p.seq) = 1"
+def _first_stored(*by: str) -> str:
+    """The one row of each stored page (per `by`, the page's sha256 and what else keeps pages
+    apart) that carries its lineage: the load that first stored it."""
+    return f"QUALIFY row_number() OVER (PARTITION BY {', '.join(by)} ORDER BY p.load_id, p.seq) = 1"
 
 
 def stored_pages(con: duckdb.DuckDBPyConnection, load_id: str | None = None) -> pl.DataFrame:
@@ -247,45 +249,52 @@ def stored_pages(con: duckdb.DuckDBPyConnection, load_id: str | None = None) -> 
             FROM _load_pages p JOIN _loads l ON l.load_id = p.load_id
             WHERE NOT p.unchanged AND ($load_id IS NULL OR p.sha256 IN (
                   SELECT sha256 FROM _load_pages WHERE load_id = $load_id))
-            {_FIRST_STORED}
+            {_first_stored("p.sha256")}
             ORDER BY l.provider, l.endpoint, p.fetched_at, p.sha256""",
         {"load_id": load_id},
     )
 
 
-def _current_sql(mode: str) -> str:
-    latest = (
-        ""
-        if mode == "append"
-        else """
-        AND l.load_id IN (
-            SELECT arg_max(load_id, started_at) FROM _loads
-            WHERE provider = $provider AND endpoint = $endpoint AND status = 'ok'
-            GROUP BY scope)"""
+# The pages that make up a provider's current state, of every endpoint named in one read
+# ($endpoints, in order; $append: those whose mode is 'append'): for a 'snapshot' endpoint
+# the pages of the latest successful load of each scope, for an 'append' one (a time
+# series) every page of every successful load. Each current page comes with the load that
+# first stored it: its lineage (load_id, fetched_at, scope), as when the payload itself
+# was kept in the warehouse.
+_CURRENT_SQL = f"""
+    WITH current_pages AS (
+        -- a recorded page's provenance statement as the newest load listing it says
+        SELECT l.endpoint, p.sha256, arg_max(p.provenance, p.load_id) AS provenance
+        FROM _load_pages p
+        JOIN _loads l ON l.load_id = p.load_id
+        WHERE l.provider = $provider AND l.status = 'ok'
+          AND l.endpoint IN (SELECT unnest($endpoints))
+          AND (l.endpoint IN (SELECT unnest($append)) OR l.load_id IN (
+              SELECT arg_max(load_id, started_at) FROM _loads
+              WHERE provider = $provider AND status = 'ok'
+                AND endpoint IN (SELECT unnest($endpoints))
+              GROUP BY endpoint, scope))
+        GROUP BY l.endpoint, p.sha256
+    ),
+    stored AS (
+        SELECT p.* REPLACE (c.provenance AS provenance), c.endpoint AS current_endpoint
+        FROM _load_pages p JOIN current_pages c ON c.sha256 = p.sha256
+        WHERE NOT p.unchanged
+        {_first_stored("c.endpoint", "p.sha256")}
     )
-    # each current page with the load that first stored it: its lineage (load_id,
-    # fetched_at, scope), as when the payload itself was kept in the warehouse
-    return f"""
-        WITH current_pages AS (
-            -- a recorded page's provenance statement as the newest load listing it says
-            SELECT p.sha256, arg_max(p.provenance, p.load_id) AS provenance
-            FROM _load_pages p
-            JOIN _loads l ON l.load_id = p.load_id
-            WHERE l.provider = $provider AND l.endpoint = $endpoint AND l.status = 'ok'
-            {latest}
-            GROUP BY p.sha256
-        ),
-        stored AS (
-            SELECT p.* REPLACE (c.provenance AS provenance)
-            FROM _load_pages p JOIN current_pages c ON c.sha256 = p.sha256
-            WHERE NOT p.unchanged
-            {_FIRST_STORED}
-        )
-        SELECT $endpoint AS endpoint, s.load_id, s.fetched_at, l.scope, s.source_url,
-               s.request, s.bytes AS payload_bytes, s.sha256, s.provenance
-        FROM stored s JOIN _loads l ON l.load_id = s.load_id
-        ORDER BY s.load_id, s.seq
-        """
+    SELECT s.current_endpoint AS endpoint, s.load_id, s.fetched_at, l.scope, s.source_url,
+           s.request, s.bytes AS payload_bytes, s.sha256, s.provenance
+    FROM stored s JOIN _loads l ON l.load_id = s.load_id
+    ORDER BY list_position($endpoints, s.current_endpoint), s.load_id, s.seq
+"""
+
+
+def _current_params(provider: str, endpoints: dict[str, str]) -> dict[str, Any]:
+    return {
+        "provider": provider,
+        "endpoints": list(endpoints),
+        "append": [e for e, mode in endpoints.items() if mode == "append"],
+    }
 
 
 def current_index(
@@ -300,11 +309,9 @@ def current_index(
     """
     import polars as pl
 
-    frames = [
-        query(con, _current_sql(mode), {"provider": provider, "endpoint": endpoint})
-        for endpoint, mode in endpoints.items()
-    ]
-    return pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
+    if not endpoints:
+        return pl.DataFrame()
+    return query(con, _CURRENT_SQL, _current_params(provider, endpoints))
 
 
 class _ArrowCArray:
@@ -353,7 +360,7 @@ def verify(con: duckdb.DuckDBPyConnection, store: RawStore) -> dict[str, Any]:
         con,
         f"""SELECT l.provider, l.endpoint, l.scope, p.fetched_at, p.sha256, p.request
             FROM _load_pages p JOIN _loads l ON l.load_id = p.load_id
-            {_FIRST_STORED.replace("QUALIFY", "WHERE NOT p.unchanged QUALIFY")}
+            WHERE NOT p.unchanged {_first_stored("p.sha256")}
             ORDER BY l.provider, l.endpoint, l.scope, p.fetched_at""",
     )
     problems = store.verify(zip(pages["sha256"], pages["request"], strict=True))
@@ -414,13 +421,13 @@ def current_pages_digest(
 ) -> str:
     """`pages_digest` of the provider's current pages (`current_index`), read from the ledger
     as rows: a refresh that finds them unchanged builds no frame."""
+    if not endpoints:
+        return pages_digest([])
     return pages_digest(
-        page
-        for endpoint, mode in endpoints.items()
-        for page in run(
+        run(
             con,
-            f"SELECT endpoint, sha256, provenance FROM ({_current_sql(mode)})",
-            {"provider": provider, "endpoint": endpoint},
+            f"SELECT endpoint, sha256, provenance FROM ({_CURRENT_SQL})",
+            _current_params(provider, endpoints),
         )
     )
 

@@ -38,16 +38,19 @@ def _blocks(con: duckdb.DuckDBPyConnection, table: str) -> int:
     )[0][0]
 
 
-def empty(con: duckdb.DuckDBPyConnection, name: str) -> int | None:
+def empty(
+    con: duckdb.DuckDBPyConnection, name: str, parsed: tuple | None = None
+) -> int | None:
     """When `name`'s pages or parsing code changed since its offers were staged (so
     `staging.stage_provider` parses them again) and it has staged offers: delete them and
     checkpoint. Returns the rows deleted (what a fall in offers is measured from), None
     when nothing was done (unchanged, nothing staged, fewer than MIN_BLOCKS blocks of
     them, or inside a transaction, where no checkpoint can run). Only in `building`'s
-    copy: pair it with `restore` when the parse fails."""
+    copy: pair it with `restore` when the parse fails. `parsed`: `parsed_from`'s answer,
+    when the caller has it."""
     if in_transaction(con):
         return None
-    digest, code, staged = parsed_from(con, name)
+    digest, code, staged = parsed or parsed_from(con, name)
     if staged and staged[0][:2] == (digest, code):
         return None
     table = registry.get(name).staging_table

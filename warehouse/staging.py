@@ -388,16 +388,18 @@ def stage_provider(
     *,
     max_drop_pct: float = 0.0,
     emptied: int | None = None,
+    parsed: tuple[str, str, list[tuple]] | None = None,
 ) -> bool:
     """Parse and stage a provider's current pages; False (nothing done) when they and the
     parsing code are the ones its staged offers came from (`parsed_from`). Raises `OfferDrop` when its
     offers fall by more than `max_drop_pct` percent from the ones staged (0: no limit).
     Call it in a transaction (pipeline.load_and_publish holds one per provider): the
     offers are staged batch by batch as they are parsed, and a failure on the way must
-    leave every staged table as it was."""
+    leave every staged table as it was. `parsed`: `parsed_from`'s answer, when the caller
+    has it (the ledger and the staged tables as they are now)."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
-    digest, code, staged = parsed_from(con, name)
+    digest, code, staged = parsed or parsed_from(con, name)
     if staged and staged[0][:2] == (digest, code):
         # staged by this very code, which stated every point it staged and those stored
         # before (below): nothing to state, and the series' tables (declared with Polars'
