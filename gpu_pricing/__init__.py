@@ -33,8 +33,8 @@ def __getattr__(name: str) -> Any:
     api = import_module("gpu_pricing.api")  # (a `from` import would ask this function)
     if name == "__all__":
         return [*api.__all__, "NoFeasiblePlan", "WarehouseError"]
-    if name == "api":
-        return api
+    if name in globals():  # the API's own module, set here as it was imported
+        return globals()[name]
     if name in api.__all__:
         return getattr(api, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
