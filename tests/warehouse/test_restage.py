@@ -92,8 +92,8 @@ from warehouse import restage
 real = restage.empty
 restage.MIN_BLOCKS = 1
 
-def empty_then_die(con, name):
-    assert real(con, name) == 60
+def empty_then_die(con, name, parsed=None):
+    assert real(con, name, parsed) == 60
     os.kill(os.getpid(), signal.SIGKILL)
 
 restage.empty = empty_then_die
