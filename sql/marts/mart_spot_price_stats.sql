@@ -19,7 +19,7 @@
 -- before the longest window's opening plus each series' last point before it
 -- (int_spot_prices_recent), so a night costs the windows' points, not a year of history;
 -- the figures are those of every point (tested against the whole history).
--- (all_points is read three times, each time streamed from its sources: held, the 90 days
+-- (all_points is read twice, each time streamed from its sources: held, the 90 days
 -- of points with their names took ~400 MiB at a year of history. No window's prices are
 -- sorted: a sort of each window's prices, for its quantiles and a standard deviation
 -- summed in sorted order, cost ~0.5 s at a year of history. The figures are grouped per
@@ -39,8 +39,45 @@ with all_points as not materialized (
     from int_spot_offer_points
 ),
 
+-- "now" per provider: the newest point of all_points. A time-series provider's newest
+-- point is its kept cutoff plus the longest window (warehouse/spot_openings.py keeps the
+-- cutoff so, before the marts are built), so only the points from there on are read (the
+-- newest row groups: DuckDB skips the others by the bound). If any of them finds no point
+-- there (a cutoff not brought up to the points), or no cutoff is kept, every point is read,
+-- as all_points is. Either way the figure is all_points' newest: a point at or after the
+-- bound is newer than every point before it, and the series' points are all there, in
+-- int_spot_prices_recent (its cutoff at or before the bound) or counted with the offers'.
+newest_bounds as (
+    select c.provider, c.cutoff + to_days(cast(w.days as integer)) as bound
+    from _spot_cutoffs c, (select max(days) as days from int_spot_stats_windows) w
+),
+
+series_newest as (
+    select s.provider, max(s.observed_at) as observed_at
+    from int_spot_prices_unioned s join newest_bounds b using (provider)
+    where s.observed_at >= (select min(bound) from newest_bounds) and s.observed_at >= b.bound
+    group by s.provider
+),
+
+-- one row when the bounds do not stand for every series (DuckDB reads no point of
+-- int_spot_prices_recent below when it is empty)
+read_every_point as (
+    select 1 as x from newest_bounds anti join series_newest using (provider)
+    union all
+    select 1 where not exists (from newest_bounds)
+    limit 1
+),
+
 feed_now as (
-    select provider, max(observed_at) as as_of from all_points group by provider
+    select provider, max(observed_at) as as_of from (
+        select provider, observed_at from series_newest
+        union all
+        select provider, observed_at from int_spot_prices_recent
+        where exists (from read_every_point)
+        union all
+        select provider, observed_at from int_spot_offer_points
+    )
+    group by provider
 ),
 
 -- when each window opens, per provider (the windows are int_spot_stats_windows')
