@@ -145,6 +145,50 @@ def test_a_full_check_or_a_changed_series_works_it_out_again(demo_counted_wareho
     con.close()
 
 
+# "now" as the mart's definition says: the newest of the points it reads
+NEWEST = """
+select provider, max(observed_at) from (
+    select provider, observed_at from int_spot_prices_recent
+    union all
+    select provider, observed_at from int_spot_offer_points
+) group by provider
+"""
+
+
+def test_as_of_is_the_feeds_newest_point_whatever_cutoff_is_kept(demo_counted_warehouse, tmp_path):
+    # the mart reads a series' newest point at its kept cutoff plus the longest window;
+    # where none is there (a cutoff not brought up to the points, or none kept) it reads
+    # every point: as_of is the newest point in each case
+    path = tmp_path / "w.duckdb"
+    shutil.copyfile(demo_counted_warehouse, path)
+    con = duckdb.connect(str(path))
+    con.execute(db.OFF_OPTIMIZERS)
+    body = lineage.select_of(sql_runner.view_files()["mart_spot_price_stats"])
+    mart_as_of = f"SELECT DISTINCT provider, as_of FROM ({body})"
+    newest = "SELECT max(observed_at) FROM stg_aws__spot_prices"
+    states = {
+        "as kept": None,
+        "newest point withdrawn": f"DELETE FROM stg_aws__spot_prices WHERE observed_at = ({newest})",
+        "points newer than the kept cutoff's": f"""
+            INSERT INTO stg_aws__spot_prices SELECT * REPLACE (observed_at + INTERVAL 3 DAY
+            AS observed_at) FROM stg_aws__spot_prices WHERE observed_at = ({newest})""",
+        "a cutoff later than kept": "UPDATE _spot_cutoffs SET cutoff = cutoff + INTERVAL 1 DAY",
+        "no cutoff kept": "DELETE FROM _spot_cutoffs",
+    }  # fmt: skip
+    seen = set()
+    for state, change in states.items():
+        con.execute("BEGIN")
+        if change:
+            con.execute(change)
+        expected = sorted(con.execute(NEWEST).fetchall())
+        assert "aws" in dict(expected), state
+        assert sorted(con.execute(mart_as_of).fetchall()) == expected, state
+        seen.add(dict(expected)["aws"])
+        con.execute("ROLLBACK")
+    assert len(seen) == 3  # the withdrawn and the newer points moved it
+    con.close()
+
+
 # The statistics by their definition, window by window over every point of fct_spot_prices:
 # each window's points and each zone's last point before it opened, the figures of each
 # (provider, region, instance type, window) group. The mart computes all three windows in
