@@ -7,8 +7,10 @@ year of history every night for those, the refresh keeps per time-series provide
 of `int_spot_prices_unioned`) a cutoff at or before the longest window's opening (the
 provider's newest point less the longest window: `_spot_cutoffs`) and the key of each
 series' last point before it (`_spot_openings`); `int_spot_prices_recent` reads the points
-from the cutoff on and those. The figures are the same as over every point. The key of
-every series is kept too (`_spot_series`): `int_spot_offer_points` leaves the offers with a
+from the cutoff on and those, and the statistics find the feed's newest point ("now") at
+the cutoff plus the longest window, in the newest row groups (every point is read when it
+is not there). The figures are the same as over every point. The key of every series is
+kept too (`_spot_series`): `int_spot_offer_points` leaves the offers with a
 series to it, and reading the keys from the points read the 90 days of them every night.
 
 A night moves the cutoff by the points between the old cutoff and the new one (a day's),

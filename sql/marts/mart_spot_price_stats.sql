@@ -39,14 +39,16 @@ with all_points as not materialized (
     from int_spot_offer_points
 ),
 
--- "now" per provider: the newest point of all_points. A time-series provider's newest
--- point is its kept cutoff plus the longest window (warehouse/spot_openings.py keeps the
--- cutoff so, before the marts are built), so only the points from there on are read (the
--- newest row groups: DuckDB skips the others by the bound). If any of them finds no point
--- there (a cutoff not brought up to the points), or no cutoff is kept, every point is read,
--- as all_points is. Either way the figure is all_points' newest: a point at or after the
--- bound is newer than every point before it, and the series' points are all there, in
--- int_spot_prices_recent (its cutoff at or before the bound) or counted with the offers'.
+-- "now" per provider: the newest point of all_points, read without reading the 90 days.
+-- The refresh keeps each time-series provider's cutoff at its newest point less the
+-- longest window (warehouse/spot_openings.py, run before the marts are built), so its
+-- newest point is read from that bound on: the newest row groups only (DuckDB skips the
+-- others by the bound). A point found there is the newest of every point of the series
+-- (and so of int_spot_prices_recent's: the bound is at or after its cutoff). Where a
+-- provider with a cutoff has no point there (the cutoff not brought up to its points), or
+-- no cutoff is kept, int_spot_prices_recent is read whole, as before. (Every
+-- time-series provider has a cutoff or none has: spot_openings keeps them together, and
+-- int_spot_prices_recent reads no provider's older points once one has.)
 newest_bounds as (
     select c.provider, c.cutoff + to_days(cast(w.days as integer)) as bound
     from _spot_cutoffs c, (select max(days) as days from int_spot_stats_windows) w
