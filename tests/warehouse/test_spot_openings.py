@@ -145,6 +145,60 @@ def test_a_full_check_or_a_changed_series_works_it_out_again(demo_counted_wareho
     con.close()
 
 
+# int_spot_prices_recent by its definition: every point from its provider's cutoff on (from
+# the earliest cutoff on for a provider without one), and the kept openings
+RECENT = """
+select s.provider, s.region, s.zone, s.instance_type, s.gpu_name, s.gpu_memory_gib,
+       s.gpu_count, s.price_usd_per_hour, s.observed_at
+from int_spot_prices_unioned s left join _spot_cutoffs c using (provider)
+where s.observed_at >= (select coalesce(min(cutoff), '-infinity'::timestamp) from _spot_cutoffs)
+  and (c.cutoff is null or s.observed_at >= c.cutoff)
+union all
+select s.provider, s.region, s.zone, s.instance_type, s.gpu_name, s.gpu_memory_gib,
+       s.gpu_count, s.price_usd_per_hour, s.observed_at
+from int_spot_prices_unioned s semi join _spot_openings o
+    on s.provider = o.provider and s.region is not distinct from o.region
+   and s.zone is not distinct from o.zone
+   and s.instance_type is not distinct from o.instance_type and s.observed_at = o.observed_at
+"""
+
+
+def test_the_recent_points_of_providers_with_other_cutoffs(demo_counted_warehouse, tmp_path):
+    # the view reads the providers of a later cutoff than the earliest in a branch of
+    # their own: the same points, whichever provider's cutoff is later, and for a
+    # provider without one
+    path = tmp_path / "w.duckdb"
+    shutil.copyfile(demo_counted_warehouse, path)
+    con = duckdb.connect(str(path))
+    con.execute(db.OFF_OPTIMIZERS)
+    for provider, days in (("other", 10), ("uncut", 20)):
+        con.execute(f"""
+            INSERT INTO stg_aws__spot_prices SELECT * REPLACE ('{provider}' AS provider,
+                observed_at - INTERVAL {days} DAY AS observed_at)
+            FROM stg_aws__spot_prices WHERE provider = 'aws'""")  # fmt: skip
+    (aws,) = con.execute("SELECT cutoff FROM _spot_cutoffs WHERE provider = 'aws'").fetchone()
+    states = {
+        "one cutoff": [("aws", aws)],
+        "a later cutoff": [("aws", aws), ("other", aws + timedelta(days=5))],
+        "an earlier cutoff": [("aws", aws), ("other", aws - timedelta(days=5))],
+        "the same cutoff": [("aws", aws), ("other", aws)],
+        "none": [],
+    }
+    providers = set()
+    for state, cutoffs in states.items():
+        con.execute("BEGIN")
+        con.execute("DELETE FROM _spot_cutoffs")
+        if cutoffs:
+            con.executemany("INSERT INTO _spot_cutoffs VALUES (?, ?)", cutoffs)
+        expected = sorted(con.execute(RECENT).fetchall(), key=repr)
+        got = sorted(con.execute("SELECT * FROM int_spot_prices_recent").fetchall(), key=repr)
+        assert got == expected, state
+        providers |= {r[0] for r in expected}
+        con.execute("ROLLBACK")
+    assert providers == {"aws", "other", "uncut"}
+    con.close()
+
+
 # "now" as the mart's definition says: the newest of the points it reads
 NEWEST = """
 select provider, max(observed_at) from (
