@@ -22,7 +22,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -51,16 +51,14 @@ def _code() -> list[Path]:
     )
 
 
-def digest(sql_dir: Path) -> str:
-    """The state of the SQL project at `sql_dir` (every file read from it and each
-    connector's sources) and of the code that reads it: its files' contents, hashed again
+def digest(sql_dir: Path, also: Iterable[Path] = ()) -> str:
+    """The state of the SQL project at `sql_dir` (every file read from it, and `also`) and
+    of the code that reads it: its files' contents, hashed again
     unless every file is as this process last hashed it (same size, inode and time) and
     none was changed in the last `_RACY_NS` (a change inside a timestamp's granularity)."""
-    from warehouse.sql_runner import connector_sources
-
     root = Path(sql_dir).resolve()
     files = sorted(p for p in root.rglob("*") if p.suffix in _SUFFIXES and p.is_file())
-    files += [*connector_sources(), *_code()]
+    files += [*also, *_code()]
     stats = [os.stat(p) for p in files]
     state = tuple(
         (str(p), s.st_size, s.st_ino, s.st_mtime_ns) for p, s in zip(files, stats, strict=True)
@@ -82,9 +80,10 @@ def _folder() -> Path | None:
     return Path(prefix) / FOLDER if prefix else None
 
 
-def kept(what: str, sql_dir: Path, read: Callable[[], T]) -> T:
-    """`read()`, or what it returned for the project in this state (see the module)."""
-    key = (what, digest(sql_dir))
+def kept(what: str, sql_dir: Path, read: Callable[[], T], also: Iterable[Path] = ()) -> T:
+    """`read()`, or what it returned for the project in this state (see the module);
+    `also`: files outside `sql_dir` it reads (each connector's sources)."""
+    key = (what, digest(sql_dir, also))
     if key in _memo:
         return _memo[key]  # type: ignore[return-value]
     folder = _folder()

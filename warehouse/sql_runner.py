@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,7 @@ def lineage_graph(sql_dir: Path = SQL_DIR) -> dict[str, set[str]]:
     """Every view and table macro -> the relations it reads (views, macros, seeds, sources,
     snapshots), from DuckDB's parse of each statement (warehouse.lineage; kept while the
     files stay as they are: warehouse.sql_cache)."""
-    graph = sql_cache.kept("lineage", sql_dir, lambda: _lineage_graph(sql_dir))
+    graph = sql_cache.kept("lineage", sql_dir, partial(_lineage_graph, sql_dir))
     return {name: set(reads) for name, reads in graph.items()}
 
 
@@ -495,7 +496,8 @@ def _schema_doc(text: str) -> Any:
 def relations(sql_dir: Path = SQL_DIR) -> dict[str, Relation]:
     """Every relation the schema files declare, by name (kept while the files stay as they
     are: warehouse.sql_cache)."""
-    return dict(sql_cache.kept("relations", sql_dir, lambda: _relations(sql_dir)))
+    kept = sql_cache.kept("relations", sql_dir, partial(_relations, sql_dir), connector_sources())
+    return dict(kept)
 
 
 def _relations(sql_dir: Path) -> dict[str, Relation]:
