@@ -53,9 +53,9 @@ def _code() -> list[Path]:
 
 def digest(sql_dir: Path, also: Iterable[Path] = ()) -> str:
     """The state of the SQL project at `sql_dir` (every file read from it, and `also`) and
-    of the code that reads it: its files' contents, hashed again
-    unless every file is as this process last hashed it (same size, inode and time) and
-    none was changed in the last `_RACY_NS` (a change inside a timestamp's granularity)."""
+    of the code that reads it: its files' contents, hashed again unless every file is as
+    this process last hashed it (same size, inode and time) and none was changed in the
+    last `_RACY_NS` (a change inside a timestamp's granularity)."""
     root = Path(sql_dir).resolve()
     files = sorted(p for p in root.rglob("*") if p.suffix in _SUFFIXES and p.is_file())
     files += [*also, *_code()]
