@@ -13,7 +13,6 @@ tasks.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import sys
 import tempfile
@@ -46,6 +45,7 @@ from warehouse import (
 )
 from warehouse.checks import Checking, assert_healthy, checked_loads
 from warehouse.db import run
+from warehouse.file_digest import files_digest
 from warehouse.rawstore import DamagedObject, RawStore
 from warehouse.snapshot_files import RecordedPage, SnapshotFiles
 from warehouse.staging import (
@@ -253,10 +253,9 @@ def tables_digest() -> str:
     connector's package and kit, the staged schema (common/schemas.py) and this module."""
     package = Path(registry.__file__).parent
     root = package.parent
-    h = hashlib.sha256()
-    for f in sorted([*package.rglob("*.py"), Path(schemas.__file__), Path(__file__)]):
-        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()
+    return files_digest(
+        sorted([*package.rglob("*.py"), Path(schemas.__file__), Path(__file__)]), root
+    )
 
 
 def _tables_made(con, digest: str) -> bool:

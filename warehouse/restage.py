@@ -39,7 +39,7 @@ def _blocks(con: duckdb.DuckDBPyConnection, table: str) -> int:
 
 
 def empty(
-    con: duckdb.DuckDBPyConnection, name: str, parsed: tuple | None = None
+    con: duckdb.DuckDBPyConnection, name: str, parsed: tuple[str, str, list[tuple]] | None = None
 ) -> int | None:
     """When `name`'s pages or parsing code changed since its offers were staged (so
     `staging.stage_provider` parses them again) and it has staged offers: delete them and

@@ -12,21 +12,23 @@ the same result every time until a file changes. `kept(what, sql_dir, read)` ret
   and of the versions of Python, DuckDB and PyYAML: an edited file is another name, read
   again. Nothing is written where Python keeps no bytecode folder.
 
-What decides is the files' contents: a file changed is hashed again (see `digest`).
+What decides is the files' contents: an edited file is read again at once
+(warehouse.file_digest).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import sys
-import time
 from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
 import duckdb
+
+from warehouse.file_digest import files_digest
 
 T = TypeVar("T")
 
@@ -34,11 +36,10 @@ FOLDER = "gpu-pricing-sql"
 _SUFFIXES = (".sql", ".yml", ".yaml", ".md")
 # the code that reads the project: a change to it is a change to what is kept
 _READERS = ("sql_runner.py", "lineage.py", "sql_cache.py")
-_RACY_NS = 2_000_000_000
 _memo: dict[tuple[str, str], object] = {}
-_digests: dict[tuple, str] = {}
 
 
+@cache  # where the code is does not change in a process
 def _code() -> list[Path]:
     """The code that reads the project: ours, and PyYAML's (its version is in the file
     hashed, found without importing it); DuckDB's version is hashed as a string."""
@@ -53,26 +54,11 @@ def _code() -> list[Path]:
 
 def digest(sql_dir: Path, also: Iterable[Path] = ()) -> str:
     """The state of the SQL project at `sql_dir` (every file read from it, and `also`) and
-    of the code that reads it: its files' contents, hashed again unless every file is as
-    this process last hashed it (same size, inode and time) and none was changed in the
-    last `_RACY_NS` (a change inside a timestamp's granularity)."""
+    of the code that reads it (warehouse.file_digest: contents decide)."""
     root = Path(sql_dir).resolve()
     files = sorted(p for p in root.rglob("*") if p.suffix in _SUFFIXES and p.is_file())
-    files += [*also, *_code()]
-    stats = [os.stat(p) for p in files]
-    state = tuple(
-        (str(p), s.st_size, s.st_ino, s.st_mtime_ns) for p, s in zip(files, stats, strict=True)
-    )
-    if state in _digests:
-        return _digests[state]
-    h = hashlib.sha256(f"{sys.version}\0{duckdb.__version__}".encode())
-    for path in files:
-        data = path.read_bytes()
-        h.update(f"{path}\0{len(data)}\0".encode())
-        h.update(data)
-    if time.time_ns() - max(s.st_mtime_ns for s in stats) > _RACY_NS:
-        _digests[state] = h.hexdigest()
-    return h.hexdigest()
+    versions = f"{sys.version}\0{duckdb.__version__}".encode()
+    return files_digest([*files, *also, *_code()], head=versions)
 
 
 def _folder() -> Path | None:

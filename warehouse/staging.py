@@ -48,6 +48,7 @@ from warehouse import (
     sql_runner,
 )
 from warehouse.db import insert_frame, query, run
+from warehouse.file_digest import files_digest
 from warehouse.rawstore import RawStore
 
 if TYPE_CHECKING:
@@ -203,10 +204,7 @@ def code_digest(name: str) -> str:
             *(_ROOT / f for f in _PARSED_WITH),
         ]
     )
-    h = hashlib.sha256()
-    for f in files:
-        h.update(f.relative_to(_ROOT).as_posix().encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()
+    return files_digest(files, _ROOT)
 
 
 def parsed_from(con, name: str) -> tuple[str, str, list[tuple]]:
@@ -222,10 +220,8 @@ def parsed_from(con, name: str) -> tuple[str, str, list[tuple]]:
 def sql_digest() -> str:
     """A digest of the SQL a refresh builds and asserts with (views, macros, seeds,
     assertions): with no provider re-staged and the same SQL, nothing needs re-asserting."""
-    h = hashlib.sha256()
-    for f in sorted(p for p in sql_runner.SQL_DIR.rglob("*") if p.is_file()):
-        h.update(f.relative_to(sql_runner.SQL_DIR).as_posix().encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()
+    files = sorted(p for p in sql_runner.SQL_DIR.rglob("*") if p.is_file())
+    return files_digest(files, sql_runner.SQL_DIR)
 
 
 def views_digest(con: duckdb.DuckDBPyConnection) -> str:
@@ -237,8 +233,8 @@ def views_digest(con: duckdb.DuckDBPyConnection) -> str:
     it is the last published build's, the warehouse's views are the ones a build would make
     again (pipeline.load_and_publish then keeps them)."""
     h = hashlib.sha256(sql_digest().encode())
-    for f in [*sql_runner.connector_sources(), Path(sql_runner.__file__), Path(lineage.__file__)]:
-        h.update(f.as_posix().encode() + b"\0" + f.read_bytes())
+    code = [*sql_runner.connector_sources(), Path(sql_runner.__file__), Path(lineage.__file__)]
+    h.update(files_digest(code).encode())
     h.update(repr(sorted(SEED_DDL.items())).encode() + duckdb.__version__.encode())
     built = [*sql_runner.view_files(), *sql_runner.macro_files(), *SEED_DDL]
     tables = run(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from warehouse import sql_cache, sql_runner
+from warehouse import file_digest, sql_cache, sql_runner
 
 SCHEMA = """version: 2
 models:
@@ -29,7 +29,7 @@ def project(tmp_path, monkeypatch) -> Path:
     (sql / "intermediate" / "int_things.sql").write_text("select 1 as thing from seed_things\n")
     (sql / "intermediate" / "int_things.yml").write_text(SCHEMA.format(description="first"))
     monkeypatch.setattr(sql_cache, "_memo", {})
-    monkeypatch.setattr(sql_cache, "_digests", {})
+    monkeypatch.setattr(file_digest, "_known", {})
     monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "pycache"))
     return sql
 
@@ -94,3 +94,18 @@ def test_a_caller_changing_what_it_got_changes_nothing_kept(project):
     sql_runner.lineage_graph(project)["int_things"].add("nothing")
     assert list(sql_runner.relations(project)) == ["int_things"]
     assert sql_runner.lineage_graph(project)["int_things"] == {"seed_things"}
+
+
+def test_a_digest_is_the_files_names_and_bytes_as_stored_digests_were_made(tmp_path):
+    """The digests refreshes store (`_staged.code_digest`, `_runs.asserted_sql`,
+    `tables_digest`) are one sha256 over each file's name relative to the root, a NUL and
+    its bytes: the same value as before they shared this function, so no warehouse re-parses
+    or re-asserts for it."""
+    import hashlib
+
+    (tmp_path / "a").mkdir()
+    files = [tmp_path / "a" / "x.sql", tmp_path / "b.yml"]
+    files[0].write_bytes(b"select 1")
+    files[1].write_bytes(b"version: 2")
+    made = hashlib.sha256(b"a/x.sql\0select 1" + b"b.yml\0version: 2").hexdigest()
+    assert file_digest.files_digest(files, tmp_path) == made
