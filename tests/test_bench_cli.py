@@ -1,11 +1,15 @@
 """The benchmarks' yardsticks and peers stand on the command line's footing for bytecode
 (benchmarks.bench_cli.yardstick_env): where Python writes none, `gpu-pricing` keeps its
 own (gpu_pricing.cli._bytecode), so they get a bytecode folder too, rather than compiling
-DuckDB's modules on every run and reading slower than they are."""
+DuckDB's modules on every run and reading slower than they are. A refresh's own stage
+timers are read from its `--json` and reported, with its CPU outside the parse stage."""
 
 from __future__ import annotations
 
+import json
 import sys
+
+import pytest
 
 from benchmarks import bench_cli
 from benchmarks.bench_cli import yardstick_env
@@ -48,3 +52,23 @@ def test_the_yardstick_and_peers_run_in_their_own_environment_beside_other_trees
     steps["peer"]()
     for name in ("duckdb-bare", "peer-parse"):
         assert seen[name] == yardstick_env(tmp_path), name  # not the last tree's
+
+
+def test_a_refresh_s_stage_timers_are_reported_with_what_lies_outside_its_parse(capsys):
+    printed = {"timings": {"land": 1.0, "parse_stage": 2.0, "views": 0.5},
+               "cpu_timings": {"land": 1.5, "parse_stage": 3.0, "views": 0.5}}  # fmt: skip
+    got = bench_cli.run([sys.executable, "-c", f"print({json.dumps(json.dumps(printed))})"])
+    assert got["timings"] == printed["timings"] and got["cpu_timings"] == printed["cpu_timings"]
+    # the process's own CPU less its parse stage's: what a bare scan's work does not include
+    assert bench_cli.outside_parse(got) == pytest.approx(got["cpu_s"] - 3.0)
+    bench_cli.report("t", {"refresh": [got, got]}, {})
+    out = capsys.readouterr().out
+    assert "refresh, by stage (s cpu, medians): land 1.50, parse_stage 3.00, views 0.50" in out
+    # the process's CPU less its stages' (here a process that ran none of them)
+    rest = got["cpu_s"] - 5.0
+    assert f"refresh, starting and ending the process: {rest:.2f} s cpu (median)" in out
+
+
+def test_a_command_that_prints_no_timers_has_none(capsys):
+    got = bench_cli.run([sys.executable, "-c", "print('not json')"])
+    assert "timings" not in got and "cpu_timings" not in got

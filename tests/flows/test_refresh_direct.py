@@ -9,6 +9,7 @@ import os
 import pty
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,10 @@ def test_refresh_runs_directly_when_no_prefect_api_is_configured(no_prefect_api,
         assert {"fetch_seconds", "land_seconds", "stage_seconds"} <= p.keys()
         assert p["stage_seconds"] > 0 and p["land_seconds"] >= 0 and p["fetch_seconds"] >= 0
     assert {"land", "parse_stage", "history", "assertions", "publish"} <= doc["timings"].keys()
+    # and the process's CPU seconds in each stage, the same stages
+    assert doc["cpu_timings"].keys() == doc["timings"].keys()
+    assert all(v >= 0 for v in doc["cpu_timings"].values())
+    assert sum(doc["cpu_timings"].values()) <= time.process_time()
 
 
 @pytest.mark.slow  # over ~2 s on a quiet 2-core machine
