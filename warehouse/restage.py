@@ -21,7 +21,7 @@ import duckdb
 
 from connectors import registry
 from warehouse.db import in_transaction, relation_exists, run, text_literal
-from warehouse.staging import parsed_from, staged_rows
+from warehouse.staging import ParsedFrom, parsed_already, parsed_from, staged_rows
 
 PUBLISHED = "_published"
 # a staged table in fewer blocks than this is left as it was: its checkpoint would cost
@@ -39,7 +39,7 @@ def _blocks(con: duckdb.DuckDBPyConnection, table: str) -> int:
 
 
 def empty(
-    con: duckdb.DuckDBPyConnection, name: str, parsed: tuple[str, str, list[tuple]] | None = None
+    con: duckdb.DuckDBPyConnection, name: str, parsed: ParsedFrom | None = None
 ) -> int | None:
     """When `name`'s pages or parsing code changed since its offers were staged (so
     `staging.stage_provider` parses them again) and it has staged offers: delete them and
@@ -50,8 +50,7 @@ def empty(
     when the caller has it."""
     if in_transaction(con):
         return None
-    digest, code, staged = parsed or parsed_from(con, name)
-    if staged and staged[0][:2] == (digest, code):
+    if parsed_already(parsed or parsed_from(con, name)):
         return None
     table = registry.get(name).staging_table
     rows = staged_rows(con, table)

@@ -207,7 +207,11 @@ def code_digest(name: str) -> str:
     return files_digest(files, _ROOT)
 
 
-def parsed_from(con, name: str) -> tuple[str, str, list[tuple]]:
+# `parsed_from`'s answer: (current pages digest, parsing code digest, `_staged` rows)
+ParsedFrom = tuple[str, str, list[tuple]]
+
+
+def parsed_from(con, name: str) -> ParsedFrom:
     """A connector's current pages digest and parsing code digest, and what its staged
     offers were parsed from (`_staged`: pages digest, code digest, run; none yet: [])."""
     digest = raw.current_pages_digest(con, name, registry.get(name).endpoints)  # the ledger
@@ -215,6 +219,13 @@ def parsed_from(con, name: str) -> tuple[str, str, list[tuple]]:
         con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
     )
     return digest, code_digest(name), staged
+
+
+def parsed_already(parsed: ParsedFrom) -> bool:
+    """Whether a connector's staged offers were parsed from these very pages by this very
+    code (`parsed_from`): then nothing is parsed again."""
+    digest, code, staged = parsed
+    return bool(staged) and staged[0][:2] == (digest, code)
 
 
 def sql_digest() -> str:
@@ -384,7 +395,7 @@ def stage_provider(
     *,
     max_drop_pct: float = 0.0,
     emptied: int | None = None,
-    parsed: tuple[str, str, list[tuple]] | None = None,
+    parsed: ParsedFrom | None = None,
 ) -> bool:
     """Parse and stage a provider's current pages; False (nothing done) when they and the
     parsing code are the ones its staged offers came from (`parsed_from`). Raises `OfferDrop` when its
@@ -395,8 +406,9 @@ def stage_provider(
     has it (the ledger and the staged tables as they are now)."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
-    digest, code, staged = parsed or parsed_from(con, name)
-    if staged and staged[0][:2] == (digest, code):
+    parsed = parsed or parsed_from(con, name)
+    digest, code, staged = parsed
+    if parsed_already(parsed):
         # staged by this very code, which stated every point it staged and those stored
         # before (below): nothing to state, and the series' tables (declared with Polars'
         # types) are not even resolved
