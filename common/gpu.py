@@ -48,25 +48,41 @@ FORM_FACTORS: tuple[tuple[str, str], ...] = (
 )
 
 
+def _first(hits: list[pl.Expr | None]) -> pl.Expr:
+    """The position of the first true of `hits` (None: a branch that cannot hold here),
+    else null. A flat coalesce: the same branches as a chain of nested `when`s cost ~5x as
+    much to run, whatever the rows."""
+    branches = [
+        pl.when(h).then(pl.lit(i, dtype=pl.UInt32)) for i, h in enumerate(hits) if h is not None
+    ]
+    return pl.coalesce(branches) if branches else pl.lit(None, dtype=pl.UInt32)
+
+
+def _pick(index: pl.Expr, values: list, dtype: pl.DataType) -> pl.Expr:
+    """The value at `index` of `values` (a null value is an answer: no later branch gives
+    one), null where no branch matched."""
+    return index.replace_strict(dict(enumerate(values)), default=None, return_dtype=dtype)
+
+
 def form_factor(raw: pl.Expr, extra: tuple[tuple[str, str], ...] = ()) -> pl.Expr:
     """'PCIe' | 'SXM' from a source's GPU words, else null (the default variant).
     `extra` adds a connector's own patterns, checked first."""
-    out: pl.Expr = pl.lit(None, dtype=pl.String)
-    for pattern, variant in reversed((*extra, *FORM_FACTORS)):
-        out = pl.when(raw.str.contains(pattern)).then(pl.lit(variant)).otherwise(out)
-    return out
+    patterns = (*extra, *FORM_FACTORS)
+    hit = _first([raw.str.contains(pattern) for pattern, _ in patterns])
+    return _pick(hit, [variant for _, variant in patterns], pl.String)
 
 
 def gpu_name(raw: pl.Expr, stated_memory: pl.Expr | None = None) -> pl.Expr:
     """The reference name the source's GPU words name (seed_gpu_aliases.csv), else null.
-    A row that requires a memory matches only where `stated_memory` is that size."""
-    out: pl.Expr = pl.lit(None, dtype=pl.String)
-    for pattern, name, memory in reversed(aliases()):
+    A row that requires a memory matches only where `stated_memory` is that size; the first
+    row that matches answers, even where it names no GPU of the reference."""
+    hits = []
+    for pattern, _, memory in aliases():
         hit = raw.str.contains(pattern)
         if memory is not None:
             hit = hit & (stated_memory == memory) if stated_memory is not None else pl.lit(False)
-        out = pl.when(hit).then(pl.lit(name, dtype=pl.String)).otherwise(out)
-    return out
+        hits.append(hit)
+    return _pick(_first(hits), [name for _, name, _ in aliases()], pl.String)
 
 
 def canonical(raw: pl.Expr) -> pl.Expr:
@@ -89,12 +105,20 @@ def stated_memory(words: pl.Expr) -> pl.Expr:
 def near(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
     """The reference size of that GPU a stated memory is within 10% of (the marketed size:
     AWS's 22,888 MiB A10G is 24 GB, Verda's "268GB" B300 is 288 GB), else null."""
-    out: pl.Expr = pl.lit(None, dtype=pl.Float64)
-    for gpu, sizes in reference_sizes().items():
-        for size in sizes:
-            close = (name == gpu) & ((gib - size).abs() <= SNAP_TOLERANCE * size)
-            out = pl.when(close).then(pl.lit(size)).otherwise(out)
-    return out
+    # the k-th smallest size of the row's GPU, for each k (a GPU comes in one to a few sizes)
+    listed = {gpu: sorted(sizes) for gpu, sizes in reference_sizes().items()}
+    kth = [
+        name.replace_strict(
+            {gpu: sizes[k] for gpu, sizes in listed.items() if len(sizes) > k},
+            default=None,
+            return_dtype=pl.Float64,
+        )
+        for k in range(max(map(len, listed.values())))
+    ]
+    # the smallest that is near (the reference's sizes of one GPU are never within 20%)
+    return pl.coalesce(
+        pl.when((gib - size).abs() <= SNAP_TOLERANCE * size).then(size) for size in kth
+    )
 
 
 def snap(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
@@ -107,16 +131,27 @@ def snap(name: pl.Expr, gib: pl.Expr) -> pl.Expr:
 
 
 def _family() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """(gpu_name, gpu_memory_gib, gpu_variant) of the row's instance family, else nulls."""
-    name: pl.Expr = pl.lit(None, dtype=pl.String)
-    memory: pl.Expr = pl.lit(None, dtype=pl.Float64)
-    variant: pl.Expr = pl.lit(None, dtype=pl.String)
-    for provider, pattern, gpu, gib, form in reversed(families()):
-        hit = (pl.col("provider") == provider) & pl.col("instance_type").str.contains(pattern)
-        name = pl.when(hit).then(pl.lit(gpu, dtype=pl.String)).otherwise(name)
-        memory = pl.when(hit).then(pl.lit(gib, dtype=pl.Float64)).otherwise(memory)
-        variant = pl.when(hit).then(pl.lit(form, dtype=pl.String)).otherwise(variant)
-    return name, memory, variant
+    """(gpu_name, gpu_memory_gib, gpu_variant) of the row's instance family (the first
+    row of the seed that matches), else nulls. Reads the column `_family`
+    (`_family_index`)."""
+    rows = families()
+    index = pl.col("_family")
+    return (
+        _pick(index, [gpu for *_, gpu, _, _ in rows], pl.String),
+        _pick(index, [gib for *_, gib, _ in rows], pl.Float64),
+        _pick(index, [form for *_, form in rows], pl.String),
+    )
+
+
+@lru_cache(maxsize=64)
+def _family_index(providers: frozenset[str]) -> pl.Expr:
+    """The position in seed_instance_families.csv of the row's instance family, tried only
+    against the rows of `providers` (the rows' providers: no other row can match)."""
+    return _first([
+        (pl.col("provider") == provider) & pl.col("instance_type").str.contains(pattern)
+        if provider in providers else None
+        for provider, pattern, *_ in families()
+    ])  # fmt: skip
 
 
 def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
@@ -129,15 +164,11 @@ def identify(df: pl.DataFrame, text: pl.Series | None = None) -> pl.DataFrame:
     alias and family pattern) and is joined back onto the rows, in their order."""
     if text is not None:
         df = df.with_columns(text.cast(pl.String).alias(GPU_TEXT))
-    keys = [
-        c for c in ("provider", "instance_type", GPU_TEXT, *_IDENTITY) if c in df.columns
-    ]
+    keys = [c for c in ("provider", "instance_type", GPU_TEXT, *_IDENTITY) if c in df.columns]
     distinct = df.select(keys).unique().sort(keys, nulls_last=True)
     ided = _identified(tuple(distinct.rows()), tuple(distinct.schema.items()), text is not None)
     # joined on the keys alone: a join of the whole frame would copy every other column
-    found = df.select(keys).join(
-        ided, on=keys, how="left", nulls_equal=True, maintain_order="left"
-    )
+    found = df.select(keys).join(ided, on=keys, how="left", nulls_equal=True, maintain_order="left")
     return df.with_columns(found.get_column(f"_id_{c}").alias(c) for c in _IDENTITY).drop(
         GPU_TEXT, strict=False
     )
@@ -150,8 +181,8 @@ _IDENTITY = ("gpu_name", "gpu_variant", "gpu_memory_gib")
 def _identified(rows: tuple[tuple, ...], schema: tuple[tuple[str, pl.DataType], ...],
                 has_text: bool) -> pl.DataFrame:  # fmt: skip
     """The distinct key rows with their answers (`_id_<column>`). Cached: the batches of
-    one large parse repeat the same few hundred rows, and the rule's plan of a few hundred
-    `when` branches costs ~30 ms a call whatever the rows."""
+    one large parse repeat the same few hundred rows, and the rule's ~150 branches cost
+    ~15 ms a call whatever the rows."""
     distinct = pl.DataFrame(list(rows), schema=dict(schema), orient="row")
     # `_identify` keeps its rows in order: its answers sit beside the keys they answer
     return distinct.hstack(
@@ -162,13 +193,20 @@ def _identified(rows: tuple[tuple, ...], schema: tuple[tuple[str, pl.DataType], 
 def _identify(df: pl.DataFrame, has_text: bool) -> pl.DataFrame:
     """`identify` over rows that hold the columns it reads (one row per combination)."""
     named, memory = _rule(has_text)
-    return df.with_columns(**named).with_columns(gpu_memory_gib=memory).drop("_family_memory")
+    return (
+        df.with_columns(
+            _family=_family_index(frozenset(df.get_column("provider").unique().to_list()))
+        )
+        .with_columns(**named)
+        .with_columns(gpu_memory_gib=memory)
+        .drop("_family", "_family_memory")
+    )
 
 
 @cache
 def _rule(has_text: bool) -> tuple[dict[str, pl.Expr], pl.Expr]:
-    """The rule's expressions, built once in a process (a few hundred `when` branches:
-    building them cost more than running them on a connector's few distinct rows)."""
+    """The rule's expressions, built once in a process (a few hundred branches: building
+    them cost more than running them on a connector's few distinct rows)."""
     words = pl.col("instance_type")
     if has_text:
         words = pl.coalesce(pl.col(GPU_TEXT), words)

@@ -4,6 +4,8 @@ where the connector's map left them open; only names of the GPU reference are gi
 
 from __future__ import annotations
 
+import itertools
+
 import polars as pl
 import pytest
 
@@ -176,3 +178,21 @@ def test_the_rule_runs_once_per_combination_and_answers_every_row_in_order():
             words is not None,
         ).drop(_gpu.GPU_TEXT, strict=False)
         assert by_combination.equals(every_row)
+
+
+def test_the_first_branch_that_holds_answers_even_where_its_answer_is_null():
+    """The rule's seeds are read first row first: a row that matches and names nothing
+    (the H200 NVL alias, a family that leaves the form factor open) stops the later rows."""
+    df = pl.DataFrame({"a": [1, 2, 3, 0]})
+    hits = [pl.col("a") >= 2, pl.col("a") >= 1]
+    picked = df.select(_gpu._pick(_gpu._first(hits), [None, "one"], pl.String)).to_series()
+    assert picked.to_list() == ["one", None, None, None]
+
+
+def test_the_sizes_of_one_gpu_are_never_both_near_one_stated_memory():
+    """`near` gives the smallest reference size within 10%; no stated memory is within 10%
+    of two sizes of one GPU, so which one comes first never decides the answer."""
+    for name, sizes in _gpu.reference_sizes().items():
+        ordered = sorted(sizes)
+        for small, large in itertools.pairwise(ordered):
+            assert small * (1 + _gpu.SNAP_TOLERANCE) < large * (1 - _gpu.SNAP_TOLERANCE), name
