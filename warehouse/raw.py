@@ -297,21 +297,44 @@ def _current_params(provider: str, endpoints: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def current_index(
+# `current_pages`' columns, as the ledger types them (the rows of `_CURRENT_SQL`)
+_INDEX_COLUMNS = (
+    "endpoint", "load_id", "fetched_at", "scope", "source_url", "request", "payload_bytes",
+    "sha256", "provenance",
+)  # fmt: skip
+
+
+def current_pages(
     con: duckdb.DuckDBPyConnection, provider: str, endpoints: dict[str, str]
-) -> pl.DataFrame:
+) -> list[tuple]:
     """The pages that make up the provider's current state, from the ledger alone (no
-    payloads): endpoint, load_id, fetched_at, scope, source_url, request, payload_bytes,
-    sha256.
+    payloads), as rows of `_INDEX_COLUMNS`: read once, for both the digest that tells a
+    refresh whether to parse (`pages_digest`) and the index a parse reads (`current_index`).
 
     For a 'snapshot' endpoint: the pages of the latest successful load of each scope.
     For an 'append' endpoint (time series): every page of every successful load.
     """
+    if not endpoints:
+        return []
+    return run(con, _CURRENT_SQL, _current_params(provider, endpoints))
+
+
+def current_index(
+    con: duckdb.DuckDBPyConnection,
+    provider: str,
+    endpoints: dict[str, str],
+    pages: list[tuple] | None = None,
+) -> pl.DataFrame:
+    """`current_pages` as a frame: endpoint, load_id, fetched_at, scope, source_url,
+    request, payload_bytes, sha256, provenance. `pages`: its rows, when the caller read
+    them already."""
     import polars as pl
 
-    if not endpoints:
-        return pl.DataFrame()
-    return query(con, _CURRENT_SQL, _current_params(provider, endpoints))
+    if pages is None:
+        pages = current_pages(con, provider, endpoints)
+    types = [pl.String, pl.String, pl.Datetime("us"), pl.String, pl.String, pl.String,
+             pl.Int64, pl.String, pl.String]  # fmt: skip
+    return pl.DataFrame(pages, schema=dict(zip(_INDEX_COLUMNS, types, strict=True)), orient="row")
 
 
 class _ArrowCArray:
@@ -380,16 +403,6 @@ def verify(con: duckdb.DuckDBPyConnection, store: RawStore) -> dict[str, Any]:
     }
 
 
-def current_pages(
-    con: duckdb.DuckDBPyConnection,
-    provider: str,
-    endpoints: dict[str, str],
-    store: RawStore,
-) -> pl.DataFrame:
-    """The provider's current pages with their payloads (`current_index` + the store)."""
-    return with_payloads(current_index(con, provider, endpoints), store)
-
-
 def iter_batches(
     index: pl.DataFrame, store: RawStore, batch_bytes: int
 ) -> Iterator[pl.DataFrame]:
@@ -403,33 +416,15 @@ def iter_batches(
         yield with_payloads(part.drop("_batch"), store)
 
 
-def pages_digest(pages: pl.DataFrame | Iterable[tuple[str, str, str | None]]) -> str:
-    """One sha256 over a provider's current pages: their endpoints, shas and provenance
-    statements (`current_index`'s frame, or its rows as `current_pages_digest` reads them),
-    sorted. Equal digests mean the same pages, so the same parse."""
-    if hasattr(pages, "columns"):  # a frame
-        kept = [c for c in ("endpoint", "sha256", "provenance") if c in pages.columns]
-        pages = pages.select(kept).rows()  # type: ignore[union-attr]
+def pages_digest(pages: Iterable[tuple]) -> str:
+    """One sha256 over a provider's current pages (`current_pages`' rows): their endpoints,
+    shas and provenance statements, sorted. Equal digests mean the same pages, so the same
+    parse."""
+    at = [_INDEX_COLUMNS.index(c) for c in ("endpoint", "sha256", "provenance")]
     # a page re-marked (its provenance) is parsed again; one never marked hashes as before
     # statements existed
-    parts = sorted(":".join(v for v in page if v is not None) for page in pages)
+    parts = sorted(":".join(page[i] for i in at if page[i] is not None) for page in pages)
     return hashlib.sha256("\n".join(parts).encode()).hexdigest() if parts else ""
-
-
-def current_pages_digest(
-    con: duckdb.DuckDBPyConnection, provider: str, endpoints: dict[str, str]
-) -> str:
-    """`pages_digest` of the provider's current pages (`current_index`), read from the ledger
-    as rows: a refresh that finds them unchanged builds no frame."""
-    if not endpoints:
-        return pages_digest([])
-    return pages_digest(
-        run(
-            con,
-            f"SELECT endpoint, sha256, provenance FROM ({_CURRENT_SQL})",
-            _current_params(provider, endpoints),
-        )
-    )
 
 
 def update_counts(con: duckdb.DuckDBPyConnection, run_id: str, counts: pl.DataFrame) -> None:

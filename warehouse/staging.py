@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import duckdb
 
@@ -207,25 +207,30 @@ def code_digest(name: str) -> str:
     return files_digest(files, _ROOT)
 
 
-# `parsed_from`'s answer: (current pages digest, parsing code digest, `_staged` rows)
-ParsedFrom = tuple[str, str, list[tuple]]
+class ParsedFrom(NamedTuple):
+    """`parsed_from`'s answer."""
+
+    digest: str  # of the connector's current pages (raw.pages_digest)
+    code: str  # of its parsing code (code_digest)
+    staged: list[tuple]  # `_staged`'s row: pages digest, code digest, run; none yet: []
+    pages: list[tuple]  # its current pages, as the ledger lists them (raw.current_pages)
 
 
 def parsed_from(con, name: str) -> ParsedFrom:
-    """A connector's current pages digest and parsing code digest, and what its staged
-    offers were parsed from (`_staged`: pages digest, code digest, run; none yet: [])."""
-    digest = raw.current_pages_digest(con, name, registry.get(name).endpoints)  # the ledger
+    """A connector's current pages (and their digest) and parsing code digest, and what its
+    staged offers were parsed from. The ledger is read once: a parse that follows takes its
+    index from these rows."""
+    pages = raw.current_pages(con, name, registry.get(name).endpoints)
     staged = run(
         con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
     )
-    return digest, code_digest(name), staged
+    return ParsedFrom(raw.pages_digest(pages), code_digest(name), staged, pages)
 
 
 def parsed_already(parsed: ParsedFrom) -> bool:
     """Whether a connector's staged offers were parsed from these very pages by this very
     code (`parsed_from`): then nothing is parsed again."""
-    digest, code, staged = parsed
-    return bool(staged) and staged[0][:2] == (digest, code)
+    return bool(parsed.staged) and parsed.staged[0][:2] == (parsed.digest, parsed.code)
 
 
 def sql_digest() -> str:
@@ -407,7 +412,7 @@ def stage_provider(
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
     parsed = parsed or parsed_from(con, name)
-    digest, code, staged = parsed
+    digest, code, staged, current = parsed
     if parsed_already(parsed):
         # staged by this very code, which stated every point it staged and those stored
         # before (below): nothing to state, and the series' tables (declared with Polars'
@@ -419,7 +424,7 @@ def stage_provider(
         _stated_points(con, table)
     import polars as pl
 
-    index = raw.current_index(con, name, connector.endpoints)  # the ledger only
+    index = raw.current_index(con, name, connector.endpoints, current)  # the ledger only
     # each current page's provenance statement (a recorded page may mark its prices
     # illustrative), applied to the offers parsed from it below
     statements = index.select("load_id", "provenance") if index.height else None

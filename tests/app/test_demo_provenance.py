@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime
 
 import duckdb
 import polars as pl
@@ -182,18 +181,14 @@ def test_the_pages_digest_of_unmarked_pages_is_unchanged():
     pages without a statement is the one computed before statements existed."""
     import hashlib
 
-    index = pl.DataFrame(
-        {
-            "endpoint": ["a", "b"],
-            "sha256": ["s1", "s2"],
-            "provenance": [None, None],
-            "fetched_at": [datetime(2026, 1, 1)] * 2,
-        }
-    )
+    def page(endpoint: str, sha256: str, provenance: str | None) -> tuple:
+        row = {"endpoint": endpoint, "sha256": sha256, "provenance": provenance}
+        return tuple(row.get(c, f"other {c}") for c in raw._INDEX_COLUMNS)
+
     before = hashlib.sha256(b"a:s1\nb:s2").hexdigest()
-    assert raw.pages_digest(index) == before
-    marked = index.with_columns(pl.lit('{"default":"illustrative"}').alias("provenance"))
-    assert raw.pages_digest(marked) != before
+    assert raw.pages_digest([page("a", "s1", None), page("b", "s2", None)]) == before
+    marked = '{"default":"illustrative"}'
+    assert raw.pages_digest([page("a", "s1", marked), page("b", "s2", marked)]) != before
 
 
 @pytest.mark.slow
