@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -142,29 +142,26 @@ def land(
         pool.shutdown(cancel_futures=True)
     store.sync()  # the objects are durable before the ledger naming them is published
     if shas:
-        # unchanged = listed by an earlier load (or earlier in this one)
-        run(
-            con,
-            f"""
-            INSERT INTO _load_pages BY NAME
-            SELECT f.*,
-                   f.sha256 IN (SELECT sha256 FROM _load_pages)
-                   OR row_number() OVER (PARTITION BY f.sha256 ORDER BY f.load_id, f.seq) > 1
-                   AS unchanged
-            FROM ({_columns(_PAGE_TYPES)}) f
-            """,
-            {**rows, "sha256": shas},
-        )
-        unchanged = dict(
-            run(
+        # unchanged = listed by an earlier load (or earlier in this one); the load of each
+        # unchanged page written is handed back, to be counted
+        unchanged = Counter(
+            load_id
+            for (load_id,) in run(
                 con,
-                """SELECT load_id, count(*) FILTER (WHERE unchanged) FROM _load_pages
-                   WHERE load_id IN (SELECT unnest($ids)) GROUP BY load_id""",
-                {"ids": [ld.load_id for ld in loads.values()]},
+                f"""
+                INSERT INTO _load_pages BY NAME
+                SELECT f.*,
+                       f.sha256 IN (SELECT sha256 FROM _load_pages)
+                       OR row_number() OVER (PARTITION BY f.sha256 ORDER BY f.load_id, f.seq) > 1
+                       AS unchanged
+                FROM ({_columns(_PAGE_TYPES)}) f
+                RETURNING CASE WHEN unchanged THEN load_id END
+                """,
+                {**rows, "sha256": shas},
             )
         )
         for ld in loads.values():
-            ld.pages_unchanged = int(unchanged.get(ld.load_id, 0))
+            ld.pages_unchanged = unchanged[ld.load_id]
     if loads:
         # every column a Load carries, and the two the run gives all of them
         per_run = {"run_id": run_id, "finished_at": utc_now()}

@@ -27,11 +27,7 @@ import duckdb
 
 from common.errors import PricingError
 from common.gpu_seeds import SEED_GPU_ALIASES, SEED_GPU_SPECS, SEED_INSTANCE_FAMILIES
-from common.schemas import (
-    SEED_DDL,
-    staging_ddl,
-    staging_migrations,
-)
+from common.schemas import SEED_DDL
 from connectors import registry
 from connectors.errors import UnexpectedResponse
 from connectors.kit import fx, provenance
@@ -55,14 +51,11 @@ if TYPE_CHECKING:
     import polars as pl
 
 
-def replace_staged(
-    con: duckdb.DuckDBPyConnection, table: str, offers: pl.DataFrame, ddl: str | None = None
-) -> int:
-    run(con, ddl or staging_ddl(table))
-    for migration in [] if ddl else staging_migrations(table):
-        run(con, migration)
+def replace_staged(con: duckdb.DuckDBPyConnection, table: str, rows: pl.DataFrame, ddl: str) -> int:
+    """A staged table (made by `ddl` where it is not there yet) holding `rows` only."""
+    run(con, ddl)
     run(con, f"DELETE FROM {table}")
-    return insert_frame(con, table, offers)
+    return insert_frame(con, table, rows)
 
 
 def quarantine(con: duckdb.DuckDBPyConnection, rejected: pl.DataFrame, at) -> int:
@@ -439,7 +432,9 @@ def stage_provider(
     # what a fall in offers is measured from (`emptied`: the rows warehouse.restage
     # deleted before this transaction)
     before = staged_rows(con, table) if emptied is None else emptied
-    replace_staged(con, table, pl.DataFrame())  # emptied, then filled batch by batch
+    # emptied, then filled batch by batch (made, with every staged column, by the refresh
+    # before any provider is staged: flows.pipeline.make_staged_tables)
+    run(con, f"DELETE FROM {table}")
 
     def stage(offers: pl.DataFrame) -> None:
         if statements is not None:

@@ -9,8 +9,8 @@ from datetime import datetime
 import duckdb
 import polars as pl
 
-from common.schemas import OFFER_SCHEMA, STAGED_COLUMNS, conform
-from warehouse import batches, staging
+from common.schemas import OFFER_SCHEMA, STAGED_COLUMNS, conform, staging_ddl
+from warehouse import batches, db, staging
 
 TABLE = "stg_azure__offers"
 
@@ -33,7 +33,7 @@ def offer(**values) -> dict:
 def staged(*batches: list[dict]) -> duckdb.DuckDBPyConnection:
     """A staging table filled batch by batch, as stage_provider fills it."""
     con = duckdb.connect()
-    staging.replace_staged(con, TABLE, pl.DataFrame())
+    db.run(con, staging_ddl(TABLE))
     for rows in batches:
         frame = conform(pl.DataFrame(rows, schema_overrides=OFFER_SCHEMA, strict=False))
         staging.insert_frame(con, TABLE, frame.select(STAGED_COLUMNS))
