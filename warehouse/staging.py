@@ -529,9 +529,8 @@ class OfferDrop(PricingError):
 
 
 def staged_rows(con, table: str) -> int:
-    """The rows of a staged table, 0 when it does not exist yet."""
-    if not db.relation_exists(con, table):
-        return 0
+    """The rows of a staged table (the refresh made it before any provider is staged:
+    flows.pipeline.make_staged_tables)."""
     return run(con, f"SELECT count(*) FROM {table}")[0][0]
 
 
