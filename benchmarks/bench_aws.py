@@ -33,6 +33,7 @@ from samples.aws import (
     AWS_OFFER_CSV_HEADER,
     aws_offer_csv_rows,
     aws_offer_csv_text,
+    aws_price_list_item,
     aws_spot_price_item,
 )
 
@@ -149,6 +150,79 @@ con.execute(f'''
     FROM pages''').fetchall()
 t1 = time.perf_counter()
 print(json.dumps({"s": t1 - t0, "rows": con.execute("SELECT count(*) FROM points").fetchone()[0],
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+# --- price list (bench_cli aws-list) -----------------------------------------------------
+
+# every reservation option a GetProducts item of a current GPU type lists (12), with
+# made-up recurring and upfront parts: the shape, not the prices, is what is timed
+RESERVED_OPTIONS = {
+    (lease, cls, option): (0.0 if option == "All Upfront" else 3.0, 0.0 if option == "No Upfront" else 9000.0)
+    for lease in ("1yr", "3yr")
+    for cls in ("standard", "convertible")
+    for option in ("No Upfront", "Partial Upfront", "All Upfront")
+}  # fmt: skip
+
+
+def generate_price_list(items: int) -> Path:
+    """`items` GetProducts items (samples.aws.aws_price_list_item: the recorded shape, on
+    demand and 12 reservation options each), one per region x instance type x market
+    option, in pages of PRICING_PAGE_SIZE per region, as `aws/price_list/` of a snapshot."""
+    root = OUT / f"aws-list-{items}"
+    folder = root / "aws" / "price_list"
+    combos = [(r, t, m) for m in ("OnDemand", "CapacityBlock") for r in REGIONS for t in TYPES]
+    if items > len(combos):
+        raise SystemExit(f"at most {len(combos)} distinct price list items")
+    if folder.exists() and sum(1 for _ in folder.glob("*.json")):
+        return root
+    folder.mkdir(parents=True, exist_ok=True)
+    by_region: dict[str, list[str]] = {r: [] for r in REGIONS}
+    for n, (region, itype, market) in enumerate(combos[:items]):
+        item = aws_price_list_item(
+            instance_type=itype, region=region, vcpus=8 + n % 184, memory_gib=32 + n % 2000,
+            gpus=1 + n % 8, on_demand=round(1.0 + n % 97 * 0.37, 4),
+            reserved=RESERVED_OPTIONS, market_option=market,
+        )  # fmt: skip
+        by_region[region].append(item)
+    for region, listed in by_region.items():
+        for i in range(0, len(listed), PRICE_LIST_PAGE):
+            doc = {
+                "fetched_at": "2026-11-20T02:00:00Z",
+                "request": {"region": region, "page": i // PRICE_LIST_PAGE + 1},
+                "body": {"FormatVersion": "aws_v1", "PriceList": listed[i : i + PRICE_LIST_PAGE]},
+            }
+            name = f"{region}-{i // PRICE_LIST_PAGE + 1:04d}.json"
+            (folder / name).write_text(json.dumps(doc, separators=(",", ":")))
+    return root
+
+
+PRICE_LIST_PAGE = 100  # GetProducts MaxResults
+
+# DuckDB alone: read_json of the same pages, each item (a JSON text) read as JSON once for
+# its SKU, type, region and terms, into a table: the floor of reading these bytes
+LIST_DUCKDB_CHILD = """
+import json, resource, sys, time
+import duckdb
+files = sys.argv[1]
+con = duckdb.connect()
+t0 = time.perf_counter()
+con.execute(f'''
+    CREATE TABLE items AS
+    WITH pages AS (
+        SELECT fetched_at, unnest(body.PriceList)::JSON AS item
+        FROM read_json('{files}', format = 'auto', columns = {{
+            fetched_at: 'VARCHAR', request: 'JSON',
+            body: 'STRUCT(FormatVersion VARCHAR, PriceList VARCHAR[])'}})
+    )
+    SELECT item->>'$.product.sku' AS sku,
+           item->>'$.product.attributes.instanceType' AS instance_type,
+           item->>'$.product.attributes.regionCode' AS region,
+           item->'$.terms' AS terms, fetched_at::TIMESTAMP AS fetched_at
+    FROM pages''').fetchall()
+t1 = time.perf_counter()
+print(json.dumps({"s": t1 - t0, "rows": con.execute("SELECT count(*) FROM items").fetchone()[0],
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 

@@ -2,6 +2,7 @@
 
     uv run python -m benchmarks.bench_cli azure [--items 1000000] [--runs 3] [--out DIR]
     uv run python -m benchmarks.bench_cli aws [--points 1000000] [--runs 3] [--out DIR]
+    uv run python -m benchmarks.bench_cli aws-list [--items 640] [--runs 3] [--out DIR]
     uv run python -m benchmarks.bench_cli demo [--runs 5]
     ... [--tree before=DIR]   # also an earlier commit's files, in the same pairs
 
@@ -20,6 +21,9 @@ A load average above half the processors prints a warning: the figures are then 
 `azure` also times gpuhunt's Azure parse of the same pages (offline, its own reader and
 per-item loop; benchmarks.bench_azure.GPUHUNT_CHILD) when the `bench` dependency group
 is installed (`uv sync --group bench`), with the refresh's ratio to it.
+`aws-list` times a refresh of AWS Price List (GetProducts) items, on demand and twelve
+reservation options each (benchmarks.bench_aws.generate_price_list), against DuckDB reading
+each item once (LIST_DUCKDB_CHILD).
 `demo` times the bundled demo refresh (new and again), `rates` and `--version`, paired with
 the floor of any command: a Python process that loads DuckDB and Polars and reads the
 same mart (no project code).
@@ -292,6 +296,16 @@ def aws(args) -> None:
     compare(f"{args.points:,} AWS spot price points", snap, "aws", yardstick, args)
 
 
+def aws_list(args) -> None:
+    from benchmarks import bench_aws
+
+    bench_aws.OUT = Path(args.out)
+    snap = bench_aws.generate_price_list(args.items)
+    files = str(snap / "aws" / "price_list" / "*.json")
+    yardstick = [sys.executable, "-c", bench_aws.LIST_DUCKDB_CHILD, files]
+    compare(f"{args.items:,} AWS Price List items", snap, "aws", yardstick, args)
+
+
 # the floor of every command: Python, DuckDB and Polars loaded, one query of the demo
 # warehouse (what `rates` reads), nothing of the project
 DEMO_FLOOR = (
@@ -354,8 +368,9 @@ def demo(args) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=["azure", "aws", "demo"])
-    ap.add_argument("--items", type=int, default=1_000_000)
+    modes = {"azure": azure, "aws": aws, "aws-list": aws_list, "demo": demo}
+    ap.add_argument("what", choices=list(modes))
+    ap.add_argument("--items", type=int, help="azure: 1,000,000; aws-list: 640 (its most)")
     ap.add_argument("--points", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "gpu-pricing-bench"))
@@ -368,8 +383,9 @@ def main() -> None:
         "`git archive REV | tar -x -C DIR`), paired in the same repetitions",
     )
     args = ap.parse_args()
+    args.items = args.items or (640 if args.what == "aws-list" else 1_000_000)
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    {"azure": azure, "aws": aws, "demo": demo}[args.what](args)
+    modes[args.what](args)
 
 
 if __name__ == "__main__":

@@ -72,3 +72,31 @@ def test_a_refresh_s_stage_timers_are_reported_with_what_lies_outside_its_parse(
 def test_a_command_that_prints_no_timers_has_none(capsys):
     got = bench_cli.run([sys.executable, "-c", "print('not json')"])
     assert "timings" not in got and "cpu_timings" not in got
+
+
+def test_the_price_list_benchmark_s_items_are_priced_in_every_option_and_read_by_duckdb(
+    monkeypatch, tmp_path
+):
+    """`aws-list`'s generated pages: each item priced on demand and in its 12 reservation
+    options by the connector, and read once each by the DuckDB yardstick."""
+    import subprocess
+
+    import polars as pl
+
+    from benchmarks import bench_aws
+    from connectors.aws import parse
+    from connectors.kit.page import pages_frame
+    from connectors.kit.snapshot import read_provider
+
+    monkeypatch.setattr(bench_aws, "OUT", tmp_path)
+    snap = bench_aws.generate_price_list(150)
+    offers = parse.parse(pages_frame(list(read_provider(snap, "aws"))))
+    per_model = offers.group_by("pricing_model").len().sort("pricing_model").rows()
+    assert per_model == [("on_demand", 150), ("reserved_1y", 900), ("reserved_3y", 900)]
+    assert offers.filter(pl.col("price_usd_per_hour").is_null()).height == 0
+    files = str(snap / "aws" / "price_list" / "*.json")
+    out = subprocess.run(
+        [sys.executable, "-c", bench_aws.LIST_DUCKDB_CHILD, files],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(out.stdout)["rows"] == 150
