@@ -57,7 +57,9 @@ def check(value: Any, where: object) -> dict[str, Any] | None:
         and all(isinstance(v, str) for v in s.values())
         for s in value.get("api", [])
     ):
-        problem = f"api must be a list of objects of text values keyed by {', '.join(SELECTOR_KEYS)}"
+        problem = (
+            f"api must be a list of objects of text values keyed by {', '.join(SELECTOR_KEYS)}"
+        )
     if problem:
         raise InvalidInput(f"snapshot file {where}: provenance: {problem}")
     return {"default": value["default"], "api": [dict(s) for s in value.get("api", [])]}
@@ -74,7 +76,9 @@ def apply(offers: pl.DataFrame, pages: pl.DataFrame) -> pl.DataFrame:
     is matched to the statements of its load (the load that first stored its page). An
     offer whose provider priced it (`api`) takes the statement's `default` unless an `api`
     selector matches it; a sheet row's own provenance is kept. Loops over the statements
-    (a handful per snapshot), never over offers."""
+    (a handful per snapshot) and the kinds of selector (the keys they name), never over
+    offers: the selectors of one kind are a table the offers are joined to (the demo's AWS
+    pages name 338)."""
     import polars as pl
 
     if "provenance" not in pages.columns or offers.is_empty():
@@ -82,25 +86,36 @@ def apply(offers: pl.DataFrame, pages: pl.DataFrame) -> pl.DataFrame:
     stated = pages.filter(pl.col("provenance").is_not_null()).select("load_id", "provenance")
     if stated.is_empty():
         return offers
-    result = pl.col("provenance")
+    defaults: dict[str, str] = {}
+    by_keys: dict[tuple[str, ...], list[dict[str, str]]] = {}
     for load_id, texts in stated.group_by("load_id").agg("provenance").iter_rows():
         statements = [json.loads(t) for t in set(texts)]
         # pages of one load that say different things: the most cautious default wins
         # (any page not priced by the provider makes the load's unmatched offers so)
-        defaults = [s["default"] for s in statements if s["default"] != "api"]
-        default = defaults[0] if defaults else "api"
-        real = pl.lit(False)
+        cautious = [s["default"] for s in statements if s["default"] != "api"]
+        defaults[load_id] = cautious[0] if cautious else "api"
         for selector in (sel for s in statements for sel in s["api"]):
-            match = pl.lit(True)
-            for key, value in selector.items():
-                match &= pl.col(key) == value
-            real |= match.fill_null(False)
-        result = (
-            pl.when((pl.col("load_id") == load_id) & (pl.col("provenance") == "api") & ~real)
-            .then(pl.lit(default))
-            .otherwise(result)
-        )
-    return offers.with_columns(result.alias("provenance"))
+            by_keys.setdefault(tuple(sorted(selector)), []).append({**selector, "load_id": load_id})
+    named = sorted({key for keys in by_keys for key in keys})
+    keyed = offers.select(pl.col("load_id", *named).cast(pl.String)).with_row_index("_offer")
+    # the offers an `api` selector of their load matches (every key equal; a null never is)
+    real = [
+        keyed.join(
+            pl.DataFrame(rows, schema=dict.fromkeys(("load_id", *keys), pl.String)),
+            on=["load_id", *keys],
+            how="semi",
+        ).get_column("_offer")
+        for keys, rows in by_keys.items()
+    ]
+    matched = pl.concat(real) if real else pl.Series("_offer", [], dtype=pl.UInt32)
+    default = pl.col("load_id").cast(pl.String).replace_strict(defaults, default=None)
+    unmatched = ~pl.int_range(pl.len(), dtype=pl.UInt32).is_in(matched.implode())
+    return offers.with_columns(
+        pl.when((pl.col("provenance") == "api") & default.is_not_null() & unmatched)
+        .then(default)
+        .otherwise(pl.col("provenance"))
+        .alias("provenance")
+    )
 
 
 def provider_own(provenance: pl.Expr) -> pl.Expr:

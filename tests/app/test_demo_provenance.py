@@ -155,6 +155,31 @@ def test_a_statement_marks_the_unmatched_offers_of_its_load_only():
     assert marked == ["api", "illustrative", "api", "published_sheet"]
 
 
+def test_selectors_of_several_kinds_match_by_every_key_within_their_own_load():
+    """Selectors naming different keys each match on all of theirs; a key the offer leaves
+    null (its zone) is never equal; a selector marks only offers of its own load; pages of
+    one load that disagree take the more cautious default."""
+    l1 = {
+        "default": "illustrative",
+        "api": [
+            {"instance_type": "p5", "pricing_model": "on_demand", "region": "us-west-2"},
+            {"zone": "us-east-1a", "instance_type": "p5"},  # the offers have no zone
+        ],
+    }
+    l1_other_page = {"default": "api", "api": [{"pricing_model": "spot"}]}
+    l2 = {"default": "unverified", "api": [{"region": "us-west-2"}]}
+    pages = pl.DataFrame(
+        {
+            "load_id": ["l1", "l1", "l2"],
+            "provenance": [provenance.text(x) for x in (l1, l1_other_page, l2)],
+        }
+    )
+    marked = provenance.apply(_offers(), pages)["provenance"].to_list()
+    # l1: us-east-1 p5 unmatched (illustrative wins over the other page's api), us-west-2
+    # p5 matched; l2's spot p5 is in us-east-1 (l1's spot selector is not l2's); sheet kept
+    assert marked == ["illustrative", "api", "unverified", "published_sheet"]
+
+
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
