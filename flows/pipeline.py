@@ -202,7 +202,7 @@ class SpooledPages:
 def _import_for_parse(connector: Connector) -> None:
     """Import what `connector`'s parse runs on (Polars, pyarrow, its parse module) on a
     thread of its own, while its pages are still landing: a landing that writes a page
-    calls this (warehouse.raw.land `on_write`), so its parse follows, and the import (~0.7
+    calls this (warehouse.raw.store_pages `on_write`), so its parse follows, and the import (~0.7
     s of one core for Polars where modules are compiled on every run) no longer waits
     for the landing to end. An unchanged refresh writes no page and imports none of it.
     A failed import is left to the parse, which imports them again and reports it."""
@@ -337,7 +337,8 @@ def load_and_publish(
         if not _tables_made(con, tables):
             make_staged_tables(con)
         _add_staged_columns(con)
-        refreshed = []
+        landed: list[tuple[str, raw.Landed]] = []
+        replayed: list[SnapshotPages] = []
         for n, name in enumerate(list(fetched)):
             connector = registry.get(name)
             summary = summaries[name] = ProviderSummary(name)
@@ -345,18 +346,24 @@ def load_and_publish(
             pages = fetched.pop(name)
             if isinstance(pages, SnapshotPages):  # the full check reads every file
                 pages = pages.recorded_in(store, reuse=not full_check)
+                replayed.append(pages)
             if n == 0:  # the first provider's pages are held for its parse (`_KEEP_BYTES`)
                 store.keep(_KEEP_BYTES, compressed=connector.batched_endpoint is not None)
             with progress.step(name, "land") as landing:
                 # the full check also compares each stored object with the page fetched
-                loads = raw.land(
-                    con, run_id, name, connector.endpoints, pages, store, compare=full_check,
-                    keep=n == 0, on_write=partial(_import_for_parse, connector),
-                )  # fmt: skip
-            if isinstance(pages, SnapshotPages):
-                pages.remember()  # after the landing synced the objects its records name
+                landed.append((name, raw.store_pages(
+                    run_id, name, pages, store, compare=full_check, keep=n == 0,
+                    on_write=partial(_import_for_parse, connector),
+                )))  # fmt: skip
             summary.land_seconds = round(landing.seconds, 3)
-            for load in loads:
+        # every provider's pages in the ledger at once, once the store has synced them
+        raw.record(con, run_id, [one for _, one in landed], store)
+        for pages in replayed:
+            pages.remember()  # after the landing synced the objects its records name
+        refreshed = []
+        for name, one in landed:
+            summary = summaries[name]
+            for load in one.loads:
                 summary.fetched += load.pages
                 summary.unchanged += load.pages_unchanged
                 where = f"{load.endpoint}/{load.scope or '*'}: {load.error}"
@@ -364,7 +371,7 @@ def load_and_publish(
                     summary.failed.append(where)
                 elif load.status == "skipped":
                     summary.skipped.append(where)
-            if any(ld.status == "ok" for ld in loads):
+            if any(ld.status == "ok" for ld in one.loads):
                 refreshed.append(name)
         if refreshed[:1] != list(summaries)[:1]:  # the first provider landed is not parsed
             store.keep(0)

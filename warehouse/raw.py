@@ -75,14 +75,42 @@ def land(
     keep: bool = False,
     on_write: Callable[[], None] | None = None,
 ) -> list[Load]:
-    """Land pages and fetch failures for one provider: bytes into the store, one ledger
-    row per page. Returns one Load per (endpoint, scope) seen, already written to
-    `_loads` (with its count of unchanged pages). A page already stored costs its hash
-    and a look at its object's frame (`RawStore.put`); with `compare` (the full check)
-    each stored object is decompressed and compared with the page's bytes, and rewritten
-    when it differs. `keep`: the pages written now are held for the parse that follows
-    (`RawStore.keep`). `on_write` is called once, as soon as a page not stored before has
-    been written (a parse will follow: an unchanged landing never calls it)."""
+    """Land pages and fetch failures for one provider: `store_pages`, then `record` them.
+    Returns one Load per (endpoint, scope) seen, already written to `_loads` (with its
+    count of unchanged pages)."""
+    landed = store_pages(run_id, provider, items, store, compare=compare, keep=keep,
+                         on_write=on_write)  # fmt: skip
+    record(con, run_id, [landed], store)
+    return landed.loads
+
+
+@dataclass
+class Landed:
+    """One provider's pages in the store (`store_pages`), not yet in the ledger (`record`):
+    its loads and, per page, the ledger's columns."""
+
+    loads: list[Load]
+    rows: dict[str, list[Any]]
+
+
+def store_pages(
+    run_id: str,
+    provider: str,
+    items: Iterable[Any],
+    store: RawStore,
+    *,
+    compare: bool = False,
+    keep: bool = False,
+    on_write: Callable[[], None] | None = None,
+) -> Landed:
+    """Put one provider's pages into the store, and note its fetch failures: one Load per
+    (endpoint, scope) seen, one ledger row per page, written by `record`. A page already
+    stored costs its hash and a look at its object's frame (`RawStore.put`); with
+    `compare` (the full check) each stored object is decompressed and compared with the
+    page's bytes, and rewritten when it differs. `keep`: the pages written now are held
+    for the parse that follows (`RawStore.keep`). `on_write` is called once, as soon as a
+    page not stored before has been written (a parse will follow: an unchanged landing
+    never calls it)."""
     loads: dict[tuple[str, str], Load] = {}
     rows: dict[str, list[Any]] = {c: [] for c in _PAGE_TYPES if c != "sha256"}
     shas: list[str] = []
@@ -140,8 +168,19 @@ def land(
         shas.extend(future.result() for future in pending)
     finally:
         pool.shutdown(cancel_futures=True)
+    store.end_landing()  # its pack finished: the next provider's landing packs its own
+    return Landed(list(loads.values()), {**rows, "sha256": shas})
+
+
+def record(con: duckdb.DuckDBPyConnection, run_id: str, landed: list[Landed],
+           store: RawStore) -> None:  # fmt: skip
+    """Write the ledger of pages stored by `store_pages` (of one provider or several: one
+    statement for each ledger table, whatever their number), once the store has synced
+    the objects it names; each Load gets its count of unchanged pages."""
     store.sync()  # the objects are durable before the ledger naming them is published
-    if shas:
+    rows = {c: [v for one in landed for v in one.rows[c]] for c in _PAGE_TYPES}
+    loads = [load for one in landed for load in one.loads]
+    if rows["sha256"]:
         # unchanged = listed by an earlier load (or earlier in this one); the load of each
         # unchanged page written is handed back, to be counted
         unchanged = Counter(
@@ -157,10 +196,10 @@ def land(
                 FROM ({_columns(_PAGE_TYPES)}) f
                 RETURNING CASE WHEN unchanged THEN load_id END
                 """,
-                {**rows, "sha256": shas},
+                rows,
             )
         )
-        for ld in loads.values():
+        for ld in loads:
             ld.pages_unchanged = unchanged[ld.load_id]
     if loads:
         # every column a Load carries, and the two the run gives all of them
@@ -168,11 +207,10 @@ def land(
         ledger = {
             column: [per_run[column]] * len(loads)
             if column in per_run
-            else [getattr(ld, column) for ld in loads.values()]
+            else [getattr(ld, column) for ld in loads]
             for column in _LOADS_TYPES
         }
         run(con, f"INSERT INTO _loads BY NAME {_columns(_LOADS_TYPES)}", ledger)
-    return list(loads.values())
 
 
 def _put(

@@ -150,7 +150,8 @@ class RawStore:
         # pack being written: sha256 -> (pack, offset, length)
         self._packed: dict[str, tuple[rawpack.Pack, int, int]] | None = None
         self._writing: rawpack.Writing | None = None
-        self._written_now = 0  # new objects since the last `sync`: past PACK_AFTER, packed
+        self._written_now = 0  # new objects of this landing: past PACK_AFTER, packed
+        self._packs_finished = False  # a pack finished since the last `sync`
         self._pack_lock = threading.RLock()
         self._folders: set[Path] = set()  # object folders known to exist
         self.written_bytes = 0  # compressed bytes written by this process
@@ -420,16 +421,24 @@ class RawStore:
         text.validate(full=True)
         return text
 
-    def sync(self) -> None:
-        """fsync every object this process wrote, and their folders, and finish the pack
-        being written (rawpack.Writing.finish): called before the ledger that names them is
-        published. The next landing starts its count of objects written as files again."""
+    def end_landing(self) -> None:
+        """Finish the pack a landing was writing (written whole, fsynced and renamed into
+        place: rawpack.Writing.finish) and count the objects written as files from zero
+        again: each provider's landing packs its own. Its files and folders are fsynced
+        by `sync`."""
         with self._pack_lock:
             writing, self._writing, self._written_now = self._writing, None, 0
-        folders: set[Path] = set()
         if writing is not None:
             writing.finish()
-            folders |= {self.packs, self.root}
+            self._packs_finished = True
+
+    def sync(self) -> None:
+        """fsync every object this process wrote, and their folders, and finish the pack
+        being written (`end_landing`): called before the ledger that names them is
+        published."""
+        self.end_landing()
+        folders: set[Path] = {self.packs, self.root} if self._packs_finished else set()
+        self._packs_finished = False
         if not self._new and not folders:
             return
         folders |= {p.parent for p in self._new}
