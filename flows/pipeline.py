@@ -376,6 +376,9 @@ def load_and_publish(
         if refreshed[:1] != list(summaries)[:1]:  # the first provider landed is not parsed
             store.keep(0)
         lap("land")
+        # every refreshed provider's current pages, read from the ledger at once (the
+        # parses below change none of it)
+        current = raw.current_pages(con, {n: registry.get(n).endpoints for n in refreshed})
         for name in list(refreshed):
             emptied = None
             try:
@@ -383,7 +386,7 @@ def load_and_publish(
                     # its staged offers' blocks freed for the new ones (put back from the
                     # published file if the parse fails: warehouse.restage)
                     # what its staged offers were parsed from: asked once, of the ledger
-                    parsed = parsed_from(con, name)
+                    parsed = parsed_from(con, name, current.get(name, []))
                     emptied = restage.empty(con, name, parsed)
                     # one transaction: a provider that fails half-way keeps every staged
                     # table it had (its series and specs as well as its offers)

@@ -290,49 +290,48 @@ def stored_pages(con: duckdb.DuckDBPyConnection, load_id: str | None = None) -> 
     )
 
 
-# The pages that make up a provider's current state, of every endpoint named in one read
-# ($endpoints, in order; $append: those whose mode is 'append'): for a 'snapshot' endpoint
-# the pages of the latest successful load of each scope, for an 'append' one (a time
-# series) every page of every successful load. Each current page comes with the load that
-# first stored it: its lineage (load_id, fetched_at, scope), as when the payload itself
-# was kept in the warehouse.
+# The pages that make up each provider's current state, of every endpoint named, in one
+# read ($wanted: provider, endpoint, whether its mode is 'append', its position): for a
+# 'snapshot' endpoint the pages of the latest successful load of each scope, for an
+# 'append' one (a time series) every page of every successful load. Each current page
+# comes with the load that first stored it: its lineage (load_id, fetched_at, scope), as
+# when the payload itself was kept in the warehouse.
 _CURRENT_SQL = f"""
-    WITH current_pages AS (
+    WITH wanted AS (
+        SELECT w.provider, w.endpoint, w.append, w.pos FROM (SELECT unnest($wanted) AS w)
+    ),
+    latest AS (
+        SELECT arg_max(l.load_id, l.started_at) AS load_id
+        FROM _loads l JOIN wanted w ON w.provider = l.provider AND w.endpoint = l.endpoint
+        WHERE l.status = 'ok'
+        GROUP BY l.provider, l.endpoint, l.scope
+    ),
+    current_pages AS (
         -- a recorded page's provenance statement as the newest load listing it says
-        SELECT l.endpoint, p.sha256, arg_max(p.provenance, p.load_id) AS provenance
+        SELECT l.provider, l.endpoint, p.sha256, arg_max(p.provenance, p.load_id) AS provenance
         FROM _load_pages p
         JOIN _loads l ON l.load_id = p.load_id
-        WHERE l.provider = $provider AND l.status = 'ok'
-          AND l.endpoint IN (SELECT unnest($endpoints))
-          AND (l.endpoint IN (SELECT unnest($append)) OR l.load_id IN (
-              SELECT arg_max(load_id, started_at) FROM _loads
-              WHERE provider = $provider AND status = 'ok'
-                AND endpoint IN (SELECT unnest($endpoints))
-              GROUP BY endpoint, scope))
-        GROUP BY l.endpoint, p.sha256
+        JOIN wanted w ON w.provider = l.provider AND w.endpoint = l.endpoint
+        WHERE l.status = 'ok' AND (w.append OR l.load_id IN (SELECT load_id FROM latest))
+        GROUP BY l.provider, l.endpoint, p.sha256
     ),
     stored AS (
-        SELECT p.* REPLACE (c.provenance AS provenance), c.endpoint AS current_endpoint
+        SELECT p.* REPLACE (c.provenance AS provenance), c.provider AS current_provider,
+               c.endpoint AS current_endpoint
         FROM _load_pages p JOIN current_pages c ON c.sha256 = p.sha256
         WHERE NOT p.unchanged
-        {_first_stored("c.endpoint", "p.sha256")}
+        {_first_stored("c.provider", "c.endpoint", "p.sha256")}
     )
-    SELECT s.current_endpoint AS endpoint, s.load_id, s.fetched_at, l.scope, s.source_url,
-           s.request, s.bytes AS payload_bytes, s.sha256, s.provenance
-    FROM stored s JOIN _loads l ON l.load_id = s.load_id
-    ORDER BY list_position($endpoints, s.current_endpoint), s.load_id, s.seq
+    SELECT s.current_provider, s.current_endpoint AS endpoint, s.load_id, s.fetched_at,
+           l.scope, s.source_url, s.request, s.bytes AS payload_bytes, s.sha256, s.provenance
+    FROM stored s
+    JOIN _loads l ON l.load_id = s.load_id
+    JOIN wanted w ON w.provider = s.current_provider AND w.endpoint = s.current_endpoint
+    ORDER BY s.current_provider, w.pos, s.load_id, s.seq
 """
 
-
-def _current_params(provider: str, endpoints: dict[str, str]) -> dict[str, Any]:
-    return {
-        "provider": provider,
-        "endpoints": list(endpoints),
-        "append": [e for e, mode in endpoints.items() if mode == "append"],
-    }
-
-
-# `current_pages`' columns, as the ledger types them (the rows of `_CURRENT_SQL`)
+# `current_pages`' columns, as the ledger types them (the rows of `_CURRENT_SQL`, less the
+# provider)
 _INDEX_COLUMNS = (
     "endpoint", "load_id", "fetched_at", "scope", "source_url", "request", "payload_bytes",
     "sha256", "provenance",
@@ -340,18 +339,27 @@ _INDEX_COLUMNS = (
 
 
 def current_pages(
-    con: duckdb.DuckDBPyConnection, provider: str, endpoints: dict[str, str]
-) -> list[tuple]:
-    """The pages that make up the provider's current state, from the ledger alone (no
-    payloads), as rows of `_INDEX_COLUMNS`: read once, for both the digest that tells a
-    refresh whether to parse (`pages_digest`) and the index a parse reads (`current_index`).
+    con: duckdb.DuckDBPyConnection, endpoints: dict[str, dict[str, str]]
+) -> dict[str, list[tuple]]:
+    """The pages that make up each provider's current state (`endpoints`: provider ->
+    its endpoints and their modes), from the ledger alone (no payloads), as rows of
+    `_INDEX_COLUMNS`; a provider with none is left out. Read once per refresh, for both
+    the digest that tells it whether to parse a provider (`pages_digest`) and the index a
+    parse reads (`current_index`).
 
     For a 'snapshot' endpoint: the pages of the latest successful load of each scope.
     For an 'append' endpoint (time series): every page of every successful load.
     """
-    if not endpoints:
-        return []
-    return run(con, _CURRENT_SQL, _current_params(provider, endpoints))
+    wanted = [
+        {"provider": provider, "endpoint": endpoint, "append": mode == "append", "pos": pos}
+        for provider, modes in endpoints.items()
+        for pos, (endpoint, mode) in enumerate(modes.items())
+    ]
+    pages: dict[str, list[tuple]] = {}
+    if wanted:
+        for provider, *page in run(con, _CURRENT_SQL, {"wanted": wanted}):
+            pages.setdefault(provider, []).append(tuple(page))
+    return pages
 
 
 def current_index(
@@ -366,7 +374,7 @@ def current_index(
     import polars as pl
 
     if pages is None:
-        pages = current_pages(con, provider, endpoints)
+        pages = current_pages(con, {provider: endpoints}).get(provider, [])
     types = [pl.String, pl.String, pl.Datetime("us"), pl.String, pl.String, pl.String,
              pl.Int64, pl.String, pl.String]  # fmt: skip
     return pl.DataFrame(pages, schema=dict(zip(_INDEX_COLUMNS, types, strict=True)), orient="row")

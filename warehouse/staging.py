@@ -209,11 +209,14 @@ class ParsedFrom(NamedTuple):
     pages: list[tuple]  # its current pages, as the ledger lists them (raw.current_pages)
 
 
-def parsed_from(con, name: str) -> ParsedFrom:
+def parsed_from(con, name: str, pages: list[tuple] | None = None) -> ParsedFrom:
     """A connector's current pages (and their digest) and parsing code digest, and what its
-    staged offers were parsed from. The ledger is read once: a parse that follows takes its
-    index from these rows."""
-    pages = raw.current_pages(con, name, registry.get(name).endpoints)
+    staged offers were parsed from. `pages`: its current pages, when the caller read them
+    for every provider at once (raw.current_pages); a parse that follows takes its index
+    from these rows."""
+    if pages is None:
+        endpoints = registry.get(name).endpoints
+        pages = raw.current_pages(con, {name: endpoints}).get(name, [])
     staged = run(
         con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
     )
