@@ -63,27 +63,6 @@ def _load_id(run_id: str, provider: str, endpoint: str, scope: str) -> str:
     return f"{run_id}:{provider}:{endpoint}:{scope or '-'}"
 
 
-def land(
-    con: duckdb.DuckDBPyConnection,
-    run_id: str,
-    provider: str,
-    endpoints: Iterable[str],
-    items: Iterable[Any],
-    store: RawStore,
-    *,
-    compare: bool = False,
-    keep: bool = False,
-    on_write: Callable[[], None] | None = None,
-) -> list[Load]:
-    """Land pages and fetch failures for one provider: `store_pages`, then `record` them.
-    Returns one Load per (endpoint, scope) seen, already written to `_loads` (with its
-    count of unchanged pages)."""
-    landed = store_pages(run_id, provider, items, store, compare=compare, keep=keep,
-                         on_write=on_write)  # fmt: skip
-    record(con, run_id, [landed], store)
-    return landed.loads
-
-
 @dataclass
 class Landed:
     """One provider's pages in the store (`store_pages`), not yet in the ledger (`record`):

@@ -138,7 +138,7 @@ def test_a_landing_packs_what_it_writes_and_the_ledger_names_every_page(
     db.ensure_bookkeeping(con)
     store = RawStore(tmp_path / "s")
     pages = retail_pages(6)
-    raw.land(con, "new", "azure", ["retail_prices"], pages, store)
+    raw.record(con, "new", [raw.store_pages("new", "azure", pages, store)], store)
     listed = con.sql("SELECT sha256, request FROM _load_pages ORDER BY seq").fetchall()
     assert len(listed) == 6 and len(list(store.packs.glob("*.pack"))) == 1
     fresh = RawStore(tmp_path / "s")

@@ -370,11 +370,11 @@ def test_a_landing_says_once_that_it_wrote_a_page_and_an_unchanged_one_never_doe
     pages = retail_pages(20)
     calls: list[str] = []
     for run_id in ("new", "again"):
-        loads = raw.land(
-            con, run_id, "azure", ["retail_prices"], pages, store,
-            on_write=lambda run_id=run_id: calls.append(run_id),
-        )  # fmt: skip
-        assert sum(ld.pages for ld in loads) == len(pages)
+        landed = raw.store_pages(
+            run_id, "azure", pages, store, on_write=lambda run_id=run_id: calls.append(run_id)
+        )
+        raw.record(con, run_id, [landed], store)
+        assert sum(ld.pages for ld in landed.loads) == len(pages)
     assert calls == ["new"]
 
 
