@@ -202,8 +202,8 @@ class SpooledPages:
 def _import_for_parse(connector: Connector) -> None:
     """Import what `connector`'s parse runs on (Polars, pyarrow, its parse module) on a
     thread of its own, while its pages are still landing: a landing that writes a page
-    calls this (warehouse.raw.store_pages `on_write`), so its parse follows, and the import (~0.7
-    s of one core for Polars where modules are compiled on every run) no longer waits
+    calls this (warehouse.raw.store_pages `on_write`), so its parse follows, and the import
+    (~0.7 s of one core for Polars where modules are compiled on every run) no longer waits
     for the landing to end. An unchanged refresh writes no page and imports none of it.
     A failed import is left to the parse, which imports them again and reports it."""
 
@@ -385,8 +385,8 @@ def load_and_publish(
                 with progress.step(name, "parse/stage") as staging_step:
                     # its staged offers' blocks freed for the new ones (put back from the
                     # published file if the parse fails: warehouse.restage)
-                    # what its staged offers were parsed from: asked once, of the ledger
-                    parsed = parsed_from(con, name, current.get(name, []))
+                    # what its staged offers were parsed from, and its current pages
+                    parsed = parsed_from(con, name, current[name])
                     emptied = restage.empty(con, name, parsed)
                     # one transaction: a provider that fails half-way keeps every staged
                     # table it had (its series and specs as well as its offers)

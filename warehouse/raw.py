@@ -309,12 +309,13 @@ _CURRENT_SQL = f"""
     ORDER BY s.current_provider, w.pos, s.load_id, s.seq
 """
 
-# `current_pages`' columns, as the ledger types them (the rows of `_CURRENT_SQL`, less the
-# provider)
-_INDEX_COLUMNS = (
-    "endpoint", "load_id", "fetched_at", "scope", "source_url", "request", "payload_bytes",
-    "sha256", "provenance",
-)  # fmt: skip
+# `current_pages`' columns (the rows of `_CURRENT_SQL`, less the provider), each with the
+# Polars type `current_index` reads it as
+_INDEX_COLUMNS = {
+    "endpoint": "String", "load_id": "String", "fetched_at": "Datetime", "scope": "String",
+    "source_url": "String", "request": "String", "payload_bytes": "Int64", "sha256": "String",
+    "provenance": "String",
+}  # fmt: skip
 
 
 def current_pages(
@@ -322,9 +323,9 @@ def current_pages(
 ) -> dict[str, list[tuple]]:
     """The pages that make up each provider's current state (`endpoints`: provider ->
     its endpoints and their modes), from the ledger alone (no payloads), as rows of
-    `_INDEX_COLUMNS`; a provider with none is left out. Read once per refresh, for both
-    the digest that tells it whether to parse a provider (`pages_digest`) and the index a
-    parse reads (`current_index`).
+    `_INDEX_COLUMNS`, for every provider asked ([] where it has none). Read once per
+    refresh, for both the digest that tells it whether to parse a provider
+    (`pages_digest`) and the index a parse reads (`current_index`).
 
     For a 'snapshot' endpoint: the pages of the latest successful load of each scope.
     For an 'append' endpoint (time series): every page of every successful load.
@@ -334,29 +335,19 @@ def current_pages(
         for provider, modes in endpoints.items()
         for pos, (endpoint, mode) in enumerate(modes.items())
     ]
-    pages: dict[str, list[tuple]] = {}
+    pages: dict[str, list[tuple]] = {provider: [] for provider in endpoints}
     if wanted:
         for provider, *page in run(con, _CURRENT_SQL, {"wanted": wanted}):
-            pages.setdefault(provider, []).append(tuple(page))
+            pages[provider].append(tuple(page))
     return pages
 
 
-def current_index(
-    con: duckdb.DuckDBPyConnection,
-    provider: str,
-    endpoints: dict[str, str],
-    pages: list[tuple] | None = None,
-) -> pl.DataFrame:
-    """`current_pages` as a frame: endpoint, load_id, fetched_at, scope, source_url,
-    request, payload_bytes, sha256, provenance. `pages`: its rows, when the caller read
-    them already."""
+def current_index(pages: list[tuple]) -> pl.DataFrame:
+    """A provider's `current_pages` as a frame, one column per `_INDEX_COLUMNS`."""
     import polars as pl
 
-    if pages is None:
-        pages = current_pages(con, {provider: endpoints}).get(provider, [])
-    types = [pl.String, pl.String, pl.Datetime("us"), pl.String, pl.String, pl.String,
-             pl.Int64, pl.String, pl.String]  # fmt: skip
-    return pl.DataFrame(pages, schema=dict(zip(_INDEX_COLUMNS, types, strict=True)), orient="row")
+    schema = {column: getattr(pl, dtype) for column, dtype in _INDEX_COLUMNS.items()}
+    return pl.DataFrame(pages, schema=schema, orient="row")
 
 
 class _ArrowCArray:
@@ -442,7 +433,7 @@ def pages_digest(pages: Iterable[tuple]) -> str:
     """One sha256 over a provider's current pages (`current_pages`' rows): their endpoints,
     shas and provenance statements, sorted. Equal digests mean the same pages, so the same
     parse."""
-    at = [_INDEX_COLUMNS.index(c) for c in ("endpoint", "sha256", "provenance")]
+    at = [list(_INDEX_COLUMNS).index(c) for c in ("endpoint", "sha256", "provenance")]
     # a page re-marked (its provenance) is parsed again; one never marked hashes as before
     # statements existed
     parts = sorted(":".join(page[i] for i in at if page[i] is not None) for page in pages)

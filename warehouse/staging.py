@@ -215,8 +215,7 @@ def parsed_from(con, name: str, pages: list[tuple] | None = None) -> ParsedFrom:
     for every provider at once (raw.current_pages); a parse that follows takes its index
     from these rows."""
     if pages is None:
-        endpoints = registry.get(name).endpoints
-        pages = raw.current_pages(con, {name: endpoints}).get(name, [])
+        pages = raw.current_pages(con, {name: registry.get(name).endpoints})[name]
     staged = run(
         con, "SELECT pages_digest, code_digest, run_id FROM _staged WHERE connector = ?", [name]
     )
@@ -420,7 +419,7 @@ def stage_provider(
         _stated_points(con, table)
     import polars as pl
 
-    index = raw.current_index(con, name, connector.endpoints, current)  # the ledger only
+    index = raw.current_index(current)  # the ledger only
     # each current page's provenance statement (a recorded page may mark its prices
     # illustrative), applied to the offers parsed from it below
     statements = index.select("load_id", "provenance") if index.height else None
