@@ -29,6 +29,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from connectors.aws.settings import PRICING_PAGE_SIZE
 from samples.aws import (
     AWS_OFFER_CSV_HEADER,
     aws_offer_csv_rows,
@@ -169,7 +170,8 @@ RESERVED_OPTIONS = {
 def generate_price_list(items: int) -> Path:
     """`items` GetProducts items (samples.aws.aws_price_list_item: the recorded shape, on
     demand and 12 reservation options each), one per region x instance type x market
-    option, in pages of PRICING_PAGE_SIZE per region, as `aws/price_list/` of a snapshot."""
+    option, in pages of the connector's page size per region, as `aws/price_list/` of a
+    snapshot."""
     root = OUT / f"aws-list-{items}"
     folder = root / "aws" / "price_list"
     combos = [(r, t, m) for m in ("OnDemand", "CapacityBlock") for r in REGIONS for t in TYPES]
@@ -187,18 +189,17 @@ def generate_price_list(items: int) -> Path:
         )  # fmt: skip
         by_region[region].append(item)
     for region, listed in by_region.items():
-        for i in range(0, len(listed), PRICE_LIST_PAGE):
+        for i in range(0, len(listed), PRICING_PAGE_SIZE):
+            page = i // PRICING_PAGE_SIZE + 1
             doc = {
                 "fetched_at": "2026-11-20T02:00:00Z",
-                "request": {"region": region, "page": i // PRICE_LIST_PAGE + 1},
-                "body": {"FormatVersion": "aws_v1", "PriceList": listed[i : i + PRICE_LIST_PAGE]},
+                "request": {"region": region, "page": page},
+                "body": {"FormatVersion": "aws_v1", "PriceList": listed[i : i + PRICING_PAGE_SIZE]},
             }
-            name = f"{region}-{i // PRICE_LIST_PAGE + 1:04d}.json"
+            name = f"{region}-{page:04d}.json"
             (folder / name).write_text(json.dumps(doc, separators=(",", ":")))
     return root
 
-
-PRICE_LIST_PAGE = 100  # GetProducts MaxResults
 
 # DuckDB alone: read_json of the same pages, each item (a JSON text) read as JSON once for
 # its SKU, type, region and terms, into a table: the floor of reading these bytes

@@ -291,9 +291,8 @@ def aws(args) -> None:
 
     bench_aws.OUT = Path(args.out)
     snap = bench_aws.generate_spot(args.points)
-    files = str(snap / "aws" / "spot_price_history" / "*.json")
-    yardstick = [sys.executable, "-c", bench_aws.SPOT_DUCKDB_CHILD, files]
-    compare(f"{args.points:,} AWS spot price points", snap, "aws", yardstick, args)
+    title = f"{args.points:,} AWS spot price points"
+    _refresh_aws(title, snap, "spot_price_history", bench_aws.SPOT_DUCKDB_CHILD, args)
 
 
 def aws_list(args) -> None:
@@ -301,9 +300,15 @@ def aws_list(args) -> None:
 
     bench_aws.OUT = Path(args.out)
     snap = bench_aws.generate_price_list(args.items)
-    files = str(snap / "aws" / "price_list" / "*.json")
-    yardstick = [sys.executable, "-c", bench_aws.LIST_DUCKDB_CHILD, files]
-    compare(f"{args.items:,} AWS Price List items", snap, "aws", yardstick, args)
+    title = f"{args.items:,} AWS Price List items"
+    _refresh_aws(title, snap, "price_list", bench_aws.LIST_DUCKDB_CHILD, args)
+
+
+def _refresh_aws(title: str, snap: Path, endpoint: str, child: str, args) -> None:
+    """A snapshot of one AWS endpoint's pages refreshed, against `child` (a DuckDB read of
+    the same files) as the yardstick."""
+    files = str(snap / "aws" / endpoint / "*.json")
+    compare(title, snap, "aws", [sys.executable, "-c", child, files], args)
 
 
 # the floor of every command: Python, DuckDB and Polars loaded, one query of the demo

@@ -69,7 +69,7 @@ def test_a_refresh_s_stage_timers_are_reported_with_what_lies_outside_its_parse(
     assert f"refresh, starting and ending the process: {rest:.2f} s cpu (median)" in out
 
 
-def test_a_command_that_prints_no_timers_has_none(capsys):
+def test_a_command_that_prints_no_timers_has_none():
     got = bench_cli.run([sys.executable, "-c", "print('not json')"])
     assert "timings" not in got and "cpu_timings" not in got
 
