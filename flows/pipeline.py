@@ -43,6 +43,7 @@ from warehouse import (
     spot_openings,
     sql_runner,
 )
+from warehouse.ahead import parse_ahead
 from warehouse.checks import Checking, assert_healthy, checked_loads
 from warehouse.db import run
 from warehouse.file_digest import files_digest
@@ -108,11 +109,15 @@ class _NoPolarsError(Exception):
     """Raised by nothing: what `_polars_error` names before Polars is loaded."""
 
 
-def _polars_error() -> type[BaseException]:
-    """Polars' error type, once a parse has imported Polars (before, none can be raised: a
-    refresh that parses nothing never imports it)."""
+def _polars_error() -> tuple[type[BaseException], ...]:
+    """Polars' error types, once a parse has imported Polars (before, none can be raised:
+    a refresh that parses nothing never imports it): its errors, and its panics (a Rust
+    assertion inside Polars, a `BaseException`), so that one provider's rows meeting a
+    Polars bug fail that provider alone."""
     polars = sys.modules.get("polars")
-    return polars.exceptions.PolarsError if polars is not None else _NoPolarsError
+    if polars is None:
+        return (_NoPolarsError,)
+    return (polars.exceptions.PolarsError, polars.exceptions.PanicException)
 
 
 @dataclass(frozen=True)
@@ -379,15 +384,19 @@ def load_and_publish(
         # every refreshed provider's current pages, read from the ledger at once (the
         # parses below change none of it)
         current = raw.current_pages(con, {n: registry.get(n).endpoints for n in refreshed})
+        # what each one's staged offers were parsed from, and its current pages
+        parsed = {name: parsed_from(con, name, current[name]) for name in refreshed}
+        # the small ones parsed now and normalised together (each still staged, or
+        # failed, on its own below)
+        with progress.step("warehouse", "parse small providers"):
+            ahead = parse_ahead(store, parsed)
         for name in list(refreshed):
             emptied = None
             try:
                 with progress.step(name, "parse/stage") as staging_step:
                     # its staged offers' blocks freed for the new ones (put back from the
                     # published file if the parse fails: warehouse.restage)
-                    # what its staged offers were parsed from, and its current pages
-                    parsed = parsed_from(con, name, current[name])
-                    emptied = restage.empty(con, name, parsed)
+                    emptied = restage.empty(con, name, parsed[name])
                     # one transaction: a provider that fails half-way keeps every staged
                     # table it had (its series and specs as well as its offers)
                     with db.transaction(con):
@@ -399,11 +408,12 @@ def load_and_publish(
                             store,
                             max_drop_pct=0.0 if name in accept_drop else checks.max_drop_pct,
                             emptied=emptied,
-                            parsed=parsed,
+                            parsed=parsed[name],
+                            ahead=ahead[name].result if name in ahead else None,
                         )
                 if not staged:
                     refreshed.remove(name)  # unchanged: its staged offers and history stand
-            except (PricingError, _polars_error(), DamagedObject) as exc:
+            except (PricingError, *_polars_error(), DamagedObject) as exc:
                 # a provider whose pages no longer parse (or whose raw object is damaged)
                 # keeps its last staged offers (and its history stays open); the others
                 # still publish
@@ -414,7 +424,8 @@ def load_and_publish(
                 if emptied is not None:
                     restage.restore(con, name, path)
             finally:
-                summaries[name].stage_seconds = round(staging_step.seconds, 3)
+                parse_seconds = ahead[name].seconds if name in ahead else 0.0
+                summaries[name].stage_seconds = round(staging_step.seconds + parse_seconds, 3)
                 store.keep(0)  # after the first provider's parse, nothing is held
         lap("parse_stage")
         sql = sql_digest()

@@ -17,7 +17,7 @@ and staged, one transaction per provider, and what decides whether that is neede
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -49,6 +49,9 @@ from warehouse.rawstore import RawStore
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from connectors.kit.connector import Parsed
+    from connectors.kit.normalise import Normalised
 
 
 def replace_staged(con: duckdb.DuckDBPyConnection, table: str, rows: pl.DataFrame, ddl: str) -> int:
@@ -100,7 +103,9 @@ class ProviderSummary:
     reused: bool = False  # current pages unchanged since the last parse: staged offers kept
     fetch_seconds: float = 0.0  # set by the caller that fetched (flows.refresh)
     land_seconds: float = 0.0
-    stage_seconds: float = 0.0  # parse, normalise, stage, quarantine
+    # parse, normalise, stage, quarantine (of the small providers normalised together,
+    # warehouse.ahead, not their share of that one normalise)
+    stage_seconds: float = 0.0
 
     @property
     def status(self) -> str:
@@ -226,6 +231,14 @@ def parsed_already(parsed: ParsedFrom) -> bool:
     """Whether a connector's staged offers were parsed from these very pages by this very
     code (`parsed_from`): then nothing is parsed again."""
     return bool(parsed.staged) and parsed.staged[0][:2] == (parsed.digest, parsed.code)
+
+
+def resumes_from(connector: Connector, parsed: ParsedFrom) -> str | None:
+    """The run whose parse a series connector's parse goes on from (its series pages
+    landed since then are the only ones read): the last parse's, when the parsing code is
+    the same; None for a parse of every current page."""
+    staged, code = parsed.staged, parsed.code
+    return staged[0][2] if staged and staged[0][1] == code and connector.series_tables else None
 
 
 def sql_digest() -> str:
@@ -396,6 +409,7 @@ def stage_provider(
     max_drop_pct: float = 0.0,
     emptied: int | None = None,
     parsed: ParsedFrom | None = None,
+    ahead: Callable[[], tuple[Parsed, Normalised]] | None = None,
 ) -> bool:
     """Parse and stage a provider's current pages; False (nothing done) when they and the
     parsing code are the ones its staged offers came from (`parsed_from`). Raises `OfferDrop` when its
@@ -403,11 +417,14 @@ def stage_provider(
     Call it in a transaction (pipeline.load_and_publish holds one per provider): the
     offers are staged batch by batch as they are parsed, and a failure on the way must
     leave every staged table as it was. `parsed`: `parsed_from`'s answer, when the caller
-    has it (the ledger and the staged tables as they are now)."""
+    has it (the ledger and the staged tables as they are now). `ahead`: gives its parse
+    and normalised offers when the refresh made them before staging any provider
+    (warehouse.ahead.Ahead.result), or raises the error they raised, as the parse here
+    would."""
     connector = registry.get(name)
     store = store or RawStore.beside(_database_path(con))
     parsed = parsed or parsed_from(con, name)
-    digest, code, staged, current = parsed
+    digest, code, current = parsed.digest, parsed.code, parsed.pages
     if parsed_already(parsed):
         # staged by this very code, which stated every point it staged and those stored
         # before (below): nothing to state, and the series' tables (declared with Polars'
@@ -425,7 +442,7 @@ def stage_provider(
     statements = index.select("load_id", "provenance") if index.height else None
     # same parsing code as the last parse: a series endpoint's older pages are parsed
     # already (their rows are staged), so only the pages landed since then are read
-    since = staged[0][2] if staged and staged[0][1] == code and connector.series_tables else None
+    since = resumes_from(connector, parsed)
     if since is not None and not connector.batched_endpoint:
         index = _since(con, index, connector, since)
     # what this refresh's checks cover: the loads of the pages parsed now (warehouse.checks)
@@ -446,9 +463,13 @@ def stage_provider(
     if connector.batched_endpoint:
         result = batches.normalise_in_batches(connector, index, store, stage)
     else:
-        pages = pages_frame(raw.with_payloads(index, store))
-        parsed = connector.parse(pages, None if since is None else _latest(con, connector))
-        del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
+        normalised = None
+        if ahead is not None:
+            parsed, normalised = ahead()
+        else:
+            pages = pages_frame(raw.with_payloads(index, store))
+            parsed = connector.parse(pages, None if since is None else _latest(con, connector))
+            del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
         for staged_table in connector.staged:
             rows = parsed.staged[staged_table.name]
             if _stated(staged_table):  # each point stated as its page says
@@ -461,7 +482,7 @@ def stage_provider(
                     series_newest.keep(
                         con, staged_table.name, staged_table.series.series, staged_table.series.time
                     )
-        result = batches.staged(parsed.normalised(), stage)
+        result = batches.staged(parsed.normalised() if normalised is None else normalised, stage)
         del parsed
     loaded = batches.unique_offers(con, table)
     if not loaded:

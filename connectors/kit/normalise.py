@@ -204,7 +204,10 @@ def normalise(
     for cond, text in reversed(checks):
         reason = pl.when(cond.fill_null(False)).then(text).otherwise(reason)
     bad = df.get_column("status").is_in(["rejected", "invalid"])
-    rejected_rows = df.filter(bad).with_columns(
+    # rechunked: Polars 2.1 panics ("assertion failed: i < self.len()") computing the
+    # reason over rows filtered from columns in several chunks, as a parse that stacks
+    # its items' prices leaves them (RunPod's page with a price of 0 crashed the refresh)
+    rejected_rows = df.filter(bad).rechunk().with_columns(
         reason=pl.when(pl.col("status") == "invalid").then(reason).otherwise("reason")
     )
     # the raw items of the rejected rows only: filtering every item along with the good
@@ -221,6 +224,45 @@ def normalise(
     excluded = df.filter(pl.col("status") == "excluded").group_by("load_id", "reason").len("n")
     unknown = ok.filter(pl.col("gpu_name").is_null()).group_by("load_id").len("n")
     return Normalised(ok, rejected, excluded, unknown)
+
+
+def normalise_many(parses: dict[str, pl.DataFrame]) -> dict[str, Normalised]:
+    """`normalise` over several providers' parsed rows in one call, each provider's share
+    of the result apart (split by `load_id`: a load is one provider's). The rules cost
+    ~25 ms a call whatever the rows (~100 Polars steps: the GPU's identity, the currency,
+    the checks), so the demo's 18 small providers cost ~0.5 s one by one and ~0.06 s
+    together; no rule needs another row, so each row comes out as `normalise` of its own
+    provider's rows gives it. Each raw item (`_item`) is encoded to its `record` first,
+    as a rejected row's would be: items of different shapes stack as text. Rows located
+    by `_at` (read back by their own parse's `records`) cannot stack: normalise those
+    alone."""
+    located = [name for name, rows in parses.items() if "_at" in rows.columns]
+    if located:
+        raise ValueError(f"rows located by `_at` are normalised with their parse: {located}")
+    loads = {name: rows.get_column("load_id") for name, rows in parses.items()}
+    if any(ids.null_count() for ids in loads.values()):
+        raise ValueError("a parsed row has no load_id: its provider cannot be told apart")
+    stacked = pl.concat(
+        [
+            rows.with_columns(
+                record=pl.coalesce("record", pl.col("_item").struct.json_encode())
+            ).drop("_item")
+            if "_item" in rows.columns
+            else rows
+            for rows in parses.values()
+        ],
+        how="diagonal",
+    )
+    together = normalise(stacked)
+    return {
+        name: Normalised(
+            *(
+                getattr(together, part).filter(pl.col("load_id").is_in(ids.unique().implode()))
+                for part in ("offers", "rejected", "excluded", "unknown_gpu")
+            )
+        )
+        for name, ids in loads.items()
+    }
 
 
 def combine(batches: list[Normalised]) -> Normalised:
