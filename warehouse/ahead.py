@@ -78,6 +78,9 @@ def chosen(providers: dict[str, ParsedFrom]) -> dict[str, pl.DataFrame]:
 
 def parse_ahead(store: RawStore, providers: dict[str, ParsedFrom]) -> dict[str, Ahead]:
     """Parse the chosen providers (`chosen`) of `providers` and normalise them together."""
+    picked = chosen(providers)
+    if not picked:  # a refresh that parses nothing ahead does not load Polars for it
+        return {}
     import polars as pl
 
     from connectors.kit.normalise import normalise_many
@@ -88,7 +91,7 @@ def parse_ahead(store: RawStore, providers: dict[str, ParsedFrom]) -> dict[str, 
     parses: dict[str, Parsed] = {}
     out: dict[str, Ahead] = {}
     seconds: dict[str, float] = {}
-    for name, index in chosen(providers).items():
+    for name, index in picked.items():
         began = time.perf_counter()
         try:
             pages = pages_frame(raw.with_payloads(index, store))

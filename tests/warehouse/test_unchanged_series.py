@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 AGAIN = """
 import contextlib, io, json, sys
 from gpu_pricing.cli import main
-sys.argv = ["gpu-pricing", "refresh", "--snapshot", "demo", "--providers", "aws",
+sys.argv = ["gpu-pricing", "refresh", "--snapshot", "demo", *sys.argv[2:],
             "--warehouse", sys.argv[1], "--json"]
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
@@ -29,16 +29,19 @@ with contextlib.redirect_stdout(out):
         code = exc.code
 doc = json.loads(out.getvalue())
 print(json.dumps({"code": code, "polars": "polars" in sys.modules,
-                  "reused": doc["providers"][0]["unchanged"] == doc["providers"][0]["fetched"]}))
+                  "reused": all(p["unchanged"] == p["fetched"] for p in doc["providers"])}))
 """
 
 
 @pytest.mark.slow  # refreshes, one in a child process
-def test_an_unchanged_series_provider_is_not_parsed_and_loads_no_polars(tmp_path):
+@pytest.mark.parametrize("providers", [["--providers", "aws"], []], ids=["aws", "demo"])
+def test_an_unchanged_series_provider_is_not_parsed_and_loads_no_polars(tmp_path, providers):
+    """AWS alone, and the whole demo (whose other providers a changed refresh parses
+    together, warehouse.ahead)."""
     warehouse = tmp_path / "w.duckdb"
-    assert cli("refresh", "--snapshot", "demo", "--providers", "aws", "--warehouse",
+    assert cli("refresh", "--snapshot", "demo", *providers, "--warehouse",
                warehouse).exit_code == 0  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", AGAIN, str(warehouse)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-c", AGAIN, str(warehouse), *providers], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == {
