@@ -50,6 +50,8 @@ import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 
+from benchmarks import readme_rows
+
 ROOT = Path(__file__).resolve().parent.parent
 CLI = str(Path(sys.executable).parent / "gpu-pricing")
 
@@ -218,10 +220,11 @@ def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[st
 
 def compare(
     title: str, snap: Path, provider: str, yardstick: list[str], args,
-    peers: dict[str, list[str]] | None = None,
+    peers: dict[str, list[str]] | None = None, work: str = "",
 ) -> None:  # fmt: skip
     """`peers`: other whole-process parses of the same items (gpuhunt's), timed in the same
-    pairs; each new refresh is also given as a ratio to them."""
+    pairs; each new refresh is also given as a ratio to them. `work`: what README's speed
+    table calls it (its rows printed, and written with `--readme`: benchmarks.readme_rows)."""
     peers = peers or {}
     warehouse = Path(args.out) / f"bench_cli_{provider}.duckdb"
     trees = [tuple(t.split("=", 1)) for t in args.tree]
@@ -265,6 +268,11 @@ def compare(
             a["wall_s"] / n["wall_s"] for a, n in zip(again, new, strict=True)
         ]
     report(title, got, ratios)
+    peer = next(((f"{name.split()[0]}'s parse", got[name]) for name in peers), None)
+    rows = readme_rows.refresh_rows(
+        work or title, got["refresh, new warehouse"], got["refresh again, unchanged"], duck, peer
+    )
+    readme_rows.show(rows, readme_rows.README if args.readme else None)
     for target in targets:
         print(f"published file {target.name}: {target.stat().st_size / 1e6:.1f} MB")
     print(f"load average after: {load()}")
@@ -283,7 +291,8 @@ def azure(args) -> None:
     if gpuhunt is None:
         print("gpuhunt is not installed (`uv sync --group bench`): timed without it")
     peers = {"gpuhunt Azure parse": gpuhunt} if gpuhunt else {}
-    compare(f"{args.items:,} Azure items", snap, "azure", yardstick, args, peers)
+    compare(f"{args.items:,} Azure items", snap, "azure", yardstick, args, peers,
+            work=f"{readme_rows.count(args.items)} Azure items")  # fmt: skip
 
 
 def aws(args) -> None:
@@ -292,7 +301,8 @@ def aws(args) -> None:
     bench_aws.OUT = Path(args.out)
     snap = bench_aws.generate_spot(args.points)
     title = f"{args.points:,} AWS spot price points"
-    _refresh_aws(title, snap, "spot_price_history", bench_aws.SPOT_DUCKDB_CHILD, args)
+    work = f"{readme_rows.count(args.points)} AWS spot points"
+    _refresh_aws(title, snap, "spot_price_history", bench_aws.SPOT_DUCKDB_CHILD, args, work)
 
 
 def aws_list(args) -> None:
@@ -301,14 +311,15 @@ def aws_list(args) -> None:
     bench_aws.OUT = Path(args.out)
     snap = bench_aws.generate_price_list(args.items)
     title = f"{args.items:,} AWS Price List items"
-    _refresh_aws(title, snap, "price_list", bench_aws.LIST_DUCKDB_CHILD, args)
+    work = f"{readme_rows.count(args.items)} AWS Price List items"
+    _refresh_aws(title, snap, "price_list", bench_aws.LIST_DUCKDB_CHILD, args, work)
 
 
-def _refresh_aws(title: str, snap: Path, endpoint: str, child: str, args) -> None:
+def _refresh_aws(title: str, snap: Path, endpoint: str, child: str, args, work: str) -> None:
     """A snapshot of one AWS endpoint's pages refreshed, against `child` (a DuckDB read of
     the same files) as the yardstick."""
     files = str(snap / "aws" / endpoint / "*.json")
-    compare(title, snap, "aws", [sys.executable, "-c", child, files], args)
+    compare(title, snap, "aws", [sys.executable, "-c", child, files], args, work=work)
 
 
 # the floor of every command: Python, DuckDB and Polars loaded, one query of the demo
@@ -387,6 +398,9 @@ def main() -> None:
         help="also time another checkout's command line (e.g. an earlier commit's files from "
         "`git archive REV | tar -x -C DIR`), paired in the same repetitions",
     )
+    ap.add_argument("--readme", action="store_true",
+                    help="write the rows of README's speed table this run gives into README.md "
+                    "(azure, aws, aws-list)")  # fmt: skip
     args = ap.parse_args()
     args.items = args.items or (640 if args.what == "aws-list" else 1_000_000)
     Path(args.out).mkdir(parents=True, exist_ok=True)

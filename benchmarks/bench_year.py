@@ -36,6 +36,7 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from benchmarks import readme_rows
 from benchmarks.bench_aws import PAGE, REGIONS, TYPES
 from benchmarks.bench_cli import (
     ROOT,
@@ -193,6 +194,8 @@ def main() -> None:
     ap.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "gpu-pricing-bench"))
     ap.add_argument("--tree", action="append", default=[], metavar="LABEL=DIR",
                     help="also run another checkout's files (with this environment)")  # fmt: skip
+    ap.add_argument("--readme", action="store_true",
+                    help="write the row of README's speed table this run gives into README.md")  # fmt: skip
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -241,6 +244,12 @@ def main() -> None:
                     x[key] / y[key] for x, y in zip(a, b, strict=True)
                 ]
     report("nightly spot refresh (one day, 24,000 points)", got, ratios)
+    longest = max(args.days)
+    if longest != shortest:
+        row = readme_rows.year_row(
+            longest, shortest, got[name("", longest)], got[name("", shortest)]
+        )
+        readme_rows.show([row], readme_rows.README if args.readme else None)
     for (label, days), target in targets.items():
         print(f"{name(label, days)}: published file {target.stat().st_size / 1e6:.1f} MB")
     print(f"load average after: {load()}")
