@@ -18,6 +18,7 @@ or not, on its own).
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 
 # a provider whose current pages hold more payload than this is parsed when it is staged
 SMALL_BYTES = 4 << 20
+# the parses run at once (each reads its pages and parses them on its own)
+PARSERS = 2
 
 
 @dataclass(frozen=True)
@@ -91,14 +94,24 @@ def parse_ahead(store: RawStore, providers: dict[str, ParsedFrom]) -> dict[str, 
     parses: dict[str, Parsed] = {}
     out: dict[str, Ahead] = {}
     seconds: dict[str, float] = {}
-    for name, index in picked.items():
+
+    def parse(name: str, index: pl.DataFrame) -> Parsed | BaseException:
         began = time.perf_counter()
         try:
-            pages = pages_frame(raw.with_payloads(index, store))
-            parses[name] = registry.get(name).parse(pages)
+            return registry.get(name).parse(pages_frame(raw.with_payloads(index, store)))
         except failures as exc:  # raised again where it is staged
-            out[name] = Ahead(error=exc)
-        seconds[name] = time.perf_counter() - began
+            return exc
+        finally:
+            seconds[name] = time.perf_counter() - began
+
+    # PARSERS at a time: a parse's Polars steps release the GIL, and most of a small
+    # provider's parse is many short ones
+    with ThreadPoolExecutor(PARSERS) as pool:
+        for name, parsed in zip(picked, pool.map(parse, picked, picked.values()), strict=True):
+            if isinstance(parsed, BaseException):
+                out[name] = Ahead(error=parsed)
+            else:
+                parses[name] = parsed
     stackable = {n: p.offers for n, p in parses.items() if "_at" not in p.offers.columns}
     shares: dict[str, Normalised] = {}
     if len(stackable) > 1:
