@@ -126,4 +126,4 @@ def parse_ahead(store: RawStore, providers: dict[str, ParsedFrom]) -> dict[str, 
         except failures as exc:
             out[name] = Ahead(error=exc)
         seconds[name] += time.perf_counter() - began
-    return {name: replace(out[name], seconds=seconds[name]) for name in seconds}
+    return {name: replace(out[name], seconds=seconds[name]) for name in picked}
