@@ -87,17 +87,21 @@ def show(rows: list[str], readme: Path | None) -> None:
 
 def write(rows: list[str], readme: Path = README) -> None:
     """Put `rows` into the speed table of `readme`: each in place of the row of the same
-    work, or after the table's last row."""
+    work; a new one after the last row of the same items (the work before its comma), or
+    after the table's last row."""
     lines = readme.read_text().split("\n")
     start = lines.index(HEADER)
     end = next(i for i in range(start + 2, len(lines) + 1)
                if i == len(lines) or not lines[i].startswith("|"))  # fmt: skip
     for row in rows:
         work = row.split(" | ")[0]
-        at = next((i for i in range(start + 2, end) if lines[i].split(" | ")[0] == work), None)
-        if at is None:
-            lines.insert(end, row)
-            end += 1
-        else:
+        items = work.split(", ")[0]
+        table = range(start + 2, end)
+        at = next((i for i in table if lines[i].split(" | ")[0] == work), None)
+        if at is not None:
             lines[at] = row
+            continue
+        alike = [i for i in table if lines[i].split(" | ")[0].split(", ")[0] == items]
+        lines.insert(alike[-1] + 1 if alike else end, row)
+        end += 1
     readme.write_text("\n".join(lines))

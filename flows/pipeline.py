@@ -392,6 +392,8 @@ def load_and_publish(
             ahead = parse_ahead(store, parsed)
         for name in list(refreshed):
             emptied = None
+            # taken out: its parse and offers are dropped once it is staged
+            parsed_ahead = ahead.pop(name, None)
             try:
                 with progress.step(name, "parse/stage") as staging_step:
                     # its staged offers' blocks freed for the new ones (put back from the
@@ -409,7 +411,7 @@ def load_and_publish(
                             max_drop_pct=0.0 if name in accept_drop else checks.max_drop_pct,
                             emptied=emptied,
                             parsed=parsed[name],
-                            ahead=ahead[name].result if name in ahead else None,
+                            ahead=None if parsed_ahead is None else parsed_ahead.result,
                         )
                 if not staged:
                     refreshed.remove(name)  # unchanged: its staged offers and history stand
@@ -424,8 +426,9 @@ def load_and_publish(
                 if emptied is not None:
                     restage.restore(con, name, path)
             finally:
-                parse_seconds = ahead[name].seconds if name in ahead else 0.0
+                parse_seconds = 0.0 if parsed_ahead is None else parsed_ahead.seconds
                 summaries[name].stage_seconds = round(staging_step.seconds + parse_seconds, 3)
+                del parsed_ahead
                 store.keep(0)  # after the first provider's parse, nothing is held
         lap("parse_stage")
         sql = sql_digest()

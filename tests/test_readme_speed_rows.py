@@ -50,7 +50,7 @@ def test_the_year_benchmark_gives_its_row():
     )
 
 
-def test_rows_are_written_in_place_of_the_same_work_and_new_work_at_the_table_s_end(tmp_path):
+def test_rows_are_written_in_place_of_the_same_work_and_new_work_after_its_items(tmp_path):
     readme = tmp_path / "README.md"
     table = [
         "# x", "", HEADER, "|---|---|---|---|",
@@ -62,11 +62,15 @@ def test_rows_are_written_in_place_of_the_same_work_and_new_work_at_the_table_s_
     rows = readme_rows.refresh_rows("1M Azure items", NEW, AGAIN, BARE)
     readme_rows.write(rows, readme)
     lines = readme.read_text().split("\n")
-    assert lines[4:8] == [rows[0], "| 1M AWS spot points, new warehouse | kept | kept | kept |",
-                          rows[1], ""]  # fmt: skip
+    # the new warehouse's row in place of the old one, the unchanged refresh's after it
+    assert lines[4:8] == [rows[0], rows[1],
+                          "| 1M AWS spot points, new warehouse | kept | kept | kept |", ""]  # fmt: skip
     assert lines[-1] == "After the table."
     readme_rows.write(rows, readme)  # the same run again: the same file
     assert readme.read_text().split("\n") == lines
+    year = readme_rows.year_row(365, 30, NEW, AGAIN)  # work of its own: at the table's end
+    readme_rows.write([year], readme)
+    assert readme.read_text().split("\n")[4:8] == [*lines[4:7], year]
 
 
 def test_readme_s_speed_table_holds_only_rows_the_benchmarks_write():

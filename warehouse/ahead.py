@@ -10,9 +10,9 @@ not a batched connector, it is not a series parse going on from its stored rows
 `batches.BATCH_BYTES` for all of them (what a batched parse holds at once). Each keeps
 its own outcome: its parse, and its share of the one normalise, or the error its parse
 raised, which `stage_provider` raises (`Ahead.result`, handed to it) in the provider's
-own transaction as if it had parsed there. Rows located by `_at` (read back through their own parse) are normalised
-alone, and so is every provider when the call over all of them fails (each then fails,
-or not, on its own).
+own transaction as if it had parsed there. Rows located by `_at` (read back through
+their own parse) are normalised alone, and so is every provider when the call over all
+of them fails (each then fails, or not, on its own). The parses run PARSERS at a time.
 """
 
 from __future__ import annotations
