@@ -80,9 +80,16 @@ def test_normalised_together_each_provider_gets_what_its_own_normalise_gives(uns
     for name, index in ahead.chosen(unstaged).items():
         offers = registry.get(name).parse(pages_frame(raw.with_payloads(index, store))).offers
         n = pl.int_range(pl.len())
-        parses[name] = offers.with_columns(
+        parses[name] = offers.with_columns(  # every shared check fails somewhere
             price_usd_per_hour=pl.when(n % 3 == 1).then(-1.0).otherwise("price_usd_per_hour"),
             gpu_count=pl.when(n % 5 == 2).then(0).otherwise("gpu_count"),
+            pricing_model=pl.when(n % 7 == 3).then(pl.lit("bogus")).otherwise("pricing_model"),
+            region=pl.when(n % 11 == 4).then(None).otherwise("region"),
+            source_currency=pl.when(n % 13 == 5).then(pl.lit("XYZ")).otherwise("source_currency"),
+            effective_at=pl.when(n % 17 == 6)
+            .then(pl.col("fetched_at") + pl.duration(days=1000))
+            .otherwise("effective_at"),
+            provenance=pl.when(n % 19 == 7).then(pl.lit("rumour")).otherwise("provenance"),
         )
     assert sum("_item" in p.columns for p in parses.values()) > 5  # items of many shapes
     together = kit_normalise.normalise_many(parses)
@@ -92,6 +99,10 @@ def test_normalised_together_each_provider_gets_what_its_own_normalise_gives(uns
     itemised = [together[n].rejected for n, p in parses.items() if "_item" in p.columns]
     rejected = pl.concat(itemised)
     assert rejected.height > 100 and rejected["record"].null_count() == 0
+    reasons = " ".join(pl.concat([n.rejected for n in together.values()])["reason"].unique())
+    for why in ["USD/h is not positive", "gpu_count 0", "pricing_model bogus", "missing region",
+                "non-USD price in XYZ", "effective date", "provenance rumour"]:  # fmt: skip
+        assert why in reasons, why
     with pytest.raises(ValueError, match="_at"):
         kit_normalise.normalise_many({"x": parses["gcp"].with_columns(_at=pl.lit(1))})
     with pytest.raises(ValueError, match="no load_id"):
