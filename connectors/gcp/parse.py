@@ -29,7 +29,6 @@ from pathlib import Path
 import polars as pl
 
 from common.gpu import identified
-from connectors.errors import UnexpectedResponse
 from connectors.gcp import settings as s
 from connectors.kit.decode import explode_pages
 from connectors.kit.normalise import parse_tail
@@ -137,20 +136,11 @@ def _first_match(text: pl.Expr, rules: tuple[tuple[str, str], ...]) -> pl.Expr:
 
 
 def decode_skus(pages: pl.DataFrame) -> pl.DataFrame:
-    """One row per SKU: the raw SKU as `_item` plus its fields, with the page's lineage."""
-    frame = pages.filter(pl.col("endpoint") == s.ENDPOINT)
-    try:
-        # every page of a Compute Engine walk holds SKUs: `skus` missing, null or empty is
-        # drift (connectors.kit.decode's page guard), not a catalog that shrank
-        return explode_pages(frame, PAGE, "skus")
-    except pl.exceptions.ComputeError as exc:
-        loads = sorted(set(frame["load_id"].to_list()))
-        raise UnexpectedResponse(
-            s.PROVIDER,
-            s.ENDPOINT,
-            f"a stored page of load(s) {loads} is not a ListSkusResponse",
-            excerpt=str(exc),
-        ) from exc
+    """One row per SKU: the raw SKU as `_item` plus its fields, with the page's lineage.
+    Every page of a Compute Engine walk holds SKUs: `skus` missing, null or empty is drift
+    (connectors.kit.decode's page guard), not a catalog that shrank; a page that does not
+    decode as a ListSkusResponse is named by the kit (`Connector.parse`)."""
+    return explode_pages(pages.filter(pl.col("endpoint") == s.ENDPOINT), PAGE, "skus")
 
 
 def classify(skus: pl.DataFrame) -> pl.DataFrame:

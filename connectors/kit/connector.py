@@ -24,6 +24,7 @@ from common import providers
 from common.errors import PricingError
 from common.redact import register_env
 from common.schemas import conform, table_ddl
+from connectors.errors import UnexpectedResponse
 from connectors.kit.page import FetchContext, FetchFailure, Page
 
 if TYPE_CHECKING:
@@ -291,6 +292,47 @@ class Connector:
         """The staged tables that accumulate a time series, each with its `Series`."""
         return tuple((t, t.series) for t in self.staged if t.series is not None)
 
+    def _unparsed(
+        self, pages: pl.DataFrame, latest: Mapping[str, pl.DataFrame], exc: Exception
+    ) -> UnexpectedResponse:
+        """The error of a parse that Polars could not run over `pages` (most often a value
+        of another JSON type than the page's declared shape: "n/a" where a number goes),
+        naming the page: the first that fails by itself, found by halving the pages and
+        parsing each half again (in this error's path only: at most about twice the
+        parse). Polars' own first line names the value."""
+        import polars as pl
+
+        def fails(part: pl.DataFrame) -> bool:
+            try:
+                self.parse_pages(part, latest)
+            except pl.exceptions.PolarsError:
+                return True
+            except Exception:  # another failure does not say which page
+                return False
+            return False
+
+        part = pages
+        while part.height > 1:
+            half = part.height // 2
+            first, second = part.slice(0, half), part.slice(half)
+            if fails(first):
+                part = first
+            elif fails(second):
+                part = second
+            else:  # only some pages together fail: none of them alone
+                break
+        why = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+        if part.height != 1:
+            return UnexpectedResponse(self.name, "*", f"{part.height} pages do not parse: {why}")
+        page = part.row(0, named=True)
+        where = page["source_url"] or page["request"] or "?"
+        return UnexpectedResponse(
+            self.name,
+            page["endpoint"],
+            f"the page {where[:200]} (load {page['load_id']}, fetched "
+            f"{page['fetched_at']:%Y-%m-%d %H:%M:%S}) does not parse: {why}",
+        )
+
     def parse(
         self, pages: pl.DataFrame, latest: Mapping[str, pl.DataFrame] | None = None
     ) -> Parsed:
@@ -303,7 +345,13 @@ class Connector:
                 f"{self.name}: parse takes a pages frame {dict(PAGES_SCHEMA)}, "
                 f"got {dict(pages.schema)} (build it with connectors.kit.page.pages_frame)"
             )
-        result = self.parse_pages(pages, MappingProxyType(dict(latest or {})))
+        import polars as pl
+
+        stored = MappingProxyType(dict(latest or {}))
+        try:
+            result = self.parse_pages(pages, stored)
+        except pl.exceptions.PolarsError as exc:
+            raise self._unparsed(pages, stored, exc) from exc
         if not isinstance(result, Parsed):
             raise ContractError(f"{self.name}: parse returned {type(result).__name__}, not Parsed")
         declared = {t.name: t for t in self.staged}
