@@ -11,6 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from connectors import registry
 from connectors.errors import UnexpectedResponse
 from connectors.gcp import parse, settings
 from connectors.kit.normalise import normalise
@@ -499,12 +500,14 @@ def test_parse_of_no_pages_is_empty():
 
 
 def test_a_stored_page_that_is_not_a_list_skus_response_names_its_load():
+    """The connector's parse (connectors.kit.connector) names the page that does not
+    decode, among good ones."""
     frame = sku_pages(fixture("skus_page_1"))
     frame = pl.concat(
         [frame, frame.with_columns(load_id=pl.lit("load-bad"), payload=pl.lit('{"skus": 5}'))]
     )
-    with pytest.raises(UnexpectedResponse, match="load-bad"):
-        parse.parse(frame)
+    with pytest.raises(UnexpectedResponse, match=r"gcp/skus: the page .*\(load load-bad, "):
+        registry.get("gcp").parse(frame)
 
 
 def test_parse_does_not_modify_or_depend_on_row_order():
