@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -175,15 +177,20 @@ _READ_AHEAD = 8  # pages read before the landing takes them: a few MB at most
 _KEEP_BYTES = 256 << 20
 
 
+SPOOL_PREFIX = "gpu-pricing-fetch-"
+
+
 class SpooledPages:
     """A live fetch's pages, each written to a temporary folder as it arrives and read
     back one at a time as it is landed: the fetch ends before the warehouse is written (the
     network is not held open meanwhile) and no crawl sits in memory whole, only each page's
     request and fetch time. A downloaded file (`Page.path`) stays where it is; a failure is
-    kept as it is. The folder goes with the object (after the landing)."""
+    kept as it is. The folder (named with the process's id) goes with the object (after
+    the landing); one a killed refresh left (its process gone) goes with the next spool."""
 
     def __init__(self, items: Iterable[Page | FetchFailure]) -> None:
-        self._folder = tempfile.TemporaryDirectory(prefix="gpu-pricing-fetch-")
+        _discard_stale_spools()
+        self._folder = tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-")
         self._items: list[Page | FetchFailure | tuple[Page, Path]] = []
         self.pages = 0
         for n, item in enumerate(items):
@@ -202,6 +209,21 @@ class SpooledPages:
                 yield replace(page, data=body.read_bytes())
             else:
                 yield item
+
+
+def _discard_stale_spools() -> None:
+    """Delete the spool folders of processes that are gone (a refresh killed while it
+    landed: a million-item crawl leaves ~600 MB behind), in the system's temporary folder."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{SPOOL_PREFIX}*-*"):
+        pid = folder.name[len(SPOOL_PREFIX) :].split("-")[0]
+        if not pid.isdigit():
+            continue  # not named by this code
+        try:
+            os.kill(int(pid), 0)  # the process is there (or someone else's): kept
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:
+            pass
 
 
 def _import_for_parse(connector: Connector) -> None:

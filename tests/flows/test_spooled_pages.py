@@ -5,8 +5,11 @@ no crawl held in memory."""
 from __future__ import annotations
 
 import gc
+import os
+import signal
 import subprocess
 import sys
+import tempfile
 from datetime import datetime
 from pathlib import Path
 
@@ -74,3 +77,34 @@ def test_a_spooled_crawl_is_not_held_in_memory():
 
     held, spooled = peak("list"), peak("spool")
     assert held - spooled > 150  # MiB: the 200 MB of pages are on disk, not in memory
+
+
+KILLED = """
+import os, signal
+from datetime import datetime
+from connectors.kit.page import Page
+from flows.pipeline import SpooledPages
+pages = SpooledPages([Page("azure", "retail_prices", datetime(2026, 11, 25), {"page": 0},
+                           body={"Items": []})])
+os.kill(os.getpid(), signal.SIGKILL)  # killed while the pages wait for their landing
+"""
+
+
+def test_a_spool_left_by_a_killed_refresh_goes_with_the_next_spool(tmp_path, monkeypatch):
+    spools = tmp_path / "tmp"
+    spools.mkdir()
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "TMPDIR": str(spools)}
+    done = subprocess.run([sys.executable, "-c", KILLED], cwd=root, env=env, timeout=120)
+    assert done.returncode == -signal.SIGKILL
+    (left,) = spools.iterdir()
+    assert [p.name for p in left.iterdir()] == ["0.json"]
+    # not this code's (no process id in the name), and a living process's: both kept
+    foreign = spools / "gpu-pricing-fetch-x1y2z3"
+    living = spools / f"gpu-pricing-fetch-{os.getpid()}-kept"
+    foreign.mkdir()
+    living.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spools))
+    spooled = SpooledPages(live(tmp_path))
+    assert not left.exists() and foreign.exists() and living.exists()
+    assert Path(spooled._folder.name).parent == spools
