@@ -414,8 +414,7 @@ def load_and_publish(
             ahead = parse_ahead(store, parsed)
         for name in list(refreshed):
             emptied = None
-            # taken out: its parse and offers are dropped once it is staged
-            parsed_ahead = ahead.pop(name, None)
+            parsed_ahead = ahead.pop(name, None)  # taken out: dropped once it is staged
             try:
                 with progress.step(name, "parse/stage") as staging_step:
                     # its staged offers' blocks freed for the new ones (put back from the
@@ -450,7 +449,6 @@ def load_and_publish(
             finally:
                 parse_seconds = 0.0 if parsed_ahead is None else parsed_ahead.seconds
                 summaries[name].stage_seconds = round(staging_step.seconds + parse_seconds, 3)
-                del parsed_ahead
                 store.keep(0)  # after the first provider's parse, nothing is held
         lap("parse_stage")
         sql = sql_digest()

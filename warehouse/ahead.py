@@ -18,22 +18,24 @@ of them fails (each then fails, or not, on its own). The parses run PARSERS at a
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from connectors import registry
-from connectors.kit.page import pages_frame
 from warehouse import raw
 from warehouse.batches import BATCH_BYTES
 from warehouse.rawstore import RawStore
-from warehouse.staging import ParsedFrom, parsed_already, resumes_from
+from warehouse.staging import ParsedFrom, parse_current, parsed_already, resumes_from
 
 if TYPE_CHECKING:
     import polars as pl
 
     from connectors.kit.connector import Parsed
     from connectors.kit.normalise import Normalised
+
+T = TypeVar("T")
 
 # a provider whose current pages hold more payload than this is parsed when it is staged
 SMALL_BYTES = 4 << 20
@@ -79,51 +81,54 @@ def chosen(providers: dict[str, ParsedFrom]) -> dict[str, pl.DataFrame]:
     return picked if len(picked) > 1 else {}
 
 
+def _attempt(call: Callable[..., T], *args: Any) -> T | BaseException:
+    """`call(*args)`, or what it raised but an interrupt: whether an error fails the
+    provider (a Polars panic is no `Exception`) is decided where it is staged."""
+    try:
+        return call(*args)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
+        return exc
+
+
 def parse_ahead(store: RawStore, providers: dict[str, ParsedFrom]) -> dict[str, Ahead]:
     """Parse the chosen providers (`chosen`) of `providers` and normalise them together."""
     picked = chosen(providers)
     if not picked:  # a refresh that parses nothing ahead does not load Polars for it
         return {}
-    import polars as pl
-
     from connectors.kit.normalise import normalise_many
 
-    # what a parse or a normalise may raise, kept for its provider: a Polars panic too (a
-    # BaseException), which the refresh fails that provider alone for
-    failures = (Exception, pl.exceptions.PanicException)
-    parses: dict[str, Parsed] = {}
-    out: dict[str, Ahead] = {}
     seconds: dict[str, float] = {}
 
     def parse(name: str, index: pl.DataFrame) -> Parsed | BaseException:
         began = time.perf_counter()
-        try:
-            return registry.get(name).parse(pages_frame(raw.with_payloads(index, store)))
-        except failures as exc:  # raised again where it is staged
-            return exc
-        finally:
-            seconds[name] = time.perf_counter() - began
+        parsed = _attempt(parse_current, registry.get(name), index, store)
+        seconds[name] = time.perf_counter() - began
+        return parsed
 
     # PARSERS at a time: a parse's Polars steps release the GIL, and most of a small
     # provider's parse is many short ones
     with ThreadPoolExecutor(PARSERS) as pool:
-        for name, parsed in zip(picked, pool.map(parse, picked, picked.values()), strict=True):
-            if isinstance(parsed, BaseException):
-                out[name] = Ahead(error=parsed)
-            else:
-                parses[name] = parsed
-    stackable = {n: p.offers for n, p in parses.items() if "_at" not in p.offers.columns}
-    shares: dict[str, Normalised] = {}
-    if len(stackable) > 1:
-        try:
-            shares = normalise_many(stackable)
-        except failures:  # each on its own below, which tells whose rows fail
-            shares = {}
+        parses = dict(zip(picked, pool.map(parse, picked, picked.values()), strict=True))
+    done = {n: p for n, p in parses.items() if not isinstance(p, BaseException)}
+    stackable = {n: p.offers for n, p in done.items() if "_at" not in p.offers.columns}
+    # when the call over all of them fails, each on its own below tells whose rows fail
+    shares = _attempt(normalise_many, stackable) if len(stackable) > 1 else {}
+    out: dict[str, Ahead] = {}
     for name, parsed in parses.items():
+        if isinstance(parsed, BaseException):
+            out[name] = Ahead(error=parsed, seconds=seconds[name])
+            continue
         began = time.perf_counter()
-        try:
-            out[name] = Ahead(parsed, shares[name] if name in shares else parsed.normalised())
-        except failures as exc:
-            out[name] = Ahead(error=exc)
-        seconds[name] += time.perf_counter() - began
-    return {name: replace(out[name], seconds=seconds[name]) for name in picked}
+        if isinstance(shares, dict) and name in shares:
+            normalised = shares[name]
+        else:
+            normalised = _attempt(parsed.normalised)
+        took = seconds[name] + time.perf_counter() - began
+        out[name] = (
+            Ahead(error=normalised, seconds=took)
+            if isinstance(normalised, BaseException)
+            else Ahead(parsed, normalised, seconds=took)
+        )
+    return out

@@ -241,6 +241,17 @@ def resumes_from(connector: Connector, parsed: ParsedFrom) -> str | None:
     return staged[0][2] if staged and staged[0][1] == code and connector.series_tables else None
 
 
+def parse_current(
+    connector: Connector,
+    index: pl.DataFrame,
+    store: RawStore,
+    latest: dict[str, pl.DataFrame] | None = None,
+) -> Parsed:
+    """The connector's parse of the pages of `index` (a `raw.current_index`), read from
+    the raw store; their payloads, the bulk of a refresh's memory, go when it returns."""
+    return connector.parse(pages_frame(raw.with_payloads(index, store)), latest)
+
+
 def sql_digest() -> str:
     """A digest of the SQL a refresh builds and asserts with (views, macros, seeds,
     assertions): with no provider re-staged and the same SQL, nothing needs re-asserting."""
@@ -467,9 +478,8 @@ def stage_provider(
         if ahead is not None:
             parsed, normalised = ahead()
         else:
-            pages = pages_frame(raw.with_payloads(index, store))
-            parsed = connector.parse(pages, None if since is None else _latest(con, connector))
-            del pages  # the payloads are the bulk of a refresh's memory: gone before normalising
+            latest = None if since is None else _latest(con, connector)
+            parsed = parse_current(connector, index, store, latest)
         for staged_table in connector.staged:
             rows = parsed.staged[staged_table.name]
             if _stated(staged_table):  # each point stated as its page says
