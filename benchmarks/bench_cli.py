@@ -219,12 +219,15 @@ def refresh_steps(snap: Path, provider: str, warehouse: Path, yardstick: list[st
 
 
 def compare(
-    title: str, snap: Path, provider: str, yardstick: list[str], args,
-    peers: dict[str, list[str]] | None = None, work: str = "",
+    n: int, noun: str, snap: Path, provider: str, yardstick: list[str], args,
+    peers: dict[str, list[str]] | None = None,
 ) -> None:  # fmt: skip
-    """`peers`: other whole-process parses of the same items (gpuhunt's), timed in the same
-    pairs; each new refresh is also given as a ratio to them. `work`: what README's speed
-    table calls it (its rows printed, and written with `--readme`: benchmarks.readme_rows)."""
+    """A refresh of `n` `noun` (as "1,000,000 Azure items"; README's speed table calls the
+    work "1M Azure items": its rows are printed, and written with `--readme`,
+    benchmarks.readme_rows). `peers`: other whole-process parses of the same items
+    (gpuhunt's), by the name the rows give them, timed in the same pairs; each new refresh
+    is also given as a ratio to them."""
+    title = f"{n:,} {noun}"
     peers = peers or {}
     warehouse = Path(args.out) / f"bench_cli_{provider}.duckdb"
     trees = [tuple(t.split("=", 1)) for t in args.tree]
@@ -268,9 +271,13 @@ def compare(
             a["wall_s"] / n["wall_s"] for a, n in zip(again, new, strict=True)
         ]
     report(title, got, ratios)
-    peer = next(((f"{name.split()[0]}'s parse", got[name]) for name in peers), None)
+    peer = next(((name, got[name]) for name in peers), None)
     rows = readme_rows.refresh_rows(
-        work or title, got["refresh, new warehouse"], got["refresh again, unchanged"], duck, peer
+        f"{readme_rows.count(n)} {noun}",
+        got["refresh, new warehouse"],
+        got["refresh again, unchanged"],
+        duck,
+        peer,
     )
     readme_rows.show(rows, readme_rows.README if args.readme else None)
     for target in targets:
@@ -290,36 +297,35 @@ def azure(args) -> None:
     gpuhunt = bench_azure.gpuhunt_argv(snap)
     if gpuhunt is None:
         print("gpuhunt is not installed (`uv sync --group bench`): timed without it")
-    peers = {"gpuhunt Azure parse": gpuhunt} if gpuhunt else {}
-    compare(f"{args.items:,} Azure items", snap, "azure", yardstick, args, peers,
-            work=f"{readme_rows.count(args.items)} Azure items")  # fmt: skip
+    peers = {"gpuhunt's Azure parse": gpuhunt} if gpuhunt else {}
+    compare(args.items, "Azure items", snap, "azure", yardstick, args, peers)
 
 
 def aws(args) -> None:
     from benchmarks import bench_aws
 
-    bench_aws.OUT = Path(args.out)
-    snap = bench_aws.generate_spot(args.points)
-    title = f"{args.points:,} AWS spot price points"
-    work = f"{readme_rows.count(args.points)} AWS spot points"
-    _refresh_aws(title, snap, "spot_price_history", bench_aws.SPOT_DUCKDB_CHILD, args, work)
+    _refresh_aws(args, args.points, "AWS spot points", bench_aws.generate_spot,
+                 "spot_price_history", bench_aws.SPOT_DUCKDB_CHILD)  # fmt: skip
 
 
 def aws_list(args) -> None:
     from benchmarks import bench_aws
 
+    _refresh_aws(args, args.items, "AWS Price List items", bench_aws.generate_price_list,
+                 "price_list", bench_aws.LIST_DUCKDB_CHILD)  # fmt: skip
+
+
+def _refresh_aws(
+    args, n: int, noun: str, generate: Callable[[int], Path], endpoint: str, child: str
+) -> None:
+    """`n` items of one AWS endpoint (`generate`d as a snapshot under --out) refreshed,
+    against `child` (a DuckDB read of the same files) as the yardstick."""
+    from benchmarks import bench_aws
+
     bench_aws.OUT = Path(args.out)
-    snap = bench_aws.generate_price_list(args.items)
-    title = f"{args.items:,} AWS Price List items"
-    work = f"{readme_rows.count(args.items)} AWS Price List items"
-    _refresh_aws(title, snap, "price_list", bench_aws.LIST_DUCKDB_CHILD, args, work)
-
-
-def _refresh_aws(title: str, snap: Path, endpoint: str, child: str, args, work: str) -> None:
-    """A snapshot of one AWS endpoint's pages refreshed, against `child` (a DuckDB read of
-    the same files) as the yardstick."""
+    snap = generate(n)
     files = str(snap / "aws" / endpoint / "*.json")
-    compare(title, snap, "aws", [sys.executable, "-c", child, files], args, work=work)
+    compare(n, noun, snap, "aws", [sys.executable, "-c", child, files], args)
 
 
 # the floor of every command: Python, DuckDB and Polars loaded, one query of the demo
