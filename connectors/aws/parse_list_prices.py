@@ -33,16 +33,11 @@ def _reserved_options() -> list[tuple[str, str, str]]:
 
 def _amortised(hourly: pl.Expr, upfront: pl.Expr, years: pl.Expr | int) -> pl.Expr:
     """Effective hourly price of a reservation: recurring hourly + upfront fee spread over
-    the term (8760 h a year). Null when neither part is priced. A term of a number of years
-    (the price list's) spreads the fee by the reciprocal of its hours: what Polars computes
-    for a constant divisor over more than one row (over one row it divides, ~1e-14 apart),
-    so a price no longer depends on how many offers were parsed with it, and the prices
-    stored before keep their figures."""
-    spread = (
-        upfront.fill_null(0.0) * (1.0 / (years * s.HOURS_PER_YEAR))
-        if isinstance(years, int)
-        else upfront.fill_null(0.0) / (years * s.HOURS_PER_YEAR)
-    )
+    the term (8760 h a year). Null when neither part is priced. The fee is multiplied by
+    the reciprocal of the term's hours, whatever gives the years: what Polars computes for
+    a constant divisor over more than one row (over one row it divides, ~1e-14 apart), so a
+    price does not depend on how many offers were parsed with it."""
+    spread = upfront.fill_null(0.0) * (1.0 / (years * s.HOURS_PER_YEAR))
     return pl.when(hourly.is_not_null() | upfront.is_not_null()).then(
         hourly.fill_null(0.0) + spread
     )
